@@ -1,0 +1,71 @@
+"""The `routerlab` command: a thin Typer shell over `routerlab.core`.
+
+Each command lives in `routerlab.cli.commands.<name>` and exposes `register(app)`. Heavy imports
+(numpy, the core) happen inside the command functions, so `routerlab --help` stays fast. Every
+`RouterLabError` becomes one readable line on stderr and exit code 1; nothing a user can cause
+ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from routerlab import __version__
+
+COMMAND_MODULES = [
+    "doctor",
+]
+"""Modules under `routerlab.cli.commands`, in the order `--help` lists them."""
+
+app = typer.Typer(
+    name="routerlab",
+    help="RouterLab: learn how Burn's router keeps tensor handles and moves tensors between devices.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"routerlab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """RouterLab's commands."""
+
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"routerlab.cli.commands.{_name}").register(app)
+
+
+def main() -> None:
+    """Console-script entry point: run the app, turning RouterLab's errors into one line."""
+    from routerlab.core.errors import RouterLabError
+
+    try:
+        app(standalone_mode=False)
+    except RouterLabError as error:
+        typer.echo(f"error: {error}", err=True)
+        sys.exit(1)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(130)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except Exception as error:  # click's usage errors arrive here in standalone_mode=False
+        import click
+
+        if isinstance(error, click.ClickException):
+            error.show()
+            sys.exit(error.exit_code)
+        raise

@@ -1,0 +1,1 @@
+"""One module per `routerlab` command; each exposes `register(app: typer.Typer) -> None`."""

@@ -1,0 +1,90 @@
+"""Every error a user of RouterLab can cause, in one hierarchy.
+
+The CLI catches `RouterLabError` and prints `str(error)` as one line; anything else is a bug in
+RouterLab and is allowed to show a traceback. `BurnPanic` and its children replay a panic that Burn
+itself raises at commit 2c06be3: their text is Burn's text, so a learner can search Burn's source
+(or its issue tracker) for it.
+"""
+
+from __future__ import annotations
+
+
+class RouterLabError(Exception):
+    """Base of every expected, user-facing error. Its message is one readable line."""
+
+
+class BurnPanic(RouterLabError):
+    """A replay of a Rust panic in Burn.
+
+    `message` is exactly what Burn's panic prints; `source` is the Burn file (and line) that
+    raises it, so the learner can go and read it.
+    """
+
+    def __init__(self, message: str, source: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.source = source
+
+
+class BurnTodo(BurnPanic):
+    """Rust's `todo!()`: prints `not yet implemented` (with `: msg` when a message is given)."""
+
+    def __init__(self, source: str, detail: str | None = None) -> None:
+        text = "not yet implemented" if detail is None else f"not yet implemented: {detail}"
+        super().__init__(text, source)
+
+
+class BurnUnimplemented(BurnPanic):
+    """Rust's `unimplemented!()`: prints `not implemented` (with `: msg` when given)."""
+
+    def __init__(self, source: str, detail: str | None = None) -> None:
+        text = "not implemented" if detail is None else f"not implemented: {detail}"
+        super().__init__(text, source)
+
+
+class MissingHandleError(BurnPanic):
+    """`HandleContainer::get_handle` on an id that is not registered (read after its last use)."""
+
+    def __init__(self, tensor_id: int) -> None:
+        super().__init__(
+            f"Should have handle for tensor TensorId {{ value: {tensor_id} }}",
+            "crates/burn-ir/src/handle.rs:93",
+        )
+        self.tensor_id = tensor_id
+
+
+class DeviceError(RouterLabError):
+    """A device string that does not parse, or names a device that does not exist."""
+
+
+class GpuUnavailableError(DeviceError):
+    """A `cuda:N` device was asked for, but CuPy or a usable GPU is missing; says which and why."""
+
+
+class DTypeError(RouterLabError):
+    """A dtype that an operation cannot take (for example an int tensor given to matmul)."""
+
+
+class ShapeError(RouterLabError):
+    """Shapes that an operation cannot combine (add, matmul, reshape element counts)."""
+
+
+class UseAfterDropError(RouterLabError):
+    """A client-side tensor used after it was dropped or consumed (Rust's borrow checker stops
+    this at compile time; Python needs a run-time check)."""
+
+
+class ScenarioError(RouterLabError):
+    """A scenario file that is not TOML, misses fields, has wrong types or names unknown things."""
+
+
+class QuantizationError(RouterLabError):
+    """A scheme, scale or layout that quantization cannot take (with the reason)."""
+
+
+class TransferRejected(RouterLabError):
+    """A transfer refused before anything was submitted (the `reject` policy, or an unsafe layout)."""
+
+
+class DeadlockError(RouterLabError):
+    """A session would wait forever (Burn would hang; RouterLab detects it and says so)."""

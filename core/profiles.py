@@ -1,0 +1,67 @@
+"""Backend behaviour profiles: the three ways Burn's backends quantize.
+
+Burn's CPU and GPU backends agree on the formula `clamp(round(x / s), a, b)` but not on the
+arithmetic (reference §11.3): NdArray divides and rounds half away from zero, Flex multiplies by
+the reciprocal (so it can differ by one at near-ties) and CubeCL's kernels divide and round half
+to even. They also default to different stores (§10). A RouterLab device carries one profile, and
+every quantize/dequantize on it follows that profile's knobs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from routerlab.core.errors import RouterLabError
+
+
+@dataclass(frozen=True)
+class ProfileSpec:
+    """The knobs that differ between Burn backends, each with the Burn file that sets it."""
+
+    divide: bool
+    """`x / s` (True) or `x * (1 / s)` (False, Flex)."""
+    half_to_even: bool
+    """Round ties to even (CubeCL `rint`) instead of away from zero (Rust `f32::round`)."""
+    zero_scale: str
+    """What replaces a zero scale: `"0.1"` (NdArray) or `"min_positive"` (Flex, rounded up)."""
+    default_store: str
+    """The store a scheme gets when the user leaves it out: `"native"` or `"packed-u32"`."""
+    source: str
+
+
+class Profile(Enum):
+    """A Burn backend whose quantization arithmetic a device reproduces."""
+
+    NDARRAY = "ndarray"
+    FLEX = "flex"
+    CUBECL = "cubecl"
+
+    @property
+    def spec(self) -> ProfileSpec:
+        return _SPECS[self]
+
+    @classmethod
+    def parse(cls, name: str) -> Profile:
+        try:
+            return cls(name.strip().lower())
+        except ValueError:
+            known = ", ".join(p.value for p in cls)
+            raise RouterLabError(f"unknown backend profile {name!r}; expected one of: {known}") from None
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_SPECS = {
+    Profile.NDARRAY: ProfileSpec(True, False, "0.1", "native",
+                                 "crates/burn-ndarray/src/ops/quantization.rs:78-146"),
+    Profile.FLEX: ProfileSpec(False, False, "min_positive", "native",
+                              "crates/burn-flex/src/ops/qtensor.rs:144-201"),
+    Profile.CUBECL: ProfileSpec(True, True, "0.1", "packed-u32",
+                                "cubek@b535c9a:crates/cubek-quant/src/quantize.rs:19-31"),
+}
+
+DEFAULT_CPU_PROFILE = Profile.FLEX
+"""Flex is Burn's current CPU backend at 2c06be3 (NdArray is deprecated)."""
+DEFAULT_GPU_PROFILE = Profile.CUBECL

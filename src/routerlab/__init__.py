@@ -1,0 +1,18 @@
+"""RouterLab: a teaching model of Burn's router backend.
+
+`routerlab.core` is the model (handle registry, interpreter, router, quantization, transfers);
+`routerlab.cli` is the terminal face and `routerlab.exercises` the classroom exercises. Importing
+this package imports none of them, so `routerlab --version` stays fast.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("routerlab")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
+BURN_COMMIT = "2c06be351006851d42fdb6df16b976f4a82d9747"
+"""The Burn commit whose behaviour the model reproduces (reference §0)."""
+
+__all__ = ["BURN_COMMIT", "__version__"]
