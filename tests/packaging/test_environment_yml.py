@@ -1,0 +1,71 @@
+"""environment.yml cannot be solved here (no conda, no conda channels: ecosystem notes), so it is
+checked against pyproject.toml instead: same packages, same lower bounds, same Python."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+# conda-forge names that differ from PyPI's.
+CONDA_TO_PYPI = {"matplotlib-base": "matplotlib", "python-build": "build", "ml_dtypes": "ml-dtypes",
+                 "cupy": "cupy-cuda12x"}
+
+
+def _split(requirement: str) -> tuple[str, str]:
+    name, _, bound = re.match(r"([A-Za-z0-9_.\-]+)\s*(>=\s*([\w.]+))?", requirement).groups()[0:3]
+    return name.lower(), bound or ""
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _conda_packages() -> dict[str, str]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert env["channels"] == ["conda-forge"]
+    assert env["name"] == "routerlab"
+    packages = {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            assert dep == {"pip": ["-e ."]}, "only the project itself comes from pip"
+            continue
+        name, bound = _split(dep)
+        packages[CONDA_TO_PYPI.get(name, name)] = bound
+    return packages
+
+
+def test_python_pin_matches_requires_python() -> None:
+    conda = _conda_packages()
+    assert f">={conda['python']}" == _pyproject()["project"]["requires-python"]
+
+
+def test_every_pyproject_dependency_is_in_environment_yml_with_the_same_bound() -> None:
+    project = _pyproject()["project"]
+    wanted = list(project["dependencies"])
+    for extra in ("notebooks", "test"):
+        wanted += project["optional-dependencies"][extra]
+    conda = _conda_packages()
+    for requirement in wanted:
+        name, bound = _split(requirement)
+        assert name in conda, f"{name} is in pyproject.toml but not in environment.yml"
+        assert conda[name] == bound, f"{name}: pyproject >= {bound}, environment.yml >= {conda[name]}"
+
+
+def test_environment_yml_lists_nothing_pyproject_lacks() -> None:
+    project = _pyproject()["project"]
+    every = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        every += extra
+    known = {_split(r)[0] for r in every} | {"python", "pip"}
+    extra_names = set(_conda_packages()) - known
+    assert not extra_names, f"environment.yml lists packages pyproject.toml lacks: {extra_names}"
+
+
+def test_gpu_extra_is_documented_but_not_installed_by_default() -> None:
+    text = (ROOT / "environment.yml").read_text()
+    assert "# - cupy" in text
+    assert _pyproject()["project"]["optional-dependencies"]["gpu"] == ["cupy-cuda12x>=13"]
