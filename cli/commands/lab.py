@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -29,17 +29,17 @@ def register(app: typer.Typer) -> None:
 
 
 def lab(
-    directory: Path | None = typer.Argument(
-        None, help="Folder to open (default: ./notebooks, else the notebooks of this checkout)."
-    ),
-    port: int = typer.Option(0, "--port", help="Port to listen on (0: pick a free one)."),
-    browser: bool | None = typer.Option(
-        None, "--browser/--no-browser",
-        help="Open a browser (default: only when a display is available).",
-    ),
-    dry_run: bool = typer.Option(
-        False, "--dry-run", help="Print the URL and the command, start nothing."
-    ),
+    directory: Annotated[Path | None, typer.Argument(
+        metavar="DIR",
+        help="Folder to open (default: ./notebooks, else the notebooks of this checkout).",
+    )] = None,
+    port: Annotated[int, typer.Option(
+        "--port", help="Port to listen on (0: pick a free one).")] = 0,
+    browser: Annotated[bool | None, typer.Option(
+        "--browser/--no-browser", help="Open a browser (default: only when a display is available)."
+    )] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print the URL and the command, start nothing.")] = False,
 ) -> None:
     if importlib.util.find_spec("jupyterlab") is None:
         _fail(INSTALL_HINT)
