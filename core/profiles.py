@@ -24,7 +24,9 @@ class ProfileSpec:
     half_to_even: bool
     """Round ties to even (CubeCL `rint`) instead of away from zero (Rust `f32::round`)."""
     zero_scale: str
-    """What replaces a zero scale: `"0.1"` (NdArray) or `"min_positive"` (Flex, rounded up)."""
+    """What replaces a zero scale: `"0.1"` (NdArray), `"min_positive"` (Flex: each level rounded
+    up, then a zero/non-finite one replaced by `scale_to_dtype(f32::MIN_POSITIVE)`) or `"none"`
+    (CubeCL: nothing guards the kernel's `x / s`; `0 / 0` is NaN, which the model casts to 0)."""
     default_store: str
     """The store a scheme gets when the user leaves it out: `"native"` or `"packed-u32"`."""
     source: str
@@ -58,7 +60,7 @@ _SPECS = {
                                  "crates/burn-ndarray/src/ops/quantization.rs:78-146"),
     Profile.FLEX: ProfileSpec(False, False, "min_positive", "native",
                               "crates/burn-flex/src/ops/qtensor.rs:144-201"),
-    Profile.CUBECL: ProfileSpec(True, True, "0.1", "packed-u32",
+    Profile.CUBECL: ProfileSpec(True, True, "none", "packed-u32",
                                 "cubek@b535c9a:crates/cubek-quant/src/quantize.rs:19-31"),
 }
 

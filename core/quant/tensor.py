@@ -1,0 +1,135 @@
+"""`QuantizedTensor`: the quantized primitive a RouterLab device holds.
+
+It is what a Burn backend's `QuantizedTensor<B>` holds, in one shape for all three profiles:
+the values *as stored* (i8 per value for Native, u32 words for PackedU32), the scales *as stored*
+(in their scale dtype, shaped as the block grid, `[1]` per tensor; for a two-level scheme relative
+to the global), the optional f32 global, the scheme (with the store the backend actually kept),
+the logical shape and the layout. The arrays are read-only; values may live on numpy or CuPy,
+scales and the global always on the host (see `scale_dtype.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from routerlab.core.dtypes import DType, QFloat
+from routerlab.core.errors import QuantizationError
+from routerlab.core.profiles import DEFAULT_CPU_PROFILE, Profile
+from routerlab.core.quant.arrays import get_array_module, to_host, to_module
+from routerlab.core.quant.layout import QuantLayout, layout_of, params_shape
+from routerlab.core.quant.packing import unpack_u32
+from routerlab.core.quant.scale_dtype import storage_dtype, to_f32
+from routerlab.core.quant.scheme import QuantScheme
+
+
+@dataclass(frozen=True, eq=False)
+class QuantizedTensor:
+    """Values, scales, global, scheme, shape and layout of one quantized tensor."""
+
+    values: Any
+    scales: np.ndarray
+    global_scale: np.float32 | None
+    scheme: QuantScheme
+    shape: tuple[int, ...]
+    layout: QuantLayout
+
+    def __post_init__(self) -> None:
+        shape = tuple(int(d) for d in self.shape)
+        object.__setattr__(self, "shape", shape)
+        expected = layout_of(self.scheme, shape)
+        if self.layout != expected:
+            raise QuantizationError(
+                f"layout {self.layout} does not match scheme {self.scheme} on shape {list(shape)}"
+            )
+        if tuple(self.values.shape) != expected.storage_shape or self.values.dtype != expected.storage_dtype:
+            raise QuantizationError(
+                f"values {self.values.dtype}{list(self.values.shape)} do not fit layout "
+                f"{expected.storage_dtype}{list(expected.storage_shape)}"
+            )
+        grid = params_shape(shape, self.scheme)
+        dtype = storage_dtype(self.scheme.scale_dtype())
+        if tuple(self.scales.shape) != grid or self.scales.dtype != dtype:
+            raise QuantizationError(
+                f"scales {self.scales.dtype}{list(self.scales.shape)} do not fit "
+                f"{dtype}{list(grid)} for scheme {self.scheme}"
+            )
+        if (self.global_scale is None) == self.scheme.is_two_level:
+            need = "requires" if self.scheme.is_two_level else "does not take"
+            raise QuantizationError(f"scheme {self.scheme} {need} a per-tensor global scale")
+        for array in (self.values, self.scales):
+            if isinstance(array, np.ndarray):
+                array.flags.writeable = False
+
+    # --- what it is ---
+    @property
+    def dtype(self) -> QFloat:
+        """`DType::QFloat(scheme)`."""
+        return QFloat(self.scheme)
+
+    @property
+    def xp(self) -> ModuleType:
+        """The array module holding the values."""
+        return get_array_module(self.values)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the canonical layout: values, scales, and the f32 global if any."""
+        return int(self.values.nbytes) + int(self.scales.nbytes) + (0 if self.global_scale is None else 4)
+
+    def q(self) -> Any:
+        """The logical int8 values in the logical shape (unpacked when packed)."""
+        axis = self.layout.packed_axis
+        if axis is None:
+            return self.values
+        return unpack_u32(self.values, self.scheme.value.bits, self.shape[axis], axis)
+
+    def scales_f32(self) -> np.ndarray:
+        """The stored scales decoded to f32, shaped as the block grid."""
+        return to_f32(self.scales)
+
+    # --- conversions ---
+    def dequantize(self, profile: Profile = DEFAULT_CPU_PROFILE, dtype: DType = DType.F32) -> Any:
+        """`dequantize(self)`; see `routerlab.core.quant.quantize.dequantize`."""
+        from routerlab.core.quant.quantize import dequantize
+
+        return dequantize(self, profile=profile, dtype=dtype)
+
+    def to_bytes(self) -> bytes:
+        from routerlab.core.quant.bytes import to_bytes
+
+        return to_bytes(self)
+
+    def to_module(self, xp: ModuleType) -> QuantizedTensor:
+        """A copy whose values live in array module `xp` (numpy ↔ cupy); scales stay on the host."""
+        if get_array_module(self.values) is xp:
+            return self
+        return QuantizedTensor(to_module(self.values, xp), self.scales, self.global_scale,
+                               self.scheme, self.shape, self.layout)
+
+    # --- equality ---
+    def bit_equal(self, other: QuantizedTensor) -> bool:
+        """Bit-identical: same scheme (store included), shape and layout, and the same bytes of
+        values, scales and global."""
+        return (self.scheme == other.scheme and self.shape == other.shape
+                and self.layout == other.layout
+                and to_host(self.values).tobytes() == to_host(other.values).tobytes()
+                and self.scales.tobytes() == other.scales.tobytes()
+                and _global_bytes(self) == _global_bytes(other))
+
+    def values_equal(self, other: QuantizedTensor) -> bool:
+        """Burn's `assert_eq` on QFloat data (burn-std data/compare.rs:243-259): only the values,
+        unpacked to i8, with equal value type, block size and presence of a global; the store and
+        the scales are ignored."""
+        return (self.scheme.value == other.scheme.value
+                and self.scheme.block_size() == other.scheme.block_size()
+                and self.scheme.is_two_level == other.scheme.is_two_level
+                and self.shape == other.shape
+                and bool(np.array_equal(to_host(self.q()), to_host(other.q()))))
+
+
+def _global_bytes(tensor: QuantizedTensor) -> bytes:
+    return b"" if tensor.global_scale is None else np.float32(tensor.global_scale).tobytes()
