@@ -88,3 +88,17 @@ class TransferRejected(RouterLabError):
 
 class DeadlockError(RouterLabError):
     """A session would wait forever (Burn would hang; RouterLab detects it and says so)."""
+
+
+class SessionEnded(RouterLabError):
+    """A task sent to a server session that a panic already ended (Burn's session worker is a
+    plain OS thread without `catch_unwind`: crates/burn-remote/src/server/worker.rs:119-134)."""
+
+
+class UnknownTensorError(RouterLabError):
+    """A tensor id or scenario label that this runtime never created."""
+
+
+class ExtensionMissingError(RouterLabError):
+    """A quantized tensor reached a core arm whose behaviour the quantization extension supplies,
+    and no extension is installed."""

@@ -1,0 +1,234 @@
+"""A backend: the arrays of one device and the arithmetic on them, written once over `xp`.
+
+`xp` is numpy for the simulated `cpu:N` devices and CuPy for `cuda:N`; the same code serves both,
+as Burn's backends share the `Backend` trait. Each simulated CPU device owns its arrays, so
+`*_to_device` between two of them is a real copy whose bytes are counted (`copies`,
+`bytes_copied`), just as a GPU-to-GPU copy is on CUDA. `HandleKind` is the typed primitive a
+same-peer transfer hands from one interpreter to another (`crates/burn-ir/src/backend.rs:44-67`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from routerlab.core.data import TensorData
+from routerlab.core.devices import Device
+from routerlab.core.dtypes import AnyDType, DType
+from routerlab.core.errors import DTypeError
+from routerlab.core.gpu import require_cupy
+from routerlab.core.profiles import Profile
+
+
+@dataclass(slots=True, eq=False)
+class Primitive:
+    """A tensor living on one device: the `xp` array, its RouterLab dtype and the device.
+
+    It is the backend handle stored in a `HandleContainer`; handing the same object out twice is
+    the model of Burn's refcounted handle clone (reference §3, note 3), so backends never mutate a
+    primitive in place.
+    """
+
+    array: Any
+    dtype: AnyDType
+    device: Device
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(int(d) for d in self.array.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.array.nbytes)
+
+
+class Kind(Enum):
+    """`HandleKind`'s variants. `UINT` is RouterLab's addition: Burn has no arm for unsigned ints
+    at 2c06be3 (`crates/burn-router/src/interpreter.rs:88-100`)."""
+
+    FLOAT = "float"
+    INT = "int"
+    UINT = "uint"
+    BOOL = "bool"
+    QUANTIZED = "quantized"
+
+
+@dataclass(frozen=True, slots=True)
+class HandleKind:
+    """A typed primitive in transit between two interpreters of one server."""
+
+    kind: Kind
+    primitive: Any
+
+    def name(self) -> str:
+        return self.kind.value
+
+
+def kind_of(dtype: AnyDType) -> Kind:
+    """The fixed classification: every plain dtype has a kind, QFloat is `QUANTIZED`."""
+    if dtype.is_float():
+        return Kind.FLOAT
+    if dtype.is_int():
+        return Kind.INT
+    if dtype.is_uint():
+        return Kind.UINT
+    if dtype.is_bool():
+        return Kind.BOOL
+    return Kind.QUANTIZED
+
+
+def _check(dtype: AnyDType, kind: Kind, op: str) -> None:
+    if kind_of(dtype) is not kind:
+        raise DTypeError(f"{op} got a {dtype} tensor, which is not {kind.value}")
+
+
+class Backend:
+    """The arrays and operations of one device."""
+
+    def __init__(self, device: Device, xp: ModuleType) -> None:
+        self.device = device
+        self.xp = xp
+        self.profile: Profile = device.profile
+        self.copies = 0
+        self.bytes_copied = 0
+
+    def __repr__(self) -> str:
+        return f"Backend({self.device}, {self.xp.__name__})"
+
+    @contextlib.contextmanager
+    def _on_device(self) -> Iterator[None]:
+        """CuPy allocates on the current device; numpy has only one."""
+        if self.xp is np:
+            yield
+        else:
+            with self.xp.cuda.Device(self.device.index):
+                yield
+
+    def _storage(self, dtype: AnyDType) -> np.dtype[Any]:
+        if not isinstance(dtype, DType):
+            raise DTypeError(f"{dtype} has no plain array storage")
+        if dtype is DType.BF16 and self.xp is not np:
+            raise DTypeError("CuPy has no bfloat16 arrays; use f16 or f32 on cuda devices")
+        return dtype.numpy
+
+    def _count(self, nbytes: int) -> None:
+        self.copies += 1
+        self.bytes_copied += nbytes
+
+    # --- data in and out ---------------------------------------------------------------------
+
+    def from_data(self, data: TensorData) -> Primitive:
+        """Upload host bytes into a new array on this device (one counted copy)."""
+        host = data.to_numpy()
+        with self._on_device():
+            array = self.xp.asarray(host, dtype=self._storage(data.dtype))
+        self._count(data.num_bytes)
+        return Primitive(array, data.dtype, self.device)
+
+    def into_data(self, primitive: Primitive) -> TensorData:
+        """Read the array back to host bytes (one counted copy)."""
+        host = primitive.array if self.xp is np else self.xp.asnumpy(primitive.array)
+        data = TensorData(np.ascontiguousarray(host).tobytes(), primitive.shape, primitive.dtype)
+        self._count(data.num_bytes)
+        return data
+
+    def to_device(self, primitive: Primitive) -> Primitive:
+        """Bring a primitive of this backend type onto this device: identity when it is already
+        here, otherwise a real copy (`B::*_to_device`)."""
+        if primitive.device == self.device:
+            return primitive
+        with self._on_device():
+            array = self.xp.array(primitive.array, copy=True)
+        self._count(primitive.nbytes)
+        return Primitive(array, primitive.dtype, self.device)
+
+    def float_from_data(self, data: TensorData) -> Primitive:
+        _check(data.dtype, Kind.FLOAT, "float_from_data")
+        return self.from_data(data)
+
+    def int_from_data(self, data: TensorData) -> Primitive:
+        _check(data.dtype, Kind.INT, "int_from_data")
+        return self.from_data(data)
+
+    def uint_from_data(self, data: TensorData) -> Primitive:
+        _check(data.dtype, Kind.UINT, "uint_from_data")
+        return self.from_data(data)
+
+    def bool_from_data(self, data: TensorData) -> Primitive:
+        _check(data.dtype, Kind.BOOL, "bool_from_data")
+        return self.from_data(data)
+
+    def float_into_data(self, primitive: Primitive) -> TensorData:
+        _check(primitive.dtype, Kind.FLOAT, "float_into_data")
+        return self.into_data(primitive)
+
+    def int_into_data(self, primitive: Primitive) -> TensorData:
+        _check(primitive.dtype, Kind.INT, "int_into_data")
+        return self.into_data(primitive)
+
+    def uint_into_data(self, primitive: Primitive) -> TensorData:
+        _check(primitive.dtype, Kind.UINT, "uint_into_data")
+        return self.into_data(primitive)
+
+    def bool_into_data(self, primitive: Primitive) -> TensorData:
+        _check(primitive.dtype, Kind.BOOL, "bool_into_data")
+        return self.into_data(primitive)
+
+    def float_to_device(self, primitive: Primitive) -> Primitive:
+        _check(primitive.dtype, Kind.FLOAT, "float_to_device")
+        return self.to_device(primitive)
+
+    def int_to_device(self, primitive: Primitive) -> Primitive:
+        _check(primitive.dtype, Kind.INT, "int_to_device")
+        return self.to_device(primitive)
+
+    def uint_to_device(self, primitive: Primitive) -> Primitive:
+        _check(primitive.dtype, Kind.UINT, "uint_to_device")
+        return self.to_device(primitive)
+
+    def bool_to_device(self, primitive: Primitive) -> Primitive:
+        _check(primitive.dtype, Kind.BOOL, "bool_to_device")
+        return self.to_device(primitive)
+
+    # --- arithmetic --------------------------------------------------------------------------
+
+    def _wrap(self, array: Any, dtype: AnyDType) -> Primitive:
+        """Keep the declared dtype (numpy upcasts bf16 matmul to f32, for example)."""
+        with self._on_device():
+            return Primitive(array.astype(self._storage(dtype), copy=False), dtype, self.device)
+
+    def add(self, lhs: Primitive, rhs: Primitive) -> Primitive:
+        with self._on_device():
+            return self._wrap(self.xp.add(lhs.array, rhs.array), lhs.dtype)
+
+    def mul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
+        with self._on_device():
+            return self._wrap(self.xp.multiply(lhs.array, rhs.array), lhs.dtype)
+
+    def matmul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
+        with self._on_device():
+            return self._wrap(self.xp.matmul(lhs.array, rhs.array), lhs.dtype)
+
+    def reshape(self, primitive: Primitive, shape: tuple[int, ...]) -> Primitive:
+        with self._on_device():
+            return self._wrap(self.xp.reshape(primitive.array, shape), primitive.dtype)
+
+    def swap_dims(self, primitive: Primitive, dim1: int, dim2: int) -> Primitive:
+        with self._on_device():
+            swapped = self.xp.ascontiguousarray(self.xp.swapaxes(primitive.array, dim1, dim2))
+            return self._wrap(swapped, primitive.dtype)
+
+    def cast(self, primitive: Primitive, dtype: AnyDType) -> Primitive:
+        return self._wrap(primitive.array, dtype)
+
+
+def make_backend(device: Device) -> Backend:
+    """numpy for `cpu:N`; CuPy for `cuda:N` (a clear GpuUnavailableError when it cannot be)."""
+    if device.kind == "cuda":
+        return Backend(device, require_cupy(device.index))
+    return Backend(device, np)

@@ -1,0 +1,104 @@
+"""Moving a tensor to another device: the router entry point and its two channel kinds.
+
+`to_device` is the router's `*_to_device` (`crates/burn-router/src/ops/tensor.rs:89-94`): the same
+device returns the input unchanged, anything else goes to a channel's `change_client_backend`.
+
+* `bridge_change_backend` is the trait's *default* `change_client_backend`
+  (`crates/burn-router/src/channel/base.rs:42-63`): consume the tensor, take its handle from the
+  source interpreter in-process, convert it with the bridge (a byte round-trip between the two
+  backends), register it on the target. It dispatches on `is_float / is_int / is_bool`, so in
+  legacy mode anything else hits `unimplemented!()` (base.rs:58), on the client.
+* `remote_change_backend` is `RemoteChannel`'s override (`crates/burn-remote/src/client/
+  channel.rs:45-62`, `client/runner.rs:406-487`), which does not look at the dtype: same peer, it
+  submits an expose to the source session and a register to the target (rendezvous); different
+  peers, the source reads back to bytes and the target registers from data.
+
+In both, a unique tensor is consumed ReadWrite (it *moves*: the source entry is gone and the target
+holds a new id) and a shared one ReadOnly (it is *copied*: clones keep the old id).
+"""
+
+from __future__ import annotations
+
+from routerlab.core.backend import Kind, kind_of
+from routerlab.core.client import RouterClient
+from routerlab.core.devices import Path, automatic_path, check_forced_path
+from routerlab.core.errors import BurnUnimplemented
+from routerlab.core.ir import (
+    DEFAULT_TRANSFER,
+    ExposeLocalOp,
+    ExposeRemoteOp,
+    RegisterLocalOp,
+    RegisterRemoteOp,
+    TensorIr,
+    TransferOptions,
+)
+from routerlab.core.server import Arrival
+from routerlab.core.tensor import RouterTensor
+
+SRC_BRIDGE = "crates/burn-router/src/channel/base.rs:58"
+
+
+def to_device(tensor: RouterTensor, target: RouterClient, path: Path | None = None,
+              options: TransferOptions = DEFAULT_TRANSFER,
+              arrival: Arrival = Arrival.SOURCE_FIRST) -> RouterTensor:
+    """Move `tensor` to `target`'s device by `path` (automatic from the topology when None)."""
+    tensor.meta()
+    source = tensor.device
+    if path is None:
+        path = automatic_path(source, target.device)
+    else:
+        check_forced_path(path, source, target.device)
+    if path is Path.SAME:
+        return tensor
+    tensor.client.session.check_alive()
+    target.session.check_alive()
+    if path is Path.BRIDGE:
+        return bridge_change_backend(tensor, target, options)
+    return remote_change_backend(tensor, target, path, options, arrival)
+
+
+def bridge_change_backend(tensor: RouterTensor, target: RouterClient,
+                          options: TransferOptions) -> RouterTensor:
+    """The default `change_client_backend`, run on the client (in-process)."""
+    source = tensor.client
+    source.sync()
+    desc = tensor.into_ir()
+    source_interp, target_interp = source.session.interpreter, target.session.interpreter
+    legacy = source_interp.legacy if options.legacy is None else options.legacy
+    kind = kind_of(desc.dtype)
+    handle = source_interp.get_tensor_handle(desc)
+    if legacy and kind in (Kind.UINT, Kind.QUANTIZED):
+        raise BurnUnimplemented(SRC_BRIDGE)
+    if kind is Kind.QUANTIZED:
+        moved = source_interp.extension("bridge of a quantized tensor").change_backend(
+            source_interp, target_interp, handle, options)
+    else:
+        moved = target_interp.backend.from_data(source_interp.backend.into_data(handle))
+    trace = source_interp.trace
+    if legacy:
+        new_id = target_interp.register_tensor(moved)
+    else:
+        new_id = target.create_empty_handle()
+        target_interp.handles.register(new_id, moved)
+    trace.record("bridge", str(target.device), new_id, None, getattr(moved, "nbytes", 0),
+                 f"#{int(desc.id)} {desc.status} on {source.device} -> {target.device}")
+    return RouterTensor(new_id, desc.shape, desc.dtype, target)
+
+
+def remote_change_backend(tensor: RouterTensor, target: RouterClient, path: Path,
+                          options: TransferOptions, arrival: Arrival) -> RouterTensor:
+    """`RemoteChannel::change_client_backend`: two tasks, one per session, then run them."""
+    source = tensor.client
+    desc = tensor.into_ir()
+    transfer_id = source.server.new_transfer(source.device, target.device)
+    new_id = target.create_empty_handle()
+    out = TensorIr.uninit(new_id, desc.shape, desc.dtype)
+    if path is Path.LOCAL:
+        source.register_op(ExposeLocalOp(desc, transfer_id, options))
+        target.register_op(RegisterLocalOp(transfer_id, out, options))
+    else:
+        source.register_op(ExposeRemoteOp(desc, transfer_id, options))
+        target.register_op(RegisterRemoteOp(transfer_id, out, options))
+    first = target.session if arrival is Arrival.TARGET_FIRST else source.session
+    source.server.run(first)
+    return RouterTensor(new_id, desc.shape, desc.dtype, target)

@@ -1,0 +1,99 @@
+"""`RouterClient`: the client side of one device, and the op builders that use it.
+
+The client mints tensor ids from one counter shared by every client of a runtime (the remote
+client's process-wide counter, `crates/burn-remote/src/client/service/registry.rs:18-20`), builds
+output tensors *before* it submits an op (`crates/burn-router/src/client/base.rs:30-40`), and sends
+tasks fire-and-forget to its device's session.
+
+`build_op` is the pattern of every router op (`crates/burn-router/src/ops/tensor.rs:118-131`):
+consume each input with `into_ir()` (which fixes its status), mint the output id, register. Unlike
+Burn, it infers the output shape and dtype from the inputs *before* consuming them, so a bad shape
+fails on the client with nothing consumed and nothing submitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from routerlab.core.data import TensorData
+from routerlab.core.devices import Device
+from routerlab.core.errors import DeviceError, UseAfterDropError
+from routerlab.core.handles import Journal
+from routerlab.core.ir import InitOp, OperationIr, ReadOp, RegisterDataOp, TensorId, TensorIr
+from routerlab.core.server import Server
+from routerlab.core.session import Reply, Session
+from routerlab.core.tensor import RouterTensor
+
+
+class RouterClient:
+    """Talks to one device's session."""
+
+    def __init__(self, session: Session, server: Server, new_id: Callable[[], TensorId]) -> None:
+        self.session = session
+        self.server = server
+        self.device: Device = session.device
+        self._new_id = new_id
+
+    @property
+    def journal(self) -> Journal:
+        return self.server.journal
+
+    def create_empty_handle(self) -> TensorId:
+        """Mint an id for a tensor that does not exist yet."""
+        return self._new_id()
+
+    def register_op(self, op: OperationIr) -> None:
+        """Fire-and-forget submission to the session FIFO."""
+        self.session.submit(op)
+
+    def register(self, op: OperationIr) -> list[RouterTensor]:
+        """Create one tensor (count 1) per output, *then* submit the op."""
+        outputs = [RouterTensor(o.id, o.shape, o.dtype, self) for o in op.outputs()]
+        self.register_op(op)
+        return outputs
+
+    def register_tensor_data(self, data: TensorData) -> RouterTensor:
+        """Upload data under a fresh id, then announce it with `Init`, as `float_from_data`
+        does (ops/tensor.rs:20-31)."""
+        (out,) = self.register(RegisterDataOp.create(data, self.create_empty_handle))
+        self.register_op(InitOp(TensorIr.uninit(out.id, out.shape, out.dtype)))
+        return out
+
+    def read_tensor(self, tensor: TensorIr) -> TensorData:
+        """Submit a read and run the sessions until it is answered."""
+        reply = Reply()
+        self.session.submit(ReadOp(tensor), reply)
+        self.server.run()
+        return reply.value
+
+    def sync(self) -> None:
+        self.server.run()
+
+
+def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTensor:
+    """Validate, consume the inputs, mint the output, register; return the output tensor.
+
+    `op_type` is an op class with `infer(*input_irs, *params)` and
+    `create(*input_irs, *params, new_id)` (see `ir.py`).
+    """
+    client = _common_client(inputs)
+    op_type.infer(*(t.meta() for t in inputs), *params)
+    client.session.check_alive()
+    irs = [t.into_ir() for t in inputs]
+    op = op_type.create(*irs, *params, client.create_empty_handle)
+    (out,) = client.register(op)
+    return out
+
+
+def _common_client(inputs: list[RouterTensor]) -> RouterClient:
+    for i, tensor in enumerate(inputs):
+        if any(tensor is other for other in inputs[:i]):
+            raise UseAfterDropError(
+                f"tensor #{int(tensor.id)} is passed twice, so the first use would consume it "
+                "before the second; pass a clone() as one of them")
+    devices = {t.device for t in inputs}
+    if len(devices) > 1:
+        raise DeviceError("an op's inputs must be on one device, got "
+                          + ", ".join(sorted(str(d) for d in devices)) + "; move them first")
+    return inputs[0].client

@@ -1,0 +1,108 @@
+"""Device strings `[peer/]kind:index[@profile]` and the transfer path between two devices.
+
+A `Device` names where a tensor lives: which server process (`peer`, Burn's remote peer), which
+kind of memory (`cpu` simulated with numpy, `cuda` real through CuPy), which index, and which
+backend `profile` it imitates. The topology alone decides the automatic transfer path
+(docs/ARCHITECTURE.md, "Transfer paths"), as `RemoteTensorHandle::change_backend` decides it from
+the peer ids (`crates/burn-remote/src/client/runner.rs:406-418`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from routerlab.core.errors import DeviceError, RouterLabError
+from routerlab.core.profiles import DEFAULT_CPU_PROFILE, DEFAULT_GPU_PROFILE, Profile
+
+LOCAL_PEER = "local"
+KINDS = ("cpu", "cuda")
+_PATTERN = re.compile(
+    r"^(?:(?P<peer>[A-Za-z][\w.-]*)/)?(?P<kind>[A-Za-z]+):(?P<index>\d+)(?:@(?P<profile>\w+))?$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """One device. Equal devices are the same device; `str` is the canonical short form."""
+
+    kind: str
+    index: int
+    peer: str = LOCAL_PEER
+    profile: Profile = DEFAULT_CPU_PROFILE
+
+    def __str__(self) -> str:
+        peer = "" if self.peer == LOCAL_PEER else f"{self.peer}/"
+        default = DEFAULT_GPU_PROFILE if self.kind == "cuda" else DEFAULT_CPU_PROFILE
+        profile = "" if self.profile is default else f"@{self.profile}"
+        return f"{peer}{self.kind}:{self.index}{profile}"
+
+    def same_backend(self, other: Device) -> bool:
+        """One backend type `B` serves both (same kind and profile)."""
+        return self.kind == other.kind and self.profile is other.profile
+
+
+DeviceLike = Device | str
+
+
+def parse_device(text: DeviceLike) -> Device:
+    """`"peer2/cpu:0@ndarray"` → `Device`; a malformed string or unknown kind raises DeviceError."""
+    if isinstance(text, Device):
+        return text
+    match = _PATTERN.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise DeviceError(f"malformed device {text!r}: expected [peer/]kind:index[@profile], "
+                          "for example cpu:0, cuda:0, peer2/cpu:1@ndarray")
+    kind = match["kind"].lower()
+    if kind not in KINDS:
+        raise DeviceError(f"unknown device kind {kind!r} in {text!r}; expected one of: "
+                          f"{', '.join(KINDS)}")
+    try:
+        profile = Profile.parse(match["profile"]) if match["profile"] else None
+    except RouterLabError as error:
+        raise DeviceError(f"{text!r}: {error}") from None
+    if profile is None:
+        profile = DEFAULT_GPU_PROFILE if kind == "cuda" else DEFAULT_CPU_PROFILE
+    return Device(kind, int(match["index"]), match["peer"] or LOCAL_PEER, profile)
+
+
+class Path(Enum):
+    """How a tensor moves between two devices (docs/ARCHITECTURE.md)."""
+
+    SAME = "same"
+    LOCAL = "local"
+    BYTES = "bytes"
+    BRIDGE = "bridge"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, name: str) -> Path:
+        try:
+            return cls(name.strip().lower())
+        except ValueError:
+            known = ", ".join(p.value for p in cls)
+            raise DeviceError(f"unknown transfer path {name!r}; expected one of: {known}") from None
+
+
+def automatic_path(source: Device, target: Device) -> Path:
+    """The path Burn's topology picks: same device, then backend, then peer."""
+    if source == target:
+        return Path.SAME
+    if not source.same_backend(target):
+        return Path.BRIDGE
+    return Path.LOCAL if source.peer == target.peer else Path.BYTES
+
+
+def check_forced_path(path: Path, source: Device, target: Device) -> None:
+    """Refuse a forced path the topology cannot carry, before anything is submitted."""
+    if path is Path.SAME and source != target:
+        raise DeviceError(f"path 'same' needs one device, got {source} and {target}")
+    if path is Path.LOCAL and source.peer != target.peer:
+        raise DeviceError(f"path 'local' needs both devices on one peer: {source} is on "
+                          f"{source.peer!r}, {target} on {target.peer!r}")
+    if path is Path.LOCAL and not source.same_backend(target):
+        raise DeviceError(f"path 'local' hands a backend primitive over, so {source} and {target} "
+                          "must share kind and profile; use 'bytes' or 'bridge'")

@@ -1,0 +1,171 @@
+"""`HandleContainer`: one map from tensor id to backend handle, with one invariant.
+
+The invariant (`crates/burn-ir/src/handle.rs:93-113`): *the status of a use decides whether the
+entry survives it*. A ReadOnly get leaves the handle in place (Burn puts a clone back; handing the
+same object out is the model of that refcount bump), a ReadWrite get moves it out, so a second
+get of that id fails with Burn's "Should have handle for tensor …". Registering overwrites
+silently, removing is unconditional, and `free` removes only for ReadWrite.
+
+Burn's `Handle::NotInit` variant is not modelled: since PR #4593 (commit 3c6b710) no method can
+insert it, so no code path reaches it. The vestigial `counter` is dropped for the same reason.
+
+Every mutation is appended to the shared `Trace` and, while a `Journal` is open, to its undo log,
+so that a failed operation can be rolled back exactly. Both are one `list.append` each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Any
+
+from routerlab.core.errors import BurnPanic, MissingHandleError
+from routerlab.core.ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus
+from routerlab.core.trace import Trace
+from routerlab.core.view import TableView
+
+_MISSING = object()
+UndoEntry = tuple[Any, Any, Any]
+
+
+class Journal:
+    """Undo log for one client-level operation across every container and rendezvous map.
+
+    An entry `(mapping, key, old)` restores `mapping[key] = old` (or removes the key when `old`
+    is missing); an entry `(None, fn, None)` calls `fn()`. Rolled back newest first.
+    """
+
+    __slots__ = ("entries", "active", "_containers")
+
+    def __init__(self) -> None:
+        self.entries: list[UndoEntry] = []
+        self.active = False
+        self._containers: list[HandleContainer] = []
+
+    def watch(self, container: HandleContainer) -> None:
+        self._containers.append(container)
+        if self.active:
+            container._undo = self.entries
+
+    def begin(self) -> None:
+        self.entries = []
+        self.active = True
+        for container in self._containers:
+            container._undo = self.entries
+
+    def commit(self) -> None:
+        for container in self._containers:
+            container._undo = None
+        self.entries = []
+        self.active = False
+
+    def rollback(self) -> None:
+        for mapping, key, old in reversed(self.entries):
+            if mapping is None:
+                key()
+            elif old is _MISSING:
+                mapping.pop(key, None)
+            else:
+                mapping[key] = old
+        self.commit()
+
+    def set(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
+        self.entries.append((mapping, key, mapping.get(key, _MISSING)))
+        mapping[key] = value
+
+    def pop(self, mapping: MutableMapping[Any, Any], key: Any) -> Any:
+        value = mapping.pop(key)
+        self.entries.append((mapping, key, value))
+        return value
+
+    def on_rollback(self, undo: Callable[[], None]) -> None:
+        self.entries.append((None, undo, None))
+
+
+class HandleContainer:
+    """Handles of one interpreter (one device session), keyed by `TensorId`."""
+
+    __slots__ = ("_handles", "_undo", "_log", "label")
+
+    def __init__(self, label: str = "", trace: Trace | None = None) -> None:
+        self._handles: dict[int, Any] = {}
+        self._undo: list[UndoEntry] | None = None
+        self._log = (trace if trace is not None else Trace()).events.append
+        self.label = label
+
+    def register(self, id: int, handle: Any) -> None:
+        """`register_handle`: insert, silently overwriting an existing entry (handle.rs:66)."""
+        handles = self._handles
+        if self._undo is not None:
+            self._undo.append((handles, id, handles.get(id, _MISSING)))
+        handles[id] = handle
+        self._log(("register", self.label, id, None, 0, ""))
+
+    def get(self, id: int, status: TensorStatus) -> Any:
+        """`get_handle` (handle.rs:93): ReadOnly leaves the entry, ReadWrite moves it out."""
+        handles = self._handles
+        try:
+            handle = handles[id]
+        except KeyError:
+            raise MissingHandleError(int(id)) from None
+        if status is READ_WRITE:
+            del handles[id]
+            if self._undo is not None:
+                self._undo.append((handles, id, handle))
+        elif status is not READ_ONLY:
+            raise BurnPanic(f"Cannot get uninitialized tensor {TensorId(id)!r}. Tensor exist but "
+                            "with wrong status", "crates/burn-ir/src/handle.rs:104-106")
+        self._log(("get", self.label, id, status, 0, ""))
+        return handle
+
+    def get_tensor_handle(self, tensor: TensorIr) -> Any:
+        """`get_tensor_handle` (handle.rs:115): the IR's own status decides."""
+        return self.get(tensor.id, tensor.status)
+
+    def remove_handle(self, id: int) -> Any | None:
+        """Unconditional removal (handle.rs:198); returns the old handle, if any."""
+        handle = self._handles.pop(id, None)
+        if handle is not None:
+            if self._undo is not None:
+                self._undo.append((self._handles, id, handle))
+            self._log(("remove", self.label, id, None, 0, ""))
+        return handle
+
+    def free(self, tensor: TensorIr) -> None:
+        """Remove only for ReadWrite; ReadOnly and NotInit do nothing (handle.rs:203-211)."""
+        if tensor.status is READ_WRITE:
+            self.remove_handle(tensor.id)
+
+    def has_handle(self, id: int) -> bool:
+        return id in self._handles
+
+    def get_handle_ref(self, id: int) -> Any | None:
+        """Look without touching the map (handle.rs:76)."""
+        return self._handles.get(id)
+
+    def num_handles(self) -> int:
+        return len(self._handles)
+
+    def handle_ids(self) -> Iterator[TensorId]:
+        return (TensorId(i) for i in self._handles)
+
+    def fork(self) -> HandleContainer:
+        """An independent copy sharing the handles (handle.rs:24): registrations in the fork
+        never reach the original. The fork records nothing in the trace or the journal."""
+        fork = HandleContainer(f"{self.label} (fork)")
+        fork._handles = dict(self._handles)
+        return fork
+
+    def view(self, title: str | None = None, caption: str = "") -> TableView:
+        """The registry as a table: one row per id, in id order."""
+        rows = []
+        for id in sorted(self._handles):
+            handle = self._handles[id]
+            shape = getattr(handle, "shape", None)
+            rows.append([int(id), str(getattr(handle, "dtype", "?")),
+                         None if shape is None else str(list(shape)),
+                         getattr(handle, "nbytes", None)])
+        return TableView(title or f"Registry {self.label}", ["id", "dtype", "shape", "bytes"],
+                         rows, caption=caption)
+
+    def __repr__(self) -> str:
+        return f"HandleContainer {{ handles: {sorted(int(i) for i in self._handles)} }}"

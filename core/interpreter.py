@@ -1,0 +1,275 @@
+"""`TensorInterpreter`: the server side of one device, its handle container and its backend.
+
+Every op arm follows Burn's pattern (`crates/burn-router/src/interpreter.rs:216-2135`): get each
+input with the status its IR carries, run the backend op, register the output under the id the
+client minted. The transfer entry points dispatch on Burn's dtype predicates, and that is where
+two behaviours exist:
+
+* `legacy=True` replays Burn at 2c06be3 exactly (reference §8 table): unsigned ints and `QFloat`
+  fall through the `if is_float / is_int / is_bool` chains into `todo!()`, `unimplemented!()`,
+  or (for `register_tensor_data_id` with a uint) into silently registering nothing.
+* `legacy=False` (the default) is RouterLab's fix: uint has its own arm everywhere, and every
+  `QFloat` arm calls the quantized extension (`QuantizedExtension`), which the quantization
+  package installs; without it those arms raise `ExtensionMissingError`.
+
+Transfer entry points take a `TransferOptions` whose `legacy` overrides the interpreter's own
+setting for that one transfer.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from routerlab.core.backend import Backend, HandleKind, Kind, Primitive, kind_of
+from routerlab.core.data import TensorData
+from routerlab.core.dtypes import AnyDType, DType, QFloat
+from routerlab.core.errors import BurnPanic, BurnTodo, BurnUnimplemented, ExtensionMissingError
+from routerlab.core.handles import HandleContainer
+from routerlab.core.ir import (
+    DEFAULT_TRANSFER,
+    AddOp,
+    CastOp,
+    DequantizeOp,
+    DropOp,
+    InitOp,
+    MatmulOp,
+    MulOp,
+    OperationIr,
+    QuantizeOp,
+    ReshapeOp,
+    SwapDimsOp,
+    TensorId,
+    TensorIr,
+    TransferOptions,
+)
+from routerlab.core.trace import Trace
+
+SRC = "crates/burn-router/src/interpreter.rs"
+SRC_GET_TENSOR = f"{SRC}:98"
+SRC_TO_DEVICE = f"{SRC}:124"
+SRC_FROM_DATA = f"{SRC}:176"
+SRC_READ_QFLOAT = f"{SRC}:2161"
+SRC_READ_OTHER = f"{SRC}:2163"
+SRC_QUANTIZE = f"{SRC}:1390-1391"
+SRC_ALIAS = f"{SRC}:151-159"
+
+
+class QuantizedExtension(Protocol):
+    """What the core asks of the quantization package for `QFloat` tensors (fixed behaviour).
+
+    Each hook receives the interpreter, so it can reach `interp.handles` and `interp.backend`,
+    and (for transfers) the `TransferOptions`, whose `policy` the core never reads.
+    """
+
+    def get_tensor(self, interp: TensorInterpreter, ir: TensorIr,
+                   options: TransferOptions) -> HandleKind: ...
+
+    def register_tensor_to_device(self, interp: TensorInterpreter, id: TensorId,
+                                  tensor: HandleKind, options: TransferOptions) -> None: ...
+
+    def read_tensor(self, interp: TensorInterpreter, ir: TensorIr,
+                    options: TransferOptions) -> TensorData: ...
+
+    def register_tensor_data(self, interp: TensorInterpreter, id: TensorId, data: TensorData,
+                             options: TransferOptions) -> None: ...
+
+    def quantize(self, interp: TensorInterpreter, op: QuantizeOp) -> None: ...
+
+    def dequantize(self, interp: TensorInterpreter, op: DequantizeOp) -> None: ...
+
+    def change_backend(self, source: TensorInterpreter, target: TensorInterpreter, handle: Any,
+                       options: TransferOptions) -> Any:
+        """The bridge's missing `change_backend_quantized` (bridge/base.rs:31): return a handle
+        for `target`'s backend."""
+
+
+_installed: QuantizedExtension | None = None
+
+
+def install_quantized_extension(extension: QuantizedExtension | None) -> None:
+    """Make `extension` the default for interpreters created from now on (None uninstalls)."""
+    global _installed
+    _installed = extension
+
+
+def installed_quantized_extension() -> QuantizedExtension | None:
+    return _installed
+
+
+def burn_debug(dtype: AnyDType) -> str:
+    """A dtype as Rust's `{:?}` prints it inside Burn's todo! text: `U8`, `QFloat(…)`."""
+    if isinstance(dtype, QFloat):
+        return f"QFloat({dtype.scheme!r})"
+    return "Flex32" if dtype is DType.FLEX32 else dtype.name
+
+
+class TensorInterpreter:
+    """Executes ops for one device; single owner, like Burn's (every method mutates)."""
+
+    def __init__(self, backend: Backend, trace: Trace | None = None, legacy: bool = False,
+                 quantized: QuantizedExtension | None = None,
+                 new_id: Callable[[], TensorId] | None = None) -> None:
+        self.backend = backend
+        self.device = backend.device
+        self.trace = trace if trace is not None else Trace()
+        self.handles = HandleContainer(str(backend.device), self.trace)
+        self.legacy = legacy
+        self.quantized = quantized if quantized is not None else _installed
+        self._new_id = new_id if new_id is not None else map(TensorId, itertools.count()).__next__
+        self._arms: dict[type, Callable[[Any], None]] = {
+            InitOp: self._init, DropOp: self._drop, AddOp: self._binary, MulOp: self._binary,
+            MatmulOp: self._binary, ReshapeOp: self._reshape, SwapDimsOp: self._swap_dims,
+            CastOp: self._cast, QuantizeOp: self._quantize, DequantizeOp: self._dequantize,
+        }
+
+    def _legacy(self, options: TransferOptions) -> bool:
+        return self.legacy if options.legacy is None else options.legacy
+
+    def extension(self, what: str) -> QuantizedExtension:
+        if self.quantized is None:
+            raise ExtensionMissingError(
+                f"{what} on {self.device} needs the quantization extension, and none is "
+                "installed (routerlab.core.interpreter.install_quantized_extension)"
+            )
+        return self.quantized
+
+    # --- ops ---------------------------------------------------------------------------------
+
+    def register_op(self, op: OperationIr) -> None:
+        """Run one op: one arm per op type (interpreter.rs:216)."""
+        try:
+            arm = self._arms[type(op)]
+        except KeyError:
+            raise BurnUnimplemented(f"{SRC}:216", f"no interpreter arm for {op.name}") from None
+        arm(op)
+
+    def _init(self, op: InitOp) -> None:
+        """Nothing to do: the data was registered by its own task (interpreter.rs:2115-2117)."""
+
+    def _drop(self, op: DropOp) -> None:
+        self.handles.remove_handle(op.tensor.id)
+
+    def _binary(self, op: AddOp | MulOp | MatmulOp) -> None:
+        lhs = self.handles.get_tensor_handle(op.lhs)
+        rhs = self.handles.get_tensor_handle(op.rhs)
+        compute = {AddOp: self.backend.add, MulOp: self.backend.mul,
+                   MatmulOp: self.backend.matmul}[type(op)]
+        self.handles.register(op.out.id, compute(lhs, rhs))
+
+    def _reshape(self, op: ReshapeOp) -> None:
+        tensor = self.handles.get_tensor_handle(op.input)
+        self.handles.register(op.out.id, self.backend.reshape(tensor, op.out.shape))
+
+    def _swap_dims(self, op: SwapDimsOp) -> None:
+        tensor = self.handles.get_tensor_handle(op.input)
+        self.handles.register(op.out.id, self.backend.swap_dims(tensor, op.dim1, op.dim2))
+
+    def _cast(self, op: CastOp) -> None:
+        tensor = self.handles.get_tensor_handle(op.input)
+        self.handles.register(op.out.id, self.backend.cast(tensor, op.out.dtype))
+
+    def _quantize(self, op: QuantizeOp) -> None:
+        if self.legacy:
+            raise BurnTodo(SRC_QUANTIZE)
+        self.extension("quantize").quantize(self, op)
+
+    def _dequantize(self, op: DequantizeOp) -> None:
+        if self.legacy:
+            raise BurnTodo(SRC_QUANTIZE)
+        self.extension("dequantize").dequantize(self, op)
+
+    # --- transfer entry points ---------------------------------------------------------------
+
+    def get_tensor_handle(self, tensor: TensorIr) -> Any:
+        """The opaque handle, following the status rules (interpreter.rs:77-80)."""
+        return self.handles.get_tensor_handle(tensor)
+
+    def get_tensor(self, tensor: TensorIr,
+                   options: TransferOptions = DEFAULT_TRANSFER) -> HandleKind:
+        """Take the typed primitive for a same-peer transfer (interpreter.rs:88-100)."""
+        kind = kind_of(tensor.dtype)
+        if self._legacy(options) and kind in (Kind.UINT, Kind.QUANTIZED):
+            raise BurnTodo(SRC_GET_TENSOR, f"Local transfer of {burn_debug(tensor.dtype)} "
+                                           "tensors is not supported yet")
+        if kind is Kind.QUANTIZED:
+            return self.extension("get_tensor of a quantized tensor").get_tensor(
+                self, tensor, options)
+        return HandleKind(kind, self.handles.get_tensor_handle(tensor))
+
+    def register_tensor_to_device(self, id: TensorId, tensor: HandleKind,
+                                  options: TransferOptions = DEFAULT_TRANSFER) -> None:
+        """Move a primitive from another interpreter onto this device, register it
+        (interpreter.rs:108-127)."""
+        if tensor.kind is Kind.QUANTIZED:
+            if self._legacy(options):
+                raise BurnTodo(SRC_TO_DEVICE,
+                               "Local transfer of quantized tensors is not supported yet")
+            self.extension("register_tensor_to_device of a quantized tensor") \
+                .register_tensor_to_device(self, id, tensor, options)
+            return
+        to_device = {Kind.FLOAT: self.backend.float_to_device, Kind.INT: self.backend.int_to_device,
+                     Kind.UINT: self.backend.uint_to_device,
+                     Kind.BOOL: self.backend.bool_to_device}[tensor.kind]
+        self._register_moved(id, tensor.primitive, to_device)
+
+    def _register_moved(self, id: TensorId, primitive: Primitive,
+                        to_device: Callable[[Primitive], Primitive]) -> None:
+        moved = to_device(primitive)
+        if moved is not primitive:
+            self.trace.record("copy", str(self.device), id, None, moved.nbytes,
+                              f"{primitive.device} -> {self.device}")
+        self.handles.register(id, moved)
+
+    def register_tensor_data(self, id: TensorId, data: TensorData,
+                             options: TransferOptions = DEFAULT_TRANSFER) -> None:
+        """`register_tensor_data_id` (interpreter.rs:162-178): upload host bytes under `id`."""
+        kind = kind_of(data.dtype)
+        if self._legacy(options) and kind is Kind.UINT:
+            self.trace.record("note", str(self.device), id, None, 0,
+                              "legacy: uint data matches no branch; nothing registered "
+                              f"({SRC}:162-178)")
+            return
+        if kind is Kind.QUANTIZED:
+            if self._legacy(options):
+                raise BurnTodo(SRC_FROM_DATA)
+            self.extension("register_tensor_data of quantized data").register_tensor_data(
+                self, id, data, options)
+            return
+        from_data = {Kind.FLOAT: self.backend.float_from_data, Kind.INT: self.backend.int_from_data,
+                     Kind.UINT: self.backend.uint_from_data,
+                     Kind.BOOL: self.backend.bool_from_data}[kind]
+        self.handles.register(id, from_data(data))
+
+    def read_tensor(self, tensor: TensorIr,
+                    options: TransferOptions = DEFAULT_TRANSFER) -> TensorData:
+        """`read_tensor_async` (interpreter.rs:2139-2176): take the primitive, read it back."""
+        kind = kind_of(tensor.dtype)
+        if kind is Kind.QUANTIZED:
+            if self._legacy(options):
+                raise BurnTodo(SRC_READ_QFLOAT)
+            return self.extension("read_tensor of a quantized tensor").read_tensor(
+                self, tensor, options)
+        if kind is Kind.UINT and self._legacy(options):
+            raise BurnUnimplemented(SRC_READ_OTHER)
+        into_data = {Kind.FLOAT: self.backend.float_into_data,
+                     Kind.INT: self.backend.int_into_data,
+                     Kind.UINT: self.backend.uint_into_data,
+                     Kind.BOOL: self.backend.bool_into_data}[kind]
+        return into_data(self.handles.get_tensor_handle(tensor))
+
+    def register_alias(self, new_id: TensorId, src_id: TensorId) -> None:
+        """A second id over the same handle; it lives until both are freed (interpreter.rs:151)."""
+        handle = self.handles.get_handle_ref(src_id)
+        if handle is None:
+            raise BurnPanic("alias source tensor must be materialized before it is aliased",
+                            SRC_ALIAS)
+        self.handles.register(new_id, handle)
+
+    def register_tensor(self, handle: Any) -> TensorId:
+        """Register an opaque handle under an id from the *interpreter's* own counter
+        (interpreter.rs:28-36, 130-143); used by the legacy bridge channel."""
+        id = self._new_id()
+        self.handles.register(id, handle)
+        return id

@@ -1,0 +1,242 @@
+"""`Runtime`: the friendly facade that the CLI, notebooks and exercises use.
+
+A `Runtime` is the model's *process*: one id counter for every client, one server side with a
+session per device, one trace. Each public method is one *step*: it opens a journal, does its
+work through the client, channel and sessions, runs the sessions to completion, and either commits
+or, on any error, rolls every registry, rendezvous map and client clone count back to exactly
+where they were before raising. The methods are thin; the behaviour lives in the modules below.
+
+    rt = Runtime()
+    x = rt.tensor([[1, 2], [3, 4]], device="cpu:0", dtype="f32")
+    y = rt.add(x, x.clone())                 # x is consumed, as an op input is in Rust
+    z = rt.to_device(y, "cpu:1")             # unique: moves (path local, automatic)
+    rt.read(z)                               # numpy array; z stays usable
+    rt.registry("cpu:1"); rt.explain(z.id); rt.trace.view()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from routerlab.core.backend import make_backend
+from routerlab.core.channel import to_device
+from routerlab.core.client import RouterClient, build_op
+from routerlab.core.data import TensorData
+from routerlab.core.devices import Device, DeviceLike, Path, parse_device
+from routerlab.core.dtypes import AnyDType, DType
+from routerlab.core.errors import DeviceError, UnknownTensorError
+from routerlab.core.handles import Journal
+from routerlab.core.interpreter import QuantizedExtension, TensorInterpreter
+from routerlab.core.ir import (
+    AddOp,
+    CastOp,
+    MatmulOp,
+    MulOp,
+    OperationIr,
+    ReadOp,
+    ReshapeOp,
+    SwapDimsOp,
+    TensorId,
+    TransferOptions,
+)
+from routerlab.core.server import Arrival, Server
+from routerlab.core.session import Reply, Session
+from routerlab.core.tensor import RouterTensor
+from routerlab.core.trace import Trace, TraceEvent
+from routerlab.core.view import TableView
+
+
+class Runtime:
+    """One simulated deployment: devices (sessions), clients, the trace."""
+
+    def __init__(self, devices: Iterable[DeviceLike] | None = None, *, legacy: bool = False,
+                 quantized: QuantizedExtension | None = None,
+                 arrival: Arrival | str = Arrival.SOURCE_FIRST) -> None:
+        """`devices=None` creates any `cpu:N` / `cuda:N` on first use; a list closes the set.
+        `legacy=True` replays Burn 2c06be3's uint/QFloat arms; `arrival` picks which side of a
+        same-peer rendezvous runs first."""
+        self.trace = Trace()
+        self.journal = Journal()
+        self.server = Server(self.trace, self.journal)
+        self.legacy = legacy
+        self.arrival = Arrival.parse(arrival)
+        self._quantized = quantized
+        self._ids = itertools.count()
+        self._minted = 0
+        self._clients: dict[Device, RouterClient] = {}
+        self._declared: list[Device] | None = None
+        if devices is not None:
+            self._declared = [parse_device(d) for d in devices]
+            for device in self._declared:
+                self.client(device)
+
+    # --- devices -----------------------------------------------------------------------------
+
+    def _new_id(self) -> TensorId:
+        self._minted += 1
+        return TensorId(next(self._ids))
+
+    def client(self, device: DeviceLike) -> RouterClient:
+        """The client of `device`, creating its session on first use (Burn's `get_client`)."""
+        parsed = parse_device(device)
+        client = self._clients.get(parsed)
+        if client is not None:
+            return client
+        if self._declared is not None and parsed not in self._declared:
+            known = ", ".join(str(d) for d in self._declared)
+            raise DeviceError(f"unknown device {parsed}; this runtime has: {known}")
+        interpreter = TensorInterpreter(make_backend(parsed), self.trace, self.legacy,
+                                        self._quantized)
+        session = Session(interpreter, self.server)
+        self.server.add(session)
+        client = self._clients[parsed] = RouterClient(session, self.server, self._new_id)
+        return client
+
+    @property
+    def devices(self) -> list[Device]:
+        return list(self._clients)
+
+    def session(self, device: DeviceLike) -> Session:
+        return self.client(device).session
+
+    # --- one step, all or nothing ------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def step(self, what: str) -> Iterator[None]:
+        """Number a step, journal it, and undo all of it if it raises. Nested steps join the
+        enclosing one."""
+        if self.journal.active:
+            yield
+            return
+        self.trace.begin_step()
+        mark = len(self.trace)
+        self.journal.begin()
+        try:
+            yield
+            self.server.run()
+        except BaseException as error:
+            self.journal.rollback()
+            self.server.clear_queues()
+            self.trace.truncate(mark)
+            device = getattr(error, "session", "client")
+            self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
+            raise
+        self.journal.commit()
+
+    # --- tensors and ops ---------------------------------------------------------------------
+
+    def tensor(self, values: Any, device: DeviceLike = "cpu:0",
+               dtype: DType | str | None = None) -> RouterTensor:
+        """A new tensor from values (`*_from_data`: register the data, then `Init`)."""
+        client = self.client(device)
+        parsed = DType.parse(dtype) if isinstance(dtype, str) else dtype
+        data = TensorData.from_array(values, parsed)
+        return self.from_data(data, client.device)
+
+    def from_data(self, data: TensorData, device: DeviceLike = "cpu:0") -> RouterTensor:
+        client = self.client(device)
+        with self.step(f"create on {client.device}"):
+            return client.register_tensor_data(data)
+
+    def op(self, op_type: Any, *inputs: RouterTensor, params: Sequence[Any] = ()) -> RouterTensor:
+        """Any op class of `ir.py` (or an extension's) applied to `inputs`; the inputs are
+        consumed. `rt.op(QuantizeOp, x, params=(scheme, qparams))`."""
+        with self.step(op_type.name):
+            return build_op(op_type, list(inputs), *params)
+
+    def add(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
+        return self.op(AddOp, lhs, rhs)
+
+    def mul(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
+        return self.op(MulOp, lhs, rhs)
+
+    def matmul(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
+        return self.op(MatmulOp, lhs, rhs)
+
+    def reshape(self, tensor: RouterTensor, shape: Sequence[int]) -> RouterTensor:
+        return self.op(ReshapeOp, tensor, params=(tuple(shape),))
+
+    def swap_dims(self, tensor: RouterTensor, dim1: int, dim2: int) -> RouterTensor:
+        return self.op(SwapDimsOp, tensor, params=(dim1, dim2))
+
+    def cast(self, tensor: RouterTensor, dtype: AnyDType | str) -> RouterTensor:
+        return self.op(CastOp, tensor, params=(DType.parse(dtype) if isinstance(dtype, str)
+                                               else dtype,))
+
+    def clone(self, tensor: RouterTensor) -> RouterTensor:
+        """A second reference (count + 1); nothing reaches the server, only the trace."""
+        clone = tensor.clone()
+        self.trace.begin_step()
+        self.trace.record("clone", str(tensor.device), tensor.id, None, 0,
+                          f"client count now {clone.count}")
+        return clone
+
+    def drop(self, tensor: RouterTensor) -> None:
+        """End one reference; the last one sends `Drop(ReadWrite)`."""
+        with self.step(f"drop #{int(tensor.id)}"):
+            tensor.drop()
+
+    def read_data(self, tensor: RouterTensor, consume: bool = False) -> TensorData:
+        """Read back as `TensorData`. By default a clone is read (Burn's `to_data`), so the
+        tensor stays registered; `consume=True` is `into_data` (a ReadWrite last use frees it)."""
+        with self.step(f"read #{int(tensor.id)}"):
+            reader = tensor if consume else tensor.clone()
+            return reader.client.read_tensor(reader.into_ir())
+
+    def read(self, tensor: RouterTensor, consume: bool = False) -> np.ndarray:
+        """Read back as a numpy array (see `read_data`)."""
+        return self.read_data(tensor, consume).to_numpy()
+
+    def to_device(self, tensor: RouterTensor, device: DeviceLike, path: Path | str | None = None,
+                  *, legacy: bool | None = None, policy: str | None = None,
+                  arrival: Arrival | str | None = None) -> RouterTensor:
+        """Move to `device` by `path` (automatic when None, or forced: same / local / bytes /
+        bridge). `legacy` overrides the interpreters' setting for this transfer only; `policy` is
+        passed to the quantized extension untouched."""
+        target = self.client(device)
+        forced = Path.parse(path) if isinstance(path, str) else path
+        order = self.arrival if arrival is None else Arrival.parse(arrival)
+        with self.step(f"to_device {target.device}"):
+            return to_device(tensor, target, forced, TransferOptions(legacy, policy), order)
+
+    def submit(self, device: DeviceLike, op: OperationIr) -> TensorData | None:
+        """Send a hand-built op to a device's session and run it (for teaching Burn's panics).
+        Ids must have been minted by this runtime; a `ReadOp` returns its data."""
+        client = self.client(device)
+        for tensor in (*op.inputs(), *op.outputs()):
+            self._check_known(tensor.id)
+        reply = Reply() if isinstance(op, ReadOp) else None
+        with self.step(f"submit {op.describe()}"):
+            client.session.submit(op, reply)
+        return None if reply is None else reply.value
+
+    # --- looking -----------------------------------------------------------------------------
+
+    def _check_known(self, tensor_id: int) -> None:
+        if not 0 <= int(tensor_id) < self._minted:
+            raise UnknownTensorError(f"no tensor with id {int(tensor_id)} was ever created in "
+                                     f"this runtime (ids so far: 0..{self._minted - 1})")
+
+    def registry(self, device: DeviceLike) -> TableView:
+        """One device's handle registry as a table."""
+        return self.client(device).session.view()
+
+    def registries(self) -> dict[str, TableView]:
+        return {str(d): c.session.view() for d, c in self._clients.items()}
+
+    def handle_ids(self, device: DeviceLike) -> list[int]:
+        return sorted(int(i) for i in self.client(device).session.interpreter.handles.handle_ids())
+
+    def explain(self, tensor_id: int) -> list[TraceEvent]:
+        """Every recorded event that touched `tensor_id`, in order."""
+        self._check_known(tensor_id)
+        return self.trace.explain(tensor_id)
+
+    def bytes_copied(self) -> int:
+        """Bytes copied by every backend so far (uploads, readbacks, device copies)."""
+        return sum(c.session.interpreter.backend.bytes_copied for c in self._clients.values())
+

@@ -1,0 +1,174 @@
+"""The simulated server side: sessions, the transfer rendezvous, and a deterministic scheduler.
+
+Burn runs each session on its own OS thread (`crates/burn-remote/src/server/worker.rs:20-33`),
+and a same-peer transfer is a rendezvous through `LocalCommService`, a map from transfer id to the
+exposed `HandleKind` in which either side may arrive first
+(`crates/burn-remote/src/server/local_comm.rs:31-92`). The model replaces threads by a scheduler
+that runs each session's FIFO until it empties or blocks on a take, visiting sessions in a chosen
+order (so a test can make the target arrive first). When every session with work is blocked it
+raises `DeadlockError` where Burn would hang.
+
+All rendezvous state is journaled with the handle containers, so a failed operation rolls back
+everything it touched.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from routerlab.core.backend import HandleKind
+from routerlab.core.data import TensorData
+from routerlab.core.devices import Device
+from routerlab.core.errors import BurnPanic, DeadlockError, DeviceError
+from routerlab.core.handles import Journal
+from routerlab.core.session import Session
+from routerlab.core.trace import Trace
+
+
+class Arrival(Enum):
+    """Which side of a transfer the scheduler runs first."""
+
+    SOURCE_FIRST = "source-first"
+    TARGET_FIRST = "target-first"
+
+    @classmethod
+    def parse(cls, value: Arrival | str) -> Arrival:
+        if isinstance(value, Arrival):
+            return value
+        try:
+            return cls(value)
+        except ValueError:
+            raise DeviceError(f"unknown arrival order {value!r}; expected source-first or "
+                              "target-first") from None
+
+
+class Server:
+    """Every session of one simulated deployment, and what connects them."""
+
+    def __init__(self, trace: Trace, journal: Journal) -> None:
+        self.trace = trace
+        self.journal = journal
+        self.sessions: dict[Device, Session] = {}
+        self._local: dict[str, dict[int, tuple[Session, HandleKind]]] = {}
+        self._published: dict[int, tuple[Session, TensorData]] = {}
+        self.transfers: dict[int, tuple[Device, Device]] = {}
+        self._next_transfer = 0
+
+    def add(self, session: Session) -> None:
+        self.sessions[session.device] = session
+        self.journal.watch(session.interpreter.handles)
+
+    def new_transfer(self, source: Device, target: Device) -> int:
+        """A process-unique transfer id (`get_next_transfer_id`, client/runner.rs:431)."""
+        transfer_id = self._next_transfer
+        self._next_transfer += 1
+        self.transfers[transfer_id] = (source, target)
+        return transfer_id
+
+    # --- rendezvous ----------------------------------------------------------------------
+
+    def expose_local(self, source: Session, transfer_id: int, kind: HandleKind) -> None:
+        pending = self._local.setdefault(source.device.peer, {})
+        self.journal.set(pending, transfer_id, (source, kind))
+
+    def exposed_locally(self, peer: str, transfer_id: int) -> bool:
+        return transfer_id in self._local.get(peer, ())
+
+    def take_local(self, peer: str, transfer_id: int) -> HandleKind:
+        return self.journal.pop(self._local[peer], transfer_id)[1]
+
+    def publish(self, source: Session, transfer_id: int, data: TensorData) -> None:
+        self.journal.set(self._published, transfer_id, (source, data))
+
+    def published(self, transfer_id: int) -> bool:
+        return transfer_id in self._published
+
+    def download(self, transfer_id: int) -> TensorData:
+        return self.journal.pop(self._published, transfer_id)[1]
+
+    def pending_transfers(self) -> int:
+        """Exposed or published values nobody took yet."""
+        return sum(len(p) for p in self._local.values()) + len(self._published)
+
+    # --- scheduling ------------------------------------------------------------------------
+
+    def run(self, first: Session | None = None) -> None:
+        """Run every session until all queues are empty.
+
+        A task that fails with a `BurnPanic` ends its session (its exposed entries are purged, as
+        `purge_session` does) and the other sessions keep running, which is how a target left
+        waiting for a dead source is found. Any other error stops everything at once. Either
+        way the caller rolls the operation back.
+        """
+        order = list(self.sessions.values())
+        if first is not None:
+            order.remove(first)
+            order.insert(0, first)
+        panic: BurnPanic | None = None
+        progressed = True
+        while progressed:
+            progressed = False
+            for session in order:
+                try:
+                    progressed |= self._drain(session)
+                except BurnPanic as error:
+                    self._end_after_panic(session, error)
+                    panic = panic or error
+                    progressed = True
+                except BaseException:
+                    self.clear_queues()
+                    raise
+        stuck = [s for s in order if s.queue]
+        if stuck:
+            self._hang(stuck, panic)
+        if panic is not None:
+            raise panic
+
+    def _drain(self, session: Session) -> bool:
+        ran = False
+        while session.queue:
+            transfer_id = session.waiting_for()
+            if transfer_id is not None:
+                if session.parked_on != transfer_id:
+                    session.parked_on = transfer_id
+                    self.trace.record("wait", session.label, None, None, 0,
+                                      f"transfer {transfer_id} not exposed yet: parked")
+                return ran
+            session.parked_on = None
+            session.run_one()
+            ran = True
+        return ran
+
+    def _end_after_panic(self, session: Session, panic: BurnPanic) -> None:
+        session.end(f"panicked: {panic.message} ({panic.source})")
+        panic.session = session.label
+        self.trace.record("panic", session.label, None, None, 0,
+                          f"{panic.message} [{panic.source}]; session ended")
+        for pending in (self._local.get(session.device.peer, {}), self._published):
+            for transfer_id in [t for t, (src, _) in pending.items() if src is session]:
+                self.journal.pop(pending, transfer_id)
+        panic.args = (f"{panic.message} (session {session.label} panicked and has ended: "
+                      "Burn's session worker has no catch_unwind)",)
+
+    def _hang(self, stuck: list[Session], panic: BurnPanic | None) -> None:
+        """Sessions that can never run again: Burn would block them forever."""
+        lines = []
+        for session in stuck:
+            transfer_id = session.waiting_for()
+            source = self.transfers.get(transfer_id) if transfer_id is not None else None
+            dead = source is not None and self.sessions[source[0]].ended is not None
+            why = f"its source {source[0]} ended" if dead and source else \
+                "nothing will ever expose it"
+            line = (f"target session {session.label} would wait forever for transfer "
+                    f"{transfer_id} ({why})")
+            lines.append(line)
+            session.end(f"hung: {line}")
+            self.trace.record("panic", session.label, None, None, 0, line)
+        if panic is None:
+            raise DeadlockError("; ".join(lines))
+        panic.args = (f"{panic.args[0]}; {'; '.join(lines)}",)
+
+    def clear_queues(self) -> None:
+        for session in self.sessions.values():
+            session.queue.clear()
+            session.parked_on = None

@@ -1,0 +1,124 @@
+"""A server session: one device's FIFO of tasks, run by its interpreter.
+
+Burn's session worker processes tasks strictly in submission order, one FIFO per session
+(`crates/burn-remote/src/server/worker.rs:9-18`). Two tasks can block: the target side of a
+same-peer transfer waits in `local_comm.take` until the source exposes (`worker.rs:296-309`), and
+the target of a cross-peer transfer waits for the source's bytes. `waiting_for()` tells the
+scheduler (`server.py`) when the head task would block; `run_one()` runs it once it would not.
+
+A panic ends the session for good, because the worker thread has no `catch_unwind`
+(`worker.rs:119-134`); later tasks are refused with `SessionEnded`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from routerlab.core.devices import Device
+from routerlab.core.errors import SessionEnded
+from routerlab.core.interpreter import TensorInterpreter
+from routerlab.core.ir import (
+    DropOp,
+    ExposeLocalOp,
+    ExposeRemoteOp,
+    OperationIr,
+    ReadOp,
+    RegisterDataOp,
+    RegisterLocalOp,
+    RegisterRemoteOp,
+)
+from routerlab.core.view import TableView
+
+if TYPE_CHECKING:
+    from routerlab.core.server import Server
+
+
+class Reply:
+    """Where a `ReadOp` leaves its `TensorData` (Burn answers by request id)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: Any = None
+
+
+class Session:
+    """One device's worker: a FIFO and an interpreter."""
+
+    def __init__(self, interpreter: TensorInterpreter, server: Server) -> None:
+        self.interpreter = interpreter
+        self.device: Device = interpreter.device
+        self.label = str(self.device)
+        self.server = server
+        self.queue: deque[tuple[OperationIr, Reply | None]] = deque()
+        self.ended: str | None = None
+        self.parked_on: int | None = None
+
+    def submit(self, op: OperationIr, reply: Reply | None = None) -> None:
+        """Enqueue a task (fire-and-forget, like `register_op`)."""
+        self.check_alive()
+        self.queue.append((op, reply))
+
+    def check_alive(self) -> None:
+        if self.ended is not None:
+            raise SessionEnded(f"session {self.label} has ended: {self.ended}")
+
+    def waiting_for(self) -> int | None:
+        """The transfer id the head task would wait for, or None if it can run now."""
+        op = self.queue[0][0]
+        if isinstance(op, RegisterLocalOp) and not self.server.exposed_locally(
+                self.device.peer, op.transfer_id):
+            return op.transfer_id
+        if isinstance(op, RegisterRemoteOp) and not self.server.published(op.transfer_id):
+            return op.transfer_id
+        return None
+
+    def run_one(self) -> None:
+        """Pop the head task and run it to completion."""
+        op, reply = self.queue.popleft()
+        interp, trace = self.interpreter, self.interpreter.trace
+        named = op.outputs() or op.inputs()
+        trace.record("drop" if isinstance(op, DropOp) else "op", self.label,
+                     named[0].id if named else None, None, 0, op.describe())
+        if isinstance(op, RegisterDataOp):
+            interp.register_tensor_data(op.out.id, op.data)
+        elif isinstance(op, ReadOp):
+            data = interp.read_tensor(op.tensor)
+            trace.record("read", self.label, op.tensor.id, op.tensor.status, data.num_bytes)
+            if reply is not None:
+                reply.value = data
+        elif isinstance(op, ExposeLocalOp):
+            kind = interp.get_tensor(op.tensor, op.options)
+            self.server.expose_local(self, op.transfer_id, kind)
+            trace.record("expose", self.label, op.tensor.id, op.tensor.status, 0,
+                         f"transfer {op.transfer_id}: {kind.name()} handle")
+        elif isinstance(op, RegisterLocalOp):
+            kind = self.server.take_local(self.device.peer, op.transfer_id)
+            trace.record("take", self.label, op.out.id, None, 0, f"transfer {op.transfer_id}")
+            interp.register_tensor_to_device(op.out.id, kind, op.options)
+        elif isinstance(op, ExposeRemoteOp):
+            data = interp.read_tensor(op.tensor, op.options)
+            self.server.publish(self, op.transfer_id, data)
+            trace.record("publish", self.label, op.tensor.id, op.tensor.status, data.num_bytes,
+                         f"transfer {op.transfer_id}: host bytes")
+        elif isinstance(op, RegisterRemoteOp):
+            data = self.server.download(op.transfer_id)
+            trace.record("download", self.label, op.out.id, None, data.num_bytes,
+                         f"transfer {op.transfer_id}")
+            interp.register_tensor_data(op.out.id, data, op.options)
+        else:
+            interp.register_op(op)
+
+    def end(self, reason: str) -> None:
+        """The worker thread is gone: drop its queue, refuse later tasks."""
+        self.ended = reason
+        self.queue.clear()
+        self.parked_on = None
+
+    def view(self) -> TableView:
+        state = "alive" if self.ended is None else f"ENDED: {self.ended}"
+        legacy = ", legacy" if self.interpreter.legacy else ""
+        return self.interpreter.handles.view(
+            f"Registry {self.label}",
+            caption=f"{self.interpreter.handles.num_handles()} handle(s); session {state}{legacy}")

@@ -1,0 +1,90 @@
+"""Every registry and transfer event, recorded as plain tuples and read back as `TraceEvent`s.
+
+The core only records; the CLI and notebooks render `Trace.view()` / `explain(id)`. Recording sits
+on the handle registry's hot path, so an event is one `list.append` of a short tuple
+`(kind, device, tensor_id, status, nbytes, detail)`; step numbers are kept as a separate list of
+boundaries and attached only when the trace is read.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from routerlab.core.view import TableView
+
+Event = tuple[object, ...]
+
+
+class TraceEvent(NamedTuple):
+    """One thing that happened. `kind` is one of: register, get, remove, drop, op, read, expose,
+    take, wait, publish, download, copy, bridge, note, failed, panic."""
+
+    step: int
+    kind: str
+    device: str
+    tensor_id: int | None = None
+    status: str | None = None
+    nbytes: int = 0
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return self._asdict()
+
+
+class Trace:
+    """An append-only event log with numbered steps."""
+
+    __slots__ = ("events", "_starts", "_steps")
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._starts: list[int] = [0]
+        self._steps: list[int] = [0]
+
+    @property
+    def step(self) -> int:
+        return self._steps[-1]
+
+    def begin_step(self) -> int:
+        """Start the next step; events recorded from now on carry its number."""
+        self._starts.append(len(self.events))
+        self._steps.append(self._steps[-1] + 1)
+        return self._steps[-1]
+
+    def record(self, kind: str, device: str, tensor_id: int | None = None, status: object = None,
+               nbytes: int = 0, detail: str = "") -> None:
+        self.events.append((kind, device, tensor_id, status, nbytes, detail))
+
+    def truncate(self, length: int) -> None:
+        """Forget events of a rolled-back operation (the registries forget them too)."""
+        del self.events[length:]
+
+    def read(self, start: int = 0) -> list[TraceEvent]:
+        """Events from index `start` on, with step numbers and plain-text statuses."""
+        out = []
+        for index in range(start, len(self.events)):
+            kind, device, tid, status, nbytes, detail = self.events[index]
+            step = self._steps[bisect.bisect_right(self._starts, index) - 1]
+            out.append(TraceEvent(step, kind, device, None if tid is None else int(tid),
+                                  None if status is None else str(status), nbytes, detail))
+        return out
+
+    def explain(self, tensor_id: int) -> list[TraceEvent]:
+        """One tensor's history, in order."""
+        return [e for e in self.read() if e.tensor_id == int(tensor_id)]
+
+    def view(self, events: Iterable[TraceEvent] | None = None, title: str = "Trace") -> TableView:
+        rows = [[e.step, e.kind, e.device, e.tensor_id, e.status, e.nbytes or None, e.detail]
+                for e in (self.read() if events is None else events)]
+        styles = {i: _STYLE[r[1]] for i, r in enumerate(rows) if r[1] in _STYLE}
+        return TableView(title, ["step", "event", "device", "tensor", "status", "bytes", "detail"],
+                         rows, styles=styles)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+
+_STYLE = {"register": "added", "remove": "removed", "drop": "removed", "failed": "error",
+          "panic": "error", "note": "muted"}

@@ -1,0 +1,176 @@
+"""Every bad input gives one clear error and leaves every registry and clone count as it was."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from routerlab.core import (
+    READ_ONLY,
+    AddOp,
+    DeviceError,
+    DType,
+    GpuUnavailableError,
+    MissingHandleError,
+    ReadOp,
+    Runtime,
+    ShapeError,
+    TensorIr,
+    UnknownTensorError,
+    UseAfterDropError,
+)
+from routerlab.core.errors import BurnPanic, DTypeError
+from routerlab.core.gpu import gpu_status
+
+
+@pytest.fixture
+def populated(rt: Runtime):  # type: ignore[no-untyped-def]
+    a = rt.tensor([[1.0, 2.0], [3.0, 4.0]], "cpu:0")
+    b = rt.tensor([[1.0, 2.0, 3.0]], "cpu:0")
+    c = rt.tensor([1.0], "cpu:1")
+    keep = rt.clone(a)
+    return rt, a, b, c, keep
+
+
+def counts(*tensors):  # type: ignore[no-untyped-def]
+    return [(t.count, t.alive) for t in tensors]
+
+
+@pytest.mark.parametrize("device", ["cpu:9", "peer3/cpu:0"])
+def test_unknown_device(populated, snapshot, device: str) -> None:  # type: ignore[no-untyped-def]
+    rt, a, *_ = populated
+    before, seen = snapshot(rt), counts(a)
+    with pytest.raises(DeviceError, match=f"unknown device {device}; this runtime has"):
+        rt.to_device(a, device)
+    assert snapshot(rt) == before and counts(a) == seen
+
+
+@pytest.mark.parametrize("text", ["cpu", "cpu:x", "tpu:0", "cpu:0@fast", "/cpu:0", ""])
+def test_malformed_device(populated, snapshot, text: str) -> None:  # type: ignore[no-untyped-def]
+    rt, a, *_ = populated
+    before = snapshot(rt)
+    with pytest.raises(DeviceError):
+        rt.tensor([1.0], text)
+    assert snapshot(rt) == before
+
+
+def test_unknown_tensor_id(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
+    rt, *_ = populated
+    before = snapshot(rt)
+    with pytest.raises(UnknownTensorError, match="no tensor with id 99 was ever created"):
+        rt.explain(99)
+    with pytest.raises(UnknownTensorError):
+        rt.submit("cpu:0", ReadOp(TensorIr(99, (1,), READ_ONLY, DType.F32)))
+    assert snapshot(rt) == before
+
+
+def test_use_after_free_gives_burns_message(populated, snapshot):  # type: ignore[no-untyped-def]
+    """crates/burn-ir/src/handle.rs:93: the id was freed by a ReadWrite use."""
+    rt, a, b, c, keep = populated
+    freed = c.id
+    rt.drop(c)
+    before = snapshot(rt)
+    with pytest.raises(MissingHandleError) as info:
+        rt.submit("cpu:1", ReadOp(TensorIr(freed, (1,), READ_ONLY, DType.F32)))
+    assert info.value.message == f"Should have handle for tensor TensorId {{ value: {int(freed)} }}"
+    assert snapshot(rt) == before
+
+
+def test_use_after_consume_and_double_drop(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
+    rt, a, b, c, keep = populated
+    rt.drop(c)
+    before = snapshot(rt)
+    with pytest.raises(UseAfterDropError):
+        rt.drop(c)
+    with pytest.raises(UseAfterDropError):
+        rt.read(c)
+    with pytest.raises(UseAfterDropError, match="passed twice"):
+        rt.add(a, a)
+    assert snapshot(rt) == before and counts(a, keep) == [(2, True), (2, True)]
+
+
+def test_op_on_not_init_tensor(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
+    """A NotInit input status panics (crates/burn-ir/src/handle.rs:104-106)."""
+    rt, a, *_ = populated
+    before = snapshot(rt)
+    out = rt.client("cpu:0").create_empty_handle()
+    bad = TensorIr(a.id, a.shape, READ_ONLY, DType.F64).__class__.uninit(a.id, a.shape, DType.F64)
+    with pytest.raises(BurnPanic, match="Cannot get uninitialized tensor"):
+        rt.submit("cpu:0", AddOp(bad, bad, TensorIr.uninit(out, a.shape, DType.F64)))
+    assert snapshot(rt) == before
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "matmul"])
+def test_shape_mismatch(populated, snapshot, op: str) -> None:  # type: ignore[no-untyped-def]
+    """[2, 2] and [1, 3] neither broadcast nor multiply; nothing is consumed."""
+    rt, a, b, c, keep = populated
+    before, seen = snapshot(rt), counts(a, b, keep)
+    with pytest.raises(ShapeError, match=op):
+        getattr(rt, op)(a, b)
+    assert snapshot(rt) == before and counts(a, b, keep) == seen
+
+
+def test_reshape_to_wrong_element_count(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
+    rt, a, *_ = populated
+    before = snapshot(rt)
+    with pytest.raises(ShapeError, match="4 elements.*cannot become \\[3\\]"):
+        rt.reshape(a, (3,))
+    assert snapshot(rt) == before and a.alive and a.count == 2
+
+
+def test_mixed_dtypes_and_bool_arithmetic(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
+    rt, a, *_ = populated
+    i = rt.tensor([[1, 2], [3, 4]], "cpu:0", "i32")
+    m = rt.tensor([True], "cpu:0")
+    m2 = rt.clone(m)
+    before = snapshot(rt)
+    with pytest.raises(DTypeError, match="one dtype"):
+        rt.add(a, i)
+    with pytest.raises(DTypeError, match="not bool"):
+        rt.add(m, m2)
+    assert a.alive and i.alive and m.alive and m2.alive and snapshot(rt) == before
+
+
+def test_inputs_on_two_devices(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
+    rt, a, b, c, keep = populated
+    before = snapshot(rt)
+    with pytest.raises(DeviceError, match="one device"):
+        rt.add(a, c)
+    assert snapshot(rt) == before and a.alive and c.alive
+
+
+def test_forced_path_the_topology_cannot_carry(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
+    rt, a, *_ = populated
+    before = snapshot(rt)
+    with pytest.raises(DeviceError, match="one peer"):
+        rt.to_device(a, "peer2/cpu:0", path="local")
+    with pytest.raises(DeviceError, match="unknown transfer path"):
+        rt.to_device(a, "cpu:1", path="teleport")
+    assert snapshot(rt) == before and a.count == 2
+
+
+def test_gpu_without_cupy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cuda device with no usable CuPy/GPU: GpuUnavailableError saying why; nothing created."""
+    monkeypatch.setenv("ROUTERLAB_FORCE_NUMPY", "1")
+    gpu_status.cache_clear()
+    try:
+        rt = Runtime()
+        x = rt.tensor([1.0], "cpu:0")
+        with pytest.raises(GpuUnavailableError, match="cuda:0 is not available"):
+            rt.to_device(x, "cuda:0")
+        assert rt.devices == [rt.devices[0]] and x.alive and rt.handle_ids("cpu:0") == [0]
+    finally:
+        gpu_status.cache_clear()
+        assert os.environ.get("ROUTERLAB_FORCE_NUMPY") == "1"
+
+
+def test_server_side_failure_rolls_back_client_counts_and_registries(snapshot) -> None:  # type: ignore[no-untyped-def]
+    """A panic in the target session after the source moved its handle out: everything is
+    restored (source entry, pending rendezvous, the client's count and liveness)."""
+    rt = Runtime(["cpu:0", "cpu:1"])
+    x = rt.tensor([1, 2], "cpu:0", "u32")
+    before = snapshot(rt)
+    with pytest.raises(BurnPanic):
+        rt.to_device(x, "cpu:1", legacy=True)
+    assert snapshot(rt) == before and x.alive and x.count == 1
+    assert [e.kind for e in rt.trace.read()][-1] == "failed"
