@@ -17,6 +17,7 @@ from routerlab import __version__
 
 COMMAND_MODULES = [
     "doctor",
+    "simulate",
     "lab",
 ]
 """Modules under `routerlab.cli.commands`, in the order `--help` lists them."""

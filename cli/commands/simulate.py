@@ -1,0 +1,54 @@
+"""`routerlab simulate SCENARIO`: run a scenario file step by step and show every registry.
+
+The core (`routerlab.core.scenario`) validates and runs the file and returns data; this command
+only renders it: a heading per step, then one rich table per device (`--plain` / NO_COLOR drop
+the colour), or one JSON document with `--json`. A bad file or a failing step raises a
+`RouterLabError`, which `routerlab.cli.app.main` prints as one line with exit code 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command(help="Run a scenario (TOML) step by step, printing every device's registry.")(
+        simulate
+    )
+
+
+def simulate(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="A scenario .toml file.")],
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
+    trace: Annotated[bool, typer.Option("--trace", help="Also print each step's events.")] = False,
+) -> None:
+    from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.core.scenario import load_scenario, run_scenario
+
+    loaded = load_scenario(scenario)
+    steps = run_scenario(loaded)
+    if json_out:
+        print_json({"scenario": str(scenario), "title": loaded.title,
+                    "description": loaded.description, "devices": list(loaded.devices),
+                    "steps": [result.to_dict() for result in steps]})
+        return
+    console = make_console(plain)
+    console.print(f"[bold]{loaded.title}[/bold]" if not plain else loaded.title, markup=not plain)
+    if loaded.description:
+        console.print(" ".join(loaded.description.split()), markup=False)
+    for result in steps:
+        console.print()
+        console.print(f"Step {result.step}: {result.description}", markup=False)
+        for line in (result.note, result.error and f"error (expected): {result.error}"):
+            if line:
+                console.print(f"  {line}", markup=False)
+        for view in result.registries.values():
+            console.print(to_rich(view))
+        if trace:
+            from routerlab.core.trace import Trace
+
+            console.print(to_rich(Trace().view(result.events, f"Events of step {result.step}")))

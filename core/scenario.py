@@ -1,0 +1,360 @@
+"""Scenarios: TOML files that describe a run of the router, step by step, as pure data.
+
+A scenario is never executed as code: it is parsed with `tomllib`, validated completely (every
+step's kind, fields, types and tensor labels) before anything runs, and then interpreted by the
+step kinds registered in `STEP_KINDS`. The runner yields one `StepResult` per step: what happened,
+every device's registry after it, and the trace events it produced. The format is documented in
+docs/scenarios.md.
+
+New step kinds are added with `register_step(StepKind(...))`: a name, its fields (`Field`), which
+fields name tensors it reads or consumes or defines, and a `run(ctx, step)` function that does the
+work through the `Runtime` and returns a one-line description.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path as FilePath
+from typing import Any
+
+import numpy as np
+from routerlab.core.devices import Path, parse_device
+from routerlab.core.dtypes import DType
+from routerlab.core.errors import RouterLabError, ScenarioError
+from routerlab.core.runtime import Runtime
+from routerlab.core.server import Arrival
+from routerlab.core.tensor import RouterTensor
+from routerlab.core.trace import TraceEvent
+from routerlab.core.view import TableView
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a step: its TOML type(s), whether it is required, what it means, and an
+    optional `check(value)` that returns a problem (or None) for values the type cannot judge."""
+
+    types: tuple[type, ...]
+    required: bool = True
+    help: str = ""
+    check: Callable[[Any], str | None] | None = None
+
+
+@dataclass(frozen=True)
+class StepKind:
+    """A kind of step (`op = "<name>"`)."""
+
+    name: str
+    fields: Mapping[str, Field]
+    run: Callable[[ScenarioContext, Mapping[str, Any]], str]
+    reads: tuple[str, ...] = ()
+    """Fields that name existing tensors (the step fails validation if the label is unknown)."""
+    defines: tuple[str, ...] = ()
+    """Fields that name the tensor(s) the step creates."""
+    help: str = ""
+
+
+STEP_KINDS: dict[str, StepKind] = {}
+COMMON_FIELDS = {
+    "op": Field((str,), help="the step kind"),
+    "note": Field((str,), False, "free text shown with the step"),
+    "expect_error": Field((str,), False, "the step must fail: an error class name or a piece of "
+                                         "its message; the run continues after it"),
+}
+
+
+def register_step(kind: StepKind) -> StepKind:
+    """Add (or replace) a step kind."""
+    STEP_KINDS[kind.name] = kind
+    return kind
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario."""
+
+    source: str
+    title: str
+    description: str
+    devices: tuple[str, ...]
+    steps: tuple[Mapping[str, Any], ...]
+    legacy: bool = False
+    arrival: str = "source-first"
+
+
+@dataclass
+class ScenarioContext:
+    """What steps share while a scenario runs: the runtime and the labelled tensors."""
+
+    runtime: Runtime
+    tensors: dict[str, RouterTensor] = field(default_factory=dict)
+
+    def tensor(self, label: str) -> RouterTensor:
+        return self.tensors[label]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One step, after it ran. Data only; the faces render it."""
+
+    step: int
+    op: str
+    description: str
+    registries: dict[str, TableView]
+    events: list[TraceEvent]
+    error: str | None = None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "op": self.op, "description": self.description,
+                "note": self.note, "error": self.error,
+                "registries": {d: v.to_dict() for d, v in self.registries.items()},
+                "events": [e.to_dict() for e in self.events]}
+
+
+# --- loading and validation ----------------------------------------------------------------
+
+
+def load_scenario(path: str | FilePath) -> Scenario:
+    """Read and validate a scenario file."""
+    file = FilePath(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError(f"{file}: cannot read: {error.strerror or error}") from None
+    return parse_scenario(text, str(file))
+
+
+def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
+    """Parse TOML text and validate every step before anything runs."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(f"{source}: not valid TOML: {error}") from None
+    top = {"title": Field((str,), False), "description": Field((str,), False),
+           "devices": Field((list,)), "legacy": Field((bool,), False),
+           "arrival": Field((str,), False), "steps": Field((list,))}
+    _check_fields(doc, top, f"{source}")
+    devices = doc["devices"]
+    if not devices or not all(isinstance(d, str) for d in devices):
+        raise ScenarioError(f"{source}: field 'devices': expected a non-empty list of device "
+                            "strings")
+    if doc.get("arrival", "source-first") not in ("source-first", "target-first"):
+        raise ScenarioError(f"{source}: field 'arrival': expected 'source-first' or "
+                            "'target-first'")
+    labels: set[str] = set()
+    for number, step in enumerate(doc["steps"], start=1):
+        _check_step(step, number, labels, source)
+    return Scenario(source, doc.get("title", FilePath(source).stem), doc.get("description", ""),
+                    tuple(devices), tuple(doc["steps"]), doc.get("legacy", False),
+                    doc.get("arrival", "source-first"))
+
+
+def _check_step(step: Any, number: int, labels: set[str], source: str) -> None:
+    where = f"{source}: step {number}"
+    if not isinstance(step, dict):
+        raise ScenarioError(f"{where}: expected a table ([[steps]])")
+    op = step.get("op")
+    if not isinstance(op, str):
+        raise ScenarioError(f"{where}: field 'op': missing or not a string")
+    kind = STEP_KINDS.get(op)
+    if kind is None:
+        raise ScenarioError(f"{where}: field 'op': unknown step kind {op!r}; expected one of: "
+                            f"{', '.join(sorted(STEP_KINDS))}")
+    _check_fields(step, {**COMMON_FIELDS, **kind.fields}, f"{where} ({op})")
+    for name in kind.reads:
+        if name in step and step[name] not in labels:
+            raise ScenarioError(f"{where} ({op}): field '{name}': unknown tensor label "
+                                f"{step[name]!r}")
+    labels.update(step[name] for name in kind.defines if name in step)
+
+
+def _check_fields(table: Mapping[str, Any], fields: Mapping[str, Field], where: str) -> None:
+    for name in table:
+        if name not in fields:
+            raise ScenarioError(f"{where}: field '{name}': unknown field; expected: "
+                                f"{', '.join(fields)}")
+    for name, spec in fields.items():
+        if name not in table:
+            if spec.required:
+                raise ScenarioError(f"{where}: field '{name}': missing")
+            continue
+        value = table[name]
+        if not isinstance(value, spec.types) or (isinstance(value, bool) and bool not in
+                                                 spec.types):
+            wanted = " or ".join(t.__name__ for t in spec.types)
+            raise ScenarioError(f"{where}: field '{name}': expected {wanted}, got "
+                                f"{type(value).__name__} {value!r}")
+        problem = spec.check(value) if spec.check is not None else None
+        if problem is not None:
+            raise ScenarioError(f"{where}: field '{name}': {problem}")
+
+
+# --- running -------------------------------------------------------------------------------
+
+
+def run_scenario(scenario: Scenario, runtime: Runtime | None = None) -> Iterator[StepResult]:
+    """Run the steps in order, yielding a `StepResult` after each."""
+    rt = runtime or Runtime(scenario.devices, legacy=scenario.legacy, arrival=scenario.arrival)
+    ctx = ScenarioContext(rt)
+    for number, step in enumerate(scenario.steps, start=1):
+        kind = STEP_KINDS[step["op"]]
+        mark = len(rt.trace)
+        error = None
+        try:
+            description = kind.run(ctx, step)
+        except RouterLabError as failure:
+            expected = step.get("expect_error")
+            if expected is None or not _matches(failure, expected):
+                raise ScenarioError(f"{scenario.source}: step {number} ({kind.name}) failed: "
+                                    f"{type(failure).__name__}: {failure}") from failure
+            description, error = f"{kind.name} failed as expected", \
+                f"{type(failure).__name__}: {failure}"
+        else:
+            if "expect_error" in step:
+                raise ScenarioError(f"{scenario.source}: step {number} ({kind.name}): expected "
+                                    f"an error matching {step['expect_error']!r}, but it succeeded")
+        yield StepResult(number, kind.name, description, rt.registries(), rt.trace.read(mark),
+                         error, step.get("note", ""))
+
+
+def _matches(error: Exception, expected: str) -> bool:
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return expected in names or expected in str(error)
+
+
+# --- the built-in step kinds ---------------------------------------------------------------
+
+_VALUES = (list, int, float, bool)
+
+
+def _values_problem(value: Any) -> str | None:
+    """Numbers, or rectangular nested lists of numbers."""
+    def shape(v: Any) -> tuple[int, ...] | None:
+        if isinstance(v, int | float | bool):
+            return ()
+        if isinstance(v, list) and v:
+            inner = {shape(x) for x in v}
+            if len(inner) == 1 and None not in inner:
+                return (len(v), *inner.pop())
+        return None
+    return None if shape(value) is not None else \
+        "expected a number or a non-empty, rectangular nested list of numbers"
+
+
+def _shape_problem(value: Any) -> str | None:
+    ok = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
+    return None if ok else "expected a list of non-negative integers"
+
+
+def _parse_problem(parse: Callable[[str], Any]) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        try:
+            parse(value)
+        except RouterLabError as error:
+            return str(error)
+        return None
+    return check
+
+
+def _define(ctx: ScenarioContext, step: Mapping[str, Any], tensor: RouterTensor) -> str:
+    ctx.tensors[step["name"]] = tensor
+    shape = list(tensor.shape)
+    return f"{step['name']} = #{int(tensor.id)} {shape} {tensor.dtype} on {tensor.device}"
+
+
+def _tensor(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    rt = ctx.runtime
+    return _define(ctx, step, rt.tensor(step["values"], step["device"], step.get("dtype")))
+
+
+def _clone(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    source = ctx.tensor(step["tensor"])
+    clone = ctx.runtime.clone(source)
+    ctx.tensors[step["name"]] = clone
+    return f"{step['name']} = clone of {step['tensor']} (#{int(clone.id)}, count {clone.count})"
+
+
+def _binary(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    rt = ctx.runtime
+    out = getattr(rt, step["op"])(ctx.tensor(step["lhs"]), ctx.tensor(step["rhs"]))
+    return f"{step['op']}({step['lhs']}, {step['rhs']}): " + _define(ctx, step, out)
+
+
+def _reshape(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    out = ctx.runtime.reshape(ctx.tensor(step["tensor"]), step["shape"])
+    return f"reshape({step['tensor']}): " + _define(ctx, step, out)
+
+
+def _swap_dims(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    out = ctx.runtime.swap_dims(ctx.tensor(step["tensor"]), step["dim1"], step["dim2"])
+    return f"swap_dims({step['tensor']}): " + _define(ctx, step, out)
+
+
+def _cast(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    out = ctx.runtime.cast(ctx.tensor(step["tensor"]), step["dtype"])
+    return f"cast({step['tensor']}): " + _define(ctx, step, out)
+
+
+def _drop(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    tensor = ctx.tensor(step["tensor"])
+    last = tensor.count <= 1
+    ctx.runtime.drop(tensor)
+    return f"drop {step['tensor']} (#{int(tensor.id)}): " + (
+        "last reference, Drop(ReadWrite) sent" if last else "other clones remain, nothing sent")
+
+
+def _read(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    tensor = ctx.tensor(step["tensor"])
+    value = ctx.runtime.read(tensor, consume=step.get("consume", False))
+    if "expect" in step:
+        expected = np.asarray(step["expect"])
+        same_shape = expected.shape == value.shape
+        if not same_shape or not np.allclose(value.astype(np.float64), expected, equal_nan=True):
+            raise ScenarioError(f"read {step['tensor']}: got {value.tolist()}, expected "
+                                f"{expected.tolist()}")
+    return f"read {step['tensor']} = {value.tolist()}"
+
+
+def _to_device(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    tensor = ctx.tensor(step["tensor"])
+    old = f"#{int(tensor.id)} on {tensor.device}"
+    moved = ctx.runtime.to_device(tensor, step["device"], step.get("path"),
+                                  legacy=step.get("legacy"), policy=step.get("policy"),
+                                  arrival=step.get("arrival"))
+    return f"to_device {step['tensor']} ({old}): " + _define(ctx, step, moved)
+
+
+_IN = Field((str,), help="label of the input tensor")
+_NAME = Field((str,), help="label for the result")
+_DEVICE = Field((str,), help="a device string", check=_parse_problem(parse_device))
+_DTYPE = Field((str,), help="a dtype name", check=_parse_problem(DType.parse))
+_OPT_DTYPE = Field((str,), False, "a dtype name", _parse_problem(DType.parse))
+_VALUE_FIELD = Field(_VALUES, help="nested list of numbers", check=_values_problem)
+for _kind in (
+    StepKind("tensor", {"name": _NAME, "values": _VALUE_FIELD, "device": _DEVICE,
+                        "dtype": _OPT_DTYPE},
+             _tensor, defines=("name",), help="create a tensor from values"),
+    StepKind("clone", {"tensor": _IN, "name": _NAME}, _clone, ("tensor",), ("name",),
+             "a second reference to the same tensor (count + 1)"),
+    *(StepKind(op, {"lhs": _IN, "rhs": _IN, "name": _NAME}, _binary, ("lhs", "rhs"), ("name",),
+               f"{op} two tensors (both consumed)") for op in ("add", "mul", "matmul")),
+    StepKind("reshape", {"tensor": _IN, "shape": Field((list,), check=_shape_problem),
+                         "name": _NAME}, _reshape,
+             ("tensor",), ("name",), "new shape, same elements"),
+    StepKind("swap_dims", {"tensor": _IN, "dim1": Field((int,)), "dim2": Field((int,)),
+                           "name": _NAME}, _swap_dims, ("tensor",), ("name",), "swap two dims"),
+    StepKind("cast", {"tensor": _IN, "dtype": _DTYPE, "name": _NAME}, _cast, ("tensor",),
+             ("name",), "convert to another dtype"),
+    StepKind("drop", {"tensor": _IN}, _drop, ("tensor",), help="end one reference"),
+    StepKind("read", {"tensor": _IN, "expect": Field(_VALUES, False, check=_values_problem),
+                      "consume": Field((bool,), False)}, _read, ("tensor",),
+             help="read values back (a clone unless consume = true)"),
+    StepKind("to_device", {"tensor": _IN, "device": _DEVICE, "name": _NAME,
+                           "path": Field((str,), False, check=_parse_problem(Path.parse)),
+                           "legacy": Field((bool,), False), "policy": Field((str,), False),
+                           "arrival": Field((str,), False, check=_parse_problem(Arrival.parse))},
+             _to_device, ("tensor",), ("name",), "move to another device"),
+):
+    register_step(_kind)
