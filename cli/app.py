@@ -19,6 +19,8 @@ COMMAND_MODULES = [
     "doctor",
     "simulate",
     "lab",
+    "exercises",
+    "teacher",
 ]
 """Modules under `routerlab.cli.commands`, in the order `--help` lists them."""
 

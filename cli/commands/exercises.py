@@ -1,0 +1,278 @@
+"""`routerlab exercises ...`: the student's terminal face of `routerlab.exercises`.
+
+Thin on purpose: each command finds the workspace, calls one `Course` operation and renders the
+description `routerlab.exercises.render` builds (the notebook renders the same one as HTML).
+Imports of the exercise package happen inside the commands so `routerlab --help` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from routerlab.exercises.course import Course
+    from routerlab.exercises.render import ProgressView, ReportView
+
+exercises_app = typer.Typer(
+    name="exercises", no_args_is_help=True,
+    help="Classroom exercises: implement pieces of the router model and check them offline.",
+)
+
+DIR = typer.Option(None, "--dir", "-d", help="The workspace (default: found from the current folder).")
+PLAIN = typer.Option(False, "--plain", help="No colour.")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(exercises_app)
+
+
+def _course(directory: Path | None) -> Course:
+    from routerlab.exercises.course import Course
+    from routerlab.exercises.workspace import find_workspace
+
+    return Course(find_workspace(directory))
+
+
+def _console(plain: bool) -> Console:
+    from routerlab.cli.render import make_console
+
+    return make_console(plain)
+
+
+def _notes(console: Console, course: Course) -> None:
+    """Report, once, what was repaired in the progress file."""
+    for problem in dict.fromkeys(course.problems):
+        console.print(f"[yellow]warning:[/yellow] {problem}", markup=True, highlight=False)
+
+
+def print_report(console: Console, view: ReportView) -> None:
+    """Render a check result: headline, the table of checks, each explained failure, footer."""
+    from rich.panel import Panel
+    from rich.text import Text
+
+    from routerlab.cli.render import to_rich
+
+    console.print(Text(view.headline, style="bold green" if view.passed else "bold red"))
+    console.print(to_rich(view.table))
+    for block in view.blocks:
+        style = {"error": "red", "muted": "dim"}.get(block.style, "")
+        console.print(Panel(Text(block.text), title=Text(block.title), title_align="left",
+                            border_style=style))
+    if view.footer:
+        console.print(Text(view.footer))
+
+
+def print_progress(console: Console, view: ProgressView, table: bool = True) -> None:
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+    from rich.text import Text
+
+    from routerlab.cli.render import to_rich
+
+    if table:
+        console.print(to_rich(view.table))
+    line = Table.grid(padding=(0, 1))
+    line.add_row(ProgressBar(total=max(view.total, 1), completed=view.done, width=30),
+                 Text(view.summary))
+    console.print(line)
+
+
+@exercises_app.command()
+def init(
+    directory: Path = typer.Argument(Path("routerlab-exercises"), help="Folder to create."),
+    student: str = typer.Option(None, "--student", help="Your name, as it will appear in exports."),
+    plain: bool = PLAIN,
+) -> None:
+    """Create a workspace: one starter file per exercise, and your progress file."""
+    from routerlab.exercises.workspace import init_workspace
+
+    workspace, written = init_workspace(directory, student)
+    console = _console(plain)
+    console.print(f"Workspace for {workspace.student} in {workspace.root} "
+                  f"({len(written)} files written).", highlight=False)
+    console.print(f"Next: cd {workspace.root} && routerlab exercises check", highlight=False)
+
+
+@exercises_app.command("list")
+def list_(directory: Path = DIR, plain: bool = PLAIN,
+          json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Every exercise with its status, points, attempts and hints used, and a progress bar."""
+    from routerlab.exercises.render import progress_view
+
+    course = _course(directory)
+    view = progress_view(course.statuses(), course.problems)
+    if json_out:
+        from routerlab.cli.render import print_json
+
+        print_json({"summary": view.summary, "exercises": view.table.to_dict()})
+        return
+    console = _console(plain)
+    _notes(console, course)
+    print_progress(console, view)
+
+
+@exercises_app.command()
+def progress(directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """How far you are: exercises passed, points, and what comes next."""
+    from routerlab.exercises.render import progress_view
+
+    course = _course(directory)
+    view = progress_view(course.statuses(), course.problems)
+    console = _console(plain)
+    _notes(console, course)
+    print_progress(console, view, table=False)
+
+
+@exercises_app.command()
+def show(exercise_id: str = typer.Argument(..., help="An exercise id, e.g. registry-1."),
+         directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """The statement of an exercise and where its file is."""
+    from routerlab.exercises.notebook import show as describe
+
+    view = describe(exercise_id, directory)
+    console = _console(plain)
+    console.print(view.title, style="bold", highlight=False)
+    console.print(view.text, highlight=False, markup=False)
+
+
+@exercises_app.command()
+def check(
+    exercise_id: str = typer.Argument(None, help="An exercise id (default: the next unfinished one)."),
+    all_: bool = typer.Option(False, "--all", help="Check every exercise."),
+    directory: Path = DIR, plain: bool = PLAIN,
+    json_out: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
+) -> None:
+    """Run an exercise's checks on your file (visible and hidden). Exit code 1 if any fail."""
+    from routerlab.exercises.render import report_view
+
+    course = _course(directory)
+    if all_:
+        ids = [e.id for e in course.catalog]
+    elif exercise_id:
+        ids = [course.catalog.get(exercise_id).id]
+    else:
+        upcoming = course.next_exercise()
+        ids = [upcoming.id] if upcoming else []
+    console = _console(plain)
+    if not ids:
+        console.print("Every exercise passes. `routerlab exercises export` writes your results.")
+        return
+    reports = course.check_many(ids) if len(ids) > 1 else [course.check(ids[0])]
+    views = [report_view(r, course.catalog.get(r.exercise_id)) for r in reports]
+    if json_out:
+        from routerlab.cli.render import print_json
+
+        print_json([_verdict(r, v) for r, v in zip(reports, views, strict=True)])
+    else:
+        _notes(console, course)
+        if len(views) == 1:
+            print_report(console, views[0])
+        else:
+            for view in views:
+                console.print(view.headline, style="green" if view.passed else "red",
+                              highlight=False)
+            print_progress(console, _progress(course), table=False)
+    if not all(r.passed for r in reports):
+        raise SystemExit(1)  # not typer.Exit: click returns that code silently without standalone mode
+
+
+def _verdict(report: Any, view: ReportView) -> dict[str, Any]:
+    return {"id": report.exercise_id, "passed": report.passed, "attempt": report.attempt,
+            "checks": [list(row) for row in view.table.rows],
+            "problem": report.problem.message if report.problem else None}
+
+
+def _progress(course: Course) -> ProgressView:
+    from routerlab.exercises.render import progress_view
+
+    return progress_view(course.statuses())
+
+
+@exercises_app.command()
+def hint(exercise_id: str = typer.Argument(..., help="An exercise id."),
+         level: int = typer.Option(None, "--level", "-l", min=1, max=3,
+                                   help="1 nudge, 2 concept, 3 near solution (default: the next)."),
+         directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """A hint: each call gives the next level (nudge, concept, near solution)."""
+    from rich.panel import Panel
+    from rich.text import Text
+
+    from routerlab.exercises.render import hint_view
+
+    view = hint_view(_course(directory).hint(exercise_id, level))
+    _console(plain).print(Panel(Text(view.text), title=Text(view.title), title_align="left"))
+
+
+@exercises_app.command()
+def solution(exercise_id: str = typer.Argument(..., help="An exercise id."),
+             directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """The reference solution; it opens once you have passed the exercise."""
+    from rich.syntax import Syntax
+
+    found = _course(directory).solution(exercise_id)
+    console = _console(plain)
+    console.print(Syntax(found.text, "python", theme="ansi_dark" if not plain else "bw",
+                         word_wrap=True))
+    console.print(f"(also written to {found.path})", highlight=False)
+
+
+@exercises_app.command()
+def reset(exercise_id: str = typer.Argument(..., help="An exercise id."),
+          yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask first."),
+          directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """Put an exercise's starter file back (your code in it is lost; asks first)."""
+    course = _course(directory)
+    exercise = course.catalog.get(exercise_id)
+    path = course.workspace.file_for(exercise)
+    if not yes and not typer.confirm(f"Replace {path} with the starter? Your code in it is lost."):
+        raise typer.Abort()
+    course.reset(exercise.id)
+    _console(plain).print(f"{path} is the starter again; your attempts and hints are kept.",
+                          highlight=False)
+
+
+@exercises_app.command()
+def watch(
+    directory: Path = DIR, plain: bool = PLAIN,
+    poll: bool = typer.Option(False, "--poll", help="Poll for changes instead of file events."),
+    interval: float = typer.Option(0.5, "--interval", min=0.1, help="Seconds between polls."),
+) -> None:
+    """Check the current exercise, then re-check every time you save (Ctrl-C to stop)."""
+    import threading
+
+    from routerlab.exercises.render import report_view
+    from routerlab.exercises.watch import Watcher, WatchEvent
+
+    course = _course(directory)
+    console = _console(plain)
+
+    def show_event(event: WatchEvent) -> None:
+        if event.kind == "report" and event.report is not None and event.exercise is not None:
+            console.rule(f"{event.exercise.id}")
+            print_report(console, report_view(event.report, event.exercise))
+        else:
+            style = {"mode": "dim", "done": "bold green", "next": "bold"}.get(event.kind, "")
+            console.print(event.text, style=style, highlight=False)
+
+    stop = threading.Event()
+    try:
+        Watcher(course, show_event, poll=poll, interval=interval).run(stop)
+    except KeyboardInterrupt:
+        stop.set()
+        console.print("stopped watching", style="dim")
+
+
+@exercises_app.command()
+def export(out: Path = typer.Option(None, "--out", "-o", help="Where to write (default: in the workspace)."),
+           directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """Write your results (ids, pass/fail, points, attempts, hints) as one JSON file to hand in."""
+    from routerlab.exercises.grading import write_results
+
+    path, document = write_results(_course(directory), out)
+    _console(plain).print(f"{document['points']}/{document['points_possible']} points; "
+                          f"results written to {path}", highlight=False)

@@ -1,0 +1,91 @@
+"""`routerlab teacher ...`: lint the exercise catalog, merge students' results, seal answers.
+
+Thin: the work is in `routerlab.exercises.lint`, `.grading` and `.sealing`; this module renders.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
+                          help="For teachers: check the exercise catalog and collect grades.")
+
+PLAIN = typer.Option(False, "--plain", help="No colour.")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(teacher_app)
+
+
+@teacher_app.command()
+def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all)."),
+         plain: bool = PLAIN,
+         json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Every starter fails, every solution passes, 3 hint levels, hidden checks exist."""
+    from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.core.view import TableView
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.lint import lint as run_lint
+
+    started = time.monotonic()
+    results = run_lint(load_catalog(), only or None)
+    elapsed = time.monotonic() - started
+    if json_out:
+        print_json({"seconds": round(elapsed, 2), "ok": all(r.ok for r in results),
+                    "exercises": [{"id": r.exercise.id, "ok": r.ok, "problems": r.problems,
+                                   "checks": r.checks, "hidden": r.hidden} for r in results]})
+    else:
+        rows = [[r.exercise.id, r.exercise.kind.value, r.checks, r.hidden, f"{r.seconds:.1f} s",
+                 "ok" if r.ok else "; ".join(r.problems)] for r in results]
+        styles = {i: "added" if r.ok else "error" for i, r in enumerate(results)}
+        bad = sum(not r.ok for r in results)
+        caption = (f"{len(results) - bad}/{len(results)} exercises ok in {elapsed:.1f} s")
+        make_console(plain).print(to_rich(TableView(
+            "Exercise catalog lint", ["id", "kind", "checks", "hidden", "time", "verdict"], rows,
+            caption=caption, styles=styles)))
+    if not all(r.ok for r in results):
+        raise SystemExit(1)  # not typer.Exit: click returns that code silently without standalone mode
+
+
+@teacher_app.command()
+def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
+                                         help="Folder of students' exported .json files."),
+           out: Path = typer.Option(None, "--out", "-o", help="CSV path (default: FOLDER/grades.csv)."),
+           plain: bool = PLAIN) -> None:
+    """Merge students' exported results into a CSV and summarise each exercise."""
+    from routerlab.cli.render import make_console, to_rich
+    from routerlab.core.view import TableView
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.grading import gradebook
+
+    book = gradebook(folder, load_catalog())
+    path = book.write_csv(out or folder / "grades.csv")
+    console = make_console(plain)
+    for problem in book.problems:
+        console.print(f"warning: {problem}", style="yellow", highlight=False)
+    rows = [[s.id, s.students, f"{s.pass_rate:.0%}",
+             "—" if s.median_attempts is None else f"{s.median_attempts:g}",
+             f"{s.hint_users}/{s.students}", f"{s.mean_hint_level:.1f}", s.solutions_viewed]
+            for s in book.summaries()]
+    console.print(to_rich(TableView(
+        f"{len(book.students)} students", ["exercise", "students", "pass rate",
+                                           "median attempts", "used hints", "mean hint level",
+                                           "solutions viewed"], rows,
+        caption=f"grades written to {path}")))
+
+
+@teacher_app.command()
+def seal(exercise_id: str = typer.Argument(..., help="A predict exercise id."),
+         solution_file: Path = typer.Argument(..., exists=True, dir_okay=False,
+                                              help="The filled-in answer file with its reasoning."),
+         plain: bool = PLAIN) -> None:
+    """Author a predict exercise: check the answers against the model, then seal them."""
+    from routerlab.cli.render import make_console
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.sealing import seal_exercise
+
+    target = seal_exercise(load_catalog().get(exercise_id), solution_file)
+    make_console(plain).print(f"sealed {exercise_id}: {target}", highlight=False)

@@ -1,0 +1,143 @@
+"""The exercise catalog: what each exercise is, read from the package data under `catalog/`.
+
+Each exercise is a folder `catalog/<id>/` holding `exercise.toml` (title, concept, kind, points,
+hints, which check module grades it), `statement.md`, `starter.py` and either `solution.py`
+(implement exercises) or `sealed.json` (predict exercises: answer digests and the sealed worked
+solution, so that no plain answer ships). `catalog/index.toml` fixes the order. The data is read
+with `importlib.resources`, so the same code serves a source tree, an editable install and a wheel.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import tomllib
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from routerlab.exercises.errors import CatalogError, UnknownExerciseError
+
+HINT_LEVELS = ("nudge", "concept", "near solution")
+"""What each hint level is for, in the order a student gets them."""
+
+
+class Kind(Enum):
+    """`implement`: write a function that the checks plug into the router model.
+    `predict`: say what the model will do (a registry state, a scale) before running it."""
+
+    IMPLEMENT = "implement"
+    PREDICT = "predict"
+
+
+@dataclass(frozen=True)
+class Sealed:
+    """A predict exercise's secrets in the form that can ship: a digest per answer part and the
+    worked solution encrypted with a key that only the right answers give."""
+
+    digests: dict[str, str]
+    solution: str
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise as the catalog describes it."""
+
+    id: str
+    number: int
+    title: str
+    concept: str
+    kind: Kind
+    points: int
+    checks: str
+    """The module under `routerlab.exercises.checks` whose suite grades this exercise."""
+    timeout: float
+    reference: str
+    """Where the taught behaviour is specified (a section of the Burn router model)."""
+    hints: tuple[str, ...]
+    folder: Traversable
+
+    @property
+    def file_name(self) -> str:
+        """The student's file in the workspace, numbered so that editors list them in order."""
+        return f"{self.number:02d}_{self.id.replace('-', '_')}.py"
+
+    def statement(self) -> str:
+        return (self.folder / "statement.md").read_text(encoding="utf-8").strip()
+
+    def starter(self) -> str:
+        """The file a student starts from: the statement as its docstring, then the TODO code."""
+        body = (self.folder / "starter.py").read_text(encoding="utf-8")
+        return f'"""{self.id}: {self.title}\n\n{self.statement()}\n"""\n\n{body}'
+
+    def solution_source(self) -> str | None:
+        """The reference solution of an implement exercise (None for predict exercises)."""
+        path = self.folder / "solution.py"
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+    def sealed(self) -> Sealed | None:
+        """The sealed answers of a predict exercise (None for implement exercises)."""
+        path = self.folder / "sealed.json"
+        if not path.is_file():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Sealed(digests=dict(data["digests"]), solution=str(data["solution"]))
+
+
+class Catalog:
+    """The ordered exercises, looked up by id."""
+
+    def __init__(self, exercises: list[Exercise]) -> None:
+        self.exercises = exercises
+        self._by_id = {e.id: e for e in exercises}
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.exercises)
+
+    def __len__(self) -> int:
+        return len(self.exercises)
+
+    def get(self, exercise_id: str) -> Exercise:
+        """The exercise, or an error that names the closest ids (a typo is the usual cause)."""
+        try:
+            return self._by_id[exercise_id.strip().lower()]
+        except KeyError:
+            close = difflib.get_close_matches(exercise_id, list(self._by_id), n=3)
+            also = f"; did you mean {', '.join(close)}?" if close else ""
+            raise UnknownExerciseError(
+                f"no exercise {exercise_id!r}{also} (`routerlab exercises list` shows them all)"
+            ) from None
+
+    @property
+    def total_points(self) -> int:
+        return sum(e.points for e in self.exercises)
+
+
+def catalog_root() -> Traversable:
+    return files("routerlab.exercises") / "catalog"
+
+
+@cache
+def load_catalog() -> Catalog:
+    """Read `catalog/index.toml` and every exercise it lists, in that order."""
+    root = catalog_root()
+    order = tomllib.loads((root / "index.toml").read_text(encoding="utf-8"))["order"]
+    return Catalog([_load_exercise(root / ex_id, ex_id, n) for n, ex_id in enumerate(order, 1)])
+
+
+def _load_exercise(folder: Traversable, ex_id: str, number: int) -> Exercise:
+    try:
+        meta: dict[str, Any] = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
+        if meta["id"] != ex_id:
+            raise CatalogError(f"catalog/{ex_id}/exercise.toml says id = {meta['id']!r}")
+        return Exercise(
+            id=ex_id, number=number, title=str(meta["title"]), concept=str(meta["concept"]),
+            kind=Kind(meta["kind"]), points=int(meta["points"]), checks=str(meta["checks"]),
+            timeout=float(meta.get("timeout", 10)), reference=str(meta.get("reference", "")),
+            hints=tuple(str(h) for h in meta.get("hints", ())), folder=folder,
+        )
+    except (OSError, KeyError, ValueError, tomllib.TOMLDecodeError) as error:
+        raise CatalogError(f"catalog/{ex_id} is malformed: {error!r}") from None

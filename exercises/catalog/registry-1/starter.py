@@ -1,0 +1,10 @@
+from typing import Any
+
+from routerlab.core.errors import BurnPanic, MissingHandleError
+from routerlab.core.ir import TensorId, TensorStatus
+
+
+def get_handle(handles: dict[int, Any], tensor_id: TensorId, status: TensorStatus) -> Any:
+    """Take the handle of `tensor_id` for one use with `status` (HandleContainer::get_handle)."""
+    # TODO: a missing id panics; ReadOnly keeps the entry; ReadWrite removes it; NotInit panics.
+    raise NotImplementedError("get_handle")

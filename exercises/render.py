@@ -1,0 +1,190 @@
+"""Descriptions of what the faces show, built once and rendered twice.
+
+A `ReportView` (one check result) and a `ProgressView` (the list with its totals) are made of a
+core `TableView` plus a few titled text blocks. The terminal renders them with rich
+(`routerlab.cli.commands.exercises`), Jupyter through `_repr_html_` here, from the same
+description, so a student sees the same verdict, the same rows and the same messages in both.
+Only the way to ask for a hint differs (a command in the terminal, a function in a notebook).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from routerlab.core.view import TableView, to_html
+from routerlab.exercises.catalog import HINT_LEVELS, Exercise
+from routerlab.exercises.course import Hint, Status
+from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome
+
+TERMINAL, NOTEBOOK = "terminal", "notebook"
+MAX_DETAILED_FAILURES = 3
+"""Failures explained in full; more would bury the first one, which is usually the cause."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A titled piece of preformatted text: one failure's explanation, the student's output."""
+
+    title: str
+    text: str
+    style: str = ""
+    """"error", "muted" or "" (renderers map it to colours / CSS)."""
+
+
+@dataclass(frozen=True)
+class ReportView:
+    headline: str
+    passed: bool
+    table: TableView
+    blocks: Sequence[Block] = field(default_factory=tuple)
+    footer: str = ""
+
+    def _repr_html_(self) -> str:
+        colour = "rgba(46,160,67,.18)" if self.passed else "rgba(248,81,73,.18)"
+        head = (f"<div style='padding:4px 8px;background:{colour};font-weight:bold'>"
+                f"{html.escape(self.headline)}</div>")
+        return (f"<div class='routerlab-check'>{head}{to_html(self.table)}"
+                f"{''.join(_block_html(b) for b in self.blocks)}{_para(self.footer)}</div>")
+
+
+@dataclass(frozen=True)
+class ProgressView:
+    table: TableView
+    done: int
+    total: int
+    earned: int
+    possible: int
+    next_id: str | None
+    notes: Sequence[str] = field(default_factory=tuple)
+
+    @property
+    def summary(self) -> str:
+        return (f"{self.done}/{self.total} exercises passed, {self.earned}/{self.possible} points"
+                + (f"; next: {self.next_id}" if self.next_id else "; all done!"))
+
+    def _repr_html_(self) -> str:
+        width = 0 if not self.total else round(100 * self.done / self.total)
+        bar = (f"<div style='width:300px;height:10px;border:1px solid rgba(127,127,127,.6)'>"
+               f"<div style='width:{width}%;height:100%;background:rgba(46,160,67,.7)'></div></div>")
+        notes = "".join(_para(n) for n in self.notes)
+        return f"<div class='routerlab-progress'>{notes}{bar}{_para(self.summary)}{to_html(self.table)}</div>"
+
+
+@dataclass(frozen=True)
+class TextView:
+    """A titled text (a hint, a solution, a statement) for the notebook; the CLI prints the same
+    fields with rich."""
+
+    title: str
+    text: str
+    code: bool = False
+
+    def _repr_html_(self) -> str:
+        body = (f"<pre>{html.escape(self.text)}</pre>" if self.code
+                else "".join(_para(p) for p in self.text.split("\n\n")))
+        return f"<div class='routerlab-text'><b>{html.escape(self.title)}</b>{body}</div>"
+
+    def __str__(self) -> str:
+        return f"{self.title}\n\n{self.text}"
+
+
+def report_view(report: CheckReport, exercise: Exercise, face: str = TERMINAL) -> ReportView:
+    """The one description of a check result."""
+    passed, total = report.counts()
+    name = f"{exercise.id} · {exercise.title}"
+    attempt = f" (attempt {report.attempt})" if report.attempt else ""
+    if report.passed:
+        headline = f"✓ {name}: all {total} checks pass, {exercise.points} points{attempt}"
+    elif report.problem is not None and not report.outcomes:
+        headline = f"✗ {name}: {report.problem.name} failed{attempt}"
+    else:
+        headline = f"✗ {name}: {total - passed} of {total} checks fail{attempt}"
+    rows = [[o.name, "hidden" if o.hidden else "visible", o.status] for o in report.outcomes]
+    styles = {i: _row_style(o) for i, o in enumerate(report.outcomes)}
+    table = TableView(f"Checks of {exercise.id}", ["check", "kind", "result"], rows, styles=styles)
+    groups: dict[tuple[str, tuple[str, ...]], list[Outcome]] = {}
+    for outcome in report.failures:
+        groups.setdefault((outcome.message, tuple(outcome.traceback)), []).append(outcome)
+    blocks = [_failure_block(same, exercise, face)
+              for same in list(groups.values())[:MAX_DETAILED_FAILURES]]
+    hidden_more = len(groups) - MAX_DETAILED_FAILURES
+    if hidden_more > 0:
+        blocks.append(Block("…", f"{hidden_more} more failing checks; fix the ones above first, "
+                                 "they are often the cause", "muted"))
+    if report.output.strip():
+        blocks.append(Block("your code printed", report.output.rstrip(), "muted"))
+    return ReportView(headline, report.passed, table, tuple(blocks), _footer(report, exercise, face))
+
+
+def progress_view(statuses: Sequence[Status], notes: Sequence[str] = ()) -> ProgressView:
+    rows, styles = [], {}
+    for i, s in enumerate(statuses):
+        e, r = s.exercise, s.record
+        rows.append([e.number, e.id, e.title, e.kind.value, f"{s.earned}/{e.points}", s.label,
+                     r.attempts, f"{r.hint_level}/{len(e.hints)}"])
+        if s.done or r.status == "failed":
+            styles[i] = "added" if s.done else "error"
+    table = TableView("Exercises", ["#", "id", "title", "kind", "points", "status", "attempts",
+                                    "hints"], rows, styles=styles)
+    next_id = next((s.exercise.id for s in statuses if not s.done), None)
+    return ProgressView(table, sum(s.done for s in statuses), len(statuses),
+                        sum(s.earned for s in statuses), sum(s.exercise.points for s in statuses),
+                        next_id, tuple(notes))
+
+
+def hint_view(hint: Hint, face: str = TERMINAL) -> TextView:
+    title = f"{hint.exercise.id}, hint {hint.level} of {len(hint.exercise.hints)} ({hint.level_name})"
+    more = "" if hint.is_last else f"\n\nStill stuck? {_hint_call(hint.exercise.id, hint.level + 1, face)}"
+    return TextView(title, hint.text + more)
+
+
+def _hint_call(exercise_id: str, level: int, face: str) -> str:
+    """How to ask for a hint level in this face."""
+    if face == NOTEBOOK:
+        return f'hint("{exercise_id}", level={level})'
+    return f"routerlab exercises hint {exercise_id} --level {level}"
+
+
+def _failure_block(same: list[Outcome], exercise: Exercise, face: str) -> Block:
+    """One failure explained; `same` are the checks that failed with this very message."""
+    outcome = same[0]
+    lines = [outcome.message]
+    if outcome.expected is not None:
+        lines.append(f"  expected:  {outcome.expected}")
+    if outcome.got is not None:
+        lines.append(f"  your code: {outcome.got}")
+    if outcome.traceback:
+        lines += ["", "where, in your code:", *(f"  {t}" for t in outcome.traceback)]
+    if outcome.hint and outcome.hint <= len(exercise.hints):
+        level = HINT_LEVELS[outcome.hint - 1]
+        lines += ["", f"this hint may help ({level}): {_hint_call(exercise.id, outcome.hint, face)}"]
+    kind = "hidden check" if outcome.hidden else "check"
+    also = f" (and {len(same) - 1} more checks, the same way)" if len(same) > 1 else ""
+    return Block(f"✗ {kind}: {outcome.name}{also}", "\n".join(lines), "error")
+
+
+def _footer(report: CheckReport, exercise: Exercise, face: str) -> str:
+    if report.passed:
+        how = (f'solution("{exercise.id}")' if face == NOTEBOOK
+               else f"routerlab exercises solution {exercise.id}")
+        first = "Well done! " if report.first_pass else ""
+        return f"{first}The reference solution is now open: {how}"
+    where = "this notebook's code" if face == NOTEBOOK else f"exercises/{exercise.file_name}"
+    return f"Edit {where} and check again."
+
+
+def _row_style(outcome: Outcome) -> str:
+    return {PASSED: "added", FAILED: "error", ERROR: "error", NOT_RUN: "muted"}[outcome.status]
+
+
+def _block_html(block: Block) -> str:
+    style = {"error": "border-left:3px solid rgba(248,81,73,.8)",
+             "muted": "opacity:.75;border-left:3px solid rgba(127,127,127,.5)"}.get(block.style, "")
+    return (f"<div style='margin:6px 0;padding-left:6px;{style}'><b>{html.escape(block.title)}</b>"
+            f"<pre style='white-space:pre-wrap;margin:2px 0'>{html.escape(block.text)}</pre></div>")
+
+
+def _para(text: str) -> str:
+    return f"<p>{html.escape(text)}</p>" if text else ""

@@ -1,0 +1,79 @@
+"""What a check run found, as plain data that crosses the process boundary as JSON.
+
+The harness (in the student's subprocess) produces `Outcome`s; the runner (in the parent) adds
+what only it can know (a timeout, the student's printed output) and hands a `CheckReport` to the
+faces, which only render it. Hidden checks never carry an `expected` value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PASSED, FAILED, ERROR, NOT_RUN = "passed", "failed", "error", "not run"
+
+
+@dataclass
+class Outcome:
+    """One check's result, or a problem that stopped the checks (load error, timeout).
+
+    `status`: passed / failed (the code ran but did the wrong thing) / error (the student's code
+    raised, or could not be loaded, or ran out of time) / not run.
+    """
+
+    name: str
+    hidden: bool = False
+    status: str = NOT_RUN
+    message: str = ""
+    expected: str | None = None
+    got: str | None = None
+    hint: int | None = None
+    traceback: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == PASSED
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Outcome:
+        return cls(**data)
+
+
+@dataclass
+class CheckReport:
+    """Everything one check of one exercise produced."""
+
+    exercise_id: str
+    title: str
+    points: int
+    outcomes: list[Outcome] = field(default_factory=list)
+    problem: Outcome | None = None
+    """A failure outside any single check: the file does not load, or the run timed out."""
+    output: str = ""
+    """What the student's code printed (trimmed)."""
+    seconds: float = 0.0
+    unlock: str | None = None
+    """For a passed predict exercise, the key that opens its sealed solution."""
+    attempt: int = 0
+    first_pass: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.problem is None and bool(self.outcomes) and all(o.ok for o in self.outcomes)
+
+    @property
+    def failures(self) -> list[Outcome]:
+        found = [self.problem] if self.problem else []
+        return found + [o for o in self.outcomes if o.status in (FAILED, ERROR)]
+
+    def counts(self) -> tuple[int, int]:
+        """(passed checks, all checks)."""
+        return sum(o.ok for o in self.outcomes), len(self.outcomes)
+
+    def verdict_key(self) -> tuple[bool, tuple[tuple[str, str], ...]]:
+        """What must agree between two runs of the same code: the verdict and each check's status
+        (used to prove that the notebook and the terminal grade alike)."""
+        return self.passed, tuple((o.name, o.status) for o in self.outcomes)

@@ -1,0 +1,154 @@
+"""The student's workspace: a folder they own, outside the installed package.
+
+`routerlab exercises init DIR` writes a marker file (`routerlab-exercises.toml`), one starter file
+per exercise under `exercises/` and the progress file `.routerlab/state.json`. Every other command,
+in the terminal or in a notebook, finds the workspace by walking up from the current directory to
+the marker (as git finds `.git`), or takes it from `--dir` / `dir=`. So the terminal and a notebook
+opened anywhere inside the folder share one state file.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import tomllib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from routerlab.exercises.catalog import Catalog, Exercise, load_catalog
+from routerlab.exercises.errors import WorkspaceError
+
+MARKER = "routerlab-exercises.toml"
+EXERCISE_DIR = "exercises"
+STATE_DIR = ".routerlab"
+
+_README = """# RouterLab exercises
+
+Each file in `exercises/` is one exercise: read its docstring, replace the `TODO`, then check it.
+
+    routerlab exercises list            what there is, and how far you are
+    routerlab exercises check           check the next unfinished exercise (or give an id)
+    routerlab exercises watch           re-check every time you save
+    routerlab exercises hint ID         a hint (run it again for the next level)
+    routerlab exercises solution ID     the reference solution, once you have passed
+    routerlab exercises export          a results file to hand in
+
+In a notebook started anywhere inside this folder:
+
+    from routerlab.exercises import check
+    check("registry-1")
+
+Your progress is in `.routerlab/state.json`; the terminal and the notebook share it.
+"""
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A workspace folder and the paths inside it."""
+
+    root: Path
+    student: str
+
+    @property
+    def exercise_dir(self) -> Path:
+        return self.root / EXERCISE_DIR
+
+    @property
+    def state_path(self) -> Path:
+        return self.root / STATE_DIR / "state.json"
+
+    @property
+    def solutions_dir(self) -> Path:
+        return self.root / "solutions"
+
+    def file_for(self, exercise: Exercise) -> Path:
+        return self.exercise_dir / exercise.file_name
+
+    def exercise_for_file(self, path: Path, catalog: Catalog) -> Exercise | None:
+        """Which exercise a changed file belongs to (for `watch`); None for any other file."""
+        for exercise in catalog:
+            if path.name == exercise.file_name and path.parent.resolve() == self.exercise_dir.resolve():
+                return exercise
+        return None
+
+    def restore_starter(self, exercise: Exercise) -> Path:
+        """Write the exercise's starter file, replacing whatever the student had there."""
+        path = self.file_for(exercise)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(exercise.starter(), encoding="utf-8")
+        return path
+
+
+def init_workspace(directory: Path, student: str | None = None) -> tuple[Workspace, list[Path]]:
+    """Create (or complete) a workspace in `directory`; return it and the files written.
+
+    Existing student files are never overwritten: running `init` again only adds the starters of
+    exercises that are new in this RouterLab version.
+    """
+    directory = directory.expanduser().resolve()
+    if directory.exists() and not directory.is_dir():
+        raise WorkspaceError(f"{directory} exists and is not a folder")
+    enclosing = _find_marker(directory.parent)
+    if enclosing is not None and not (directory / MARKER).exists():
+        raise WorkspaceError(f"{directory} is inside the workspace {enclosing}; "
+                             "choose a folder outside it")
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    marker = directory / MARKER
+    if not marker.exists():
+        name = student or _default_student()
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        marker.write_text(
+            "# Marks a RouterLab exercises workspace; keep this file.\n"
+            f"student = {json.dumps(name)}\ncreated = {json.dumps(created)}\n",
+            encoding="utf-8",
+        )
+        written.append(marker)
+        (directory / "README.md").write_text(_README, encoding="utf-8")
+        written.append(directory / "README.md")
+    workspace = open_workspace(directory)
+    for exercise in load_catalog():
+        if not workspace.file_for(exercise).exists():
+            written.append(workspace.restore_starter(exercise))
+    workspace.state_path.parent.mkdir(exist_ok=True)
+    return workspace, written
+
+
+def find_workspace(explicit: Path | None = None, start: Path | None = None) -> Workspace:
+    """The workspace named by `explicit`, or the one enclosing `start` (default: the cwd)."""
+    if explicit is not None:
+        root = explicit.expanduser().resolve()
+        if not (root / MARKER).is_file():
+            raise WorkspaceError(f"{root} is not a RouterLab workspace (no {MARKER}); "
+                                 f"create one with `routerlab exercises init {explicit}`")
+        return open_workspace(root)
+    here = (start or Path.cwd()).resolve()
+    root = _find_marker(here)
+    if root is None:
+        raise WorkspaceError(f"no RouterLab workspace here: no {MARKER} in {here} or above it; "
+                             "run `routerlab exercises init DIR`, or pass --dir DIR")
+    return open_workspace(root)
+
+
+def open_workspace(root: Path) -> Workspace:
+    try:
+        meta = tomllib.loads((root / MARKER).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise WorkspaceError(f"{root / MARKER} cannot be read ({error}); "
+                             "fix it or delete it and run `init` again") from None
+    return Workspace(root=root, student=str(meta.get("student") or _default_student()))
+
+
+def _find_marker(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / MARKER).is_file():
+            return folder
+    return None
+
+
+def _default_student() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "student"
