@@ -183,7 +183,7 @@ def _quantize_values(x: Any, scheme: QuantScheme, eff: np.ndarray, profile: Prof
     xp = get_array_module(x)
     spec = profile.spec
     lo, hi = scheme.value.range
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         factor = eff if spec.divide else (F32(1) / eff).astype(F32)
     fix_nan = not bool(np.all(np.isfinite(factor) & (factor != 0)))
     block = scheme.block_size()
