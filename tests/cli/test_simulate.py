@@ -1,0 +1,64 @@
+"""`routerlab simulate` through the real app (CliRunner) and through main() for errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from routerlab.cli.app import app, main
+from typer.testing import CliRunner
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def test_prints_every_registry_after_every_step() -> None:
+    result = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "move-unique.toml"), "--plain"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("Registry cpu:0") == 6 and result.output.count("Registry cpu:1") == 6
+    assert "Step 2: to_device w (#0 on cpu:0): w1 = #1 [2, 3] i32 on cpu:1" in result.output
+    assert "\x1b[" not in result.output
+
+
+def test_json_is_one_document() -> None:
+    result = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "cross-peer-bytes.toml"),
+                                      "--json"])
+    assert result.exit_code == 0
+    doc = json.loads(result.output)
+    assert [s["step"] for s in doc["steps"]] == [1, 2, 3, 4]
+    assert doc["steps"][2]["registries"]["peer2/cpu:0"]["rows"][0][0] == 2
+
+
+def test_trace_flag_prints_events() -> None:
+    result = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "shared-add.toml"), "--plain",
+                                      "--trace"])
+    assert result.exit_code == 0 and "Events of step 3" in result.output
+    assert "ReadWrite" in result.output
+
+
+def test_no_color_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    result = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "shared-add.toml")],
+                                color=True)
+    assert result.exit_code == 0 and "\x1b[3" not in result.output
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (None, "cannot read"),
+    ("devices = [", "not valid TOML"),
+    ('devices = ["cpu:0"]\n[[steps]]\nop = "add"\nlhs = "a"\nrhs = "b"\nname = "c"\n',
+     "step 1 (add): field 'lhs': unknown tensor label 'a'"),
+])
+def test_errors_are_one_line_and_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str],
+                                        content: str | None, expected: str) -> None:
+    path = tmp_path / "s.toml"
+    if content is not None:
+        path.write_text(content)
+    monkeypatch.setattr(sys, "argv", ["routerlab", "simulate", str(path)])
+    with pytest.raises(SystemExit) as done:
+        main()
+    err = capsys.readouterr().err
+    assert done.value.code == 1
+    assert err.count("\n") == 1 and err.startswith("error: ") and expected in err

@@ -1,0 +1,225 @@
+"""Transfer paths, the rendezvous, panics, deadlocks and the quantized arms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from routerlab.core import (
+    READ_ONLY,
+    BurnPanic,
+    BurnTodo,
+    BurnUnimplemented,
+    DeadlockError,
+    DequantizeOp,
+    DType,
+    ExtensionMissingError,
+    HandleKind,
+    Kind,
+    Primitive,
+    QFloat,
+    QuantizeOp,
+    RegisterLocalOp,
+    Runtime,
+    SessionEnded,
+    TensorData,
+    TensorInterpreter,
+    TensorIr,
+    make_backend,
+    parse_device,
+)
+from routerlab.core.ir import READ_WRITE
+
+Q8 = QFloat("q8s-test")
+
+
+class FakeQuant:
+    """A stand-in quantization extension: int8 values with the QFloat dtype, moved natively."""
+
+    def quantize(self, interp, op):  # type: ignore[no-untyped-def]
+        x = interp.handles.get_tensor_handle(op.tensor)
+        q = np.clip(np.round(x.array), -128, 127).astype(np.int8)
+        interp.handles.register(op.out.id, Primitive(q, op.out.dtype, interp.device))
+
+    def dequantize(self, interp, op):  # type: ignore[no-untyped-def]
+        q = interp.handles.get_tensor_handle(op.input)
+        out = Primitive(q.array.astype(op.out.dtype.numpy), op.out.dtype, interp.device)
+        interp.handles.register(op.out.id, out)
+
+    def get_tensor(self, interp, ir, options):  # type: ignore[no-untyped-def]
+        return HandleKind(Kind.QUANTIZED, interp.handles.get_tensor_handle(ir))
+
+    def register_tensor_to_device(self, interp, id, tensor, options):  # type: ignore[no-untyped-def]
+        interp.handles.register(id, interp.backend.to_device(tensor.primitive))
+
+    def read_tensor(self, interp, ir, options):  # type: ignore[no-untyped-def]
+        q = interp.handles.get_tensor_handle(ir)
+        return TensorData(q.array.tobytes(), q.shape, ir.dtype)
+
+    def register_tensor_data(self, interp, id, data, options):  # type: ignore[no-untyped-def]
+        q = np.frombuffer(data.bytes, np.int8).reshape(data.shape).copy()
+        interp.handles.register(id, Primitive(q, data.dtype, interp.device))
+
+    def change_backend(self, source, target, handle, options):  # type: ignore[no-untyped-def]
+        return Primitive(handle.array.copy(), handle.dtype, target.device)
+
+
+DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "cpu:2@ndarray"]
+
+
+def quantized(rt: Runtime, device: str = "cpu:0"):  # type: ignore[no-untyped-def]
+    return rt.op(QuantizeOp, rt.tensor([1.0, -2.0, 3.0], device, "f32"), params=(Q8.scheme,))
+
+
+@pytest.mark.parametrize(("target", "path", "events"), [
+    ("cpu:1", "local", ["expose", "take", "copy"]),
+    ("cpu:1", "bytes", ["publish", "download"]),
+    ("cpu:1", "bridge", ["bridge"]),
+    ("peer2/cpu:0", None, ["publish", "download"]),
+    ("cpu:2@ndarray", None, ["bridge"]),
+])
+@pytest.mark.parametrize("dtype", ["f32", "i64", "bool", "u32"])
+def test_every_path_every_plain_dtype(target: str, path: str | None, events: list[str],
+                                      dtype: str) -> None:
+    """Docs/ARCHITECTURE.md's path table, for float, int, bool and uint (fixed behaviour)."""
+    rt = Runtime(DEVICES)
+    values = [[1, 0], [0, 1]]
+    x = rt.tensor(values, "cpu:0", dtype)
+    mark = len(rt.trace)
+    y = rt.to_device(x, target, path)
+    kinds = [e.kind for e in rt.trace.read(mark) if e.kind in
+             ("expose", "take", "copy", "publish", "download", "bridge")]
+    assert kinds == events
+    assert y.dtype is DType.parse(dtype) and rt.read(y).tolist() == values
+    assert rt.handle_ids("cpu:0") == []
+
+
+def test_same_device_returns_the_input(rt: Runtime) -> None:
+    """`float_to_device` returns the tensor unchanged
+    (crates/burn-router/src/ops/tensor.rs:89-94)."""
+    x = rt.tensor([1.0], "cpu:0")
+    assert rt.to_device(x, "cpu:0") is x and x.alive
+
+
+def test_moves_copy_real_bytes(rt: Runtime) -> None:
+    x = rt.tensor(np.ones((4, 4)), "cpu:0", "f64")
+    prim = rt.session("cpu:0").interpreter.handles.get_handle_ref(x.id)
+    before = rt.session("cpu:1").interpreter.backend.bytes_copied
+    y = rt.to_device(x, "cpu:1")
+    moved = rt.session("cpu:1").interpreter.handles.get_handle_ref(y.id)
+    assert rt.session("cpu:1").interpreter.backend.bytes_copied - before == 128
+    assert moved.array is not prim.array and not np.shares_memory(moved.array, prim.array)
+
+
+def test_deadlock_is_reported_not_hung(rt: Runtime) -> None:
+    client = rt.client("cpu:1")
+    out = TensorIr.uninit(client.create_empty_handle(), (1,), DType.F32)
+    with pytest.raises(DeadlockError, match=r"target session cpu:1 would wait forever for "
+                                            r"transfer 42 \(nothing will ever expose it\)"):
+        rt.submit("cpu:1", RegisterLocalOp(42, out))
+    assert rt.session("cpu:1").ended is not None
+    with pytest.raises(SessionEnded, match="session cpu:1 has ended: hung"):
+        rt.tensor([1.0], "cpu:1")
+
+
+def test_legacy_qfloat_same_peer_panics_source_and_hangs_target(snapshot) -> None:  # type: ignore[no-untyped-def]
+    """§14.2 items 2 and 4: get_tensor's todo! fires in the source session
+    (crates/burn-router/src/interpreter.rs:98); the session ends (worker.rs:119-134, no
+    catch_unwind) and the target parked in take would wait forever."""
+    rt = Runtime(DEVICES, quantized=FakeQuant())
+    q = quantized(rt)
+    before = snapshot(rt)
+    with pytest.raises(BurnTodo) as info:
+        rt.to_device(q, "cpu:1", legacy=True, arrival="target-first")
+    assert info.value.message == ("not yet implemented: Local transfer of QFloat('q8s-test') "
+                                  "tensors is not supported yet")
+    assert info.value.source == "crates/burn-router/src/interpreter.rs:98"
+    assert "target session cpu:1 would wait forever for transfer 0" in str(info.value)
+    assert snapshot(rt) == before and q.alive
+    assert rt.session("cpu:0").ended and rt.session("cpu:1").ended
+    assert "session ENDED: panicked: not yet implemented" in rt.registry("cpu:0").caption
+
+
+@pytest.mark.parametrize(("target", "path", "error", "source"), [
+    ("peer2/cpu:0", None, BurnTodo, "crates/burn-router/src/interpreter.rs:2161"),
+    ("cpu:2@ndarray", None, BurnUnimplemented, "crates/burn-router/src/channel/base.rs:58"),
+])
+def test_legacy_qfloat_other_paths(target: str, path: str | None, error: type,
+                                   source: str) -> None:
+    rt = Runtime(DEVICES, quantized=FakeQuant())
+    q = quantized(rt)
+    with pytest.raises(error) as info:
+        rt.to_device(q, target, path, legacy=True)
+    assert info.value.source == source and rt.handle_ids("cpu:0") == [int(q.id)]
+
+
+def test_legacy_register_to_device_quantized_arm() -> None:
+    """The arm that is unreachable through get_tensor (§14.2) still replays Burn's text
+    (interpreter.rs:124)."""
+    interp = TensorInterpreter(make_backend(parse_device("cpu:1")), legacy=True)
+    kind = HandleKind(Kind.QUANTIZED, Primitive(np.zeros(2, np.int8), Q8, parse_device("cpu:0")))
+    with pytest.raises(BurnTodo, match="^not yet implemented: Local transfer of quantized "
+                                       "tensors is not supported yet$"):
+        interp.register_tensor_to_device(0, kind)
+    with pytest.raises(BurnTodo, match="^not yet implemented$"):
+        interp.register_tensor_data(0, TensorData(b"\0\0", (2,), Q8))
+
+
+def test_fixed_qfloat_moves_through_the_extension_on_every_path() -> None:
+    rt = Runtime(DEVICES, quantized=FakeQuant())
+    for target in ("cpu:1", "peer2/cpu:0", "cpu:2@ndarray"):
+        moved = rt.to_device(quantized(rt), target)
+        assert moved.dtype == Q8
+        back = rt.op(DequantizeOp, moved, params=(DType.F32,))
+        assert rt.read(back).tolist() == [1.0, -2.0, 3.0]
+
+
+def test_quantize_ops_replay_todo_in_legacy_and_need_the_extension_otherwise() -> None:
+    """FloatOperationIr::Quantize/Dequantize => todo!() (interpreter.rs:1390-1391)."""
+    legacy = Runtime(["cpu:0"], legacy=True, quantized=FakeQuant())
+    with pytest.raises(BurnTodo) as info:
+        quantized(legacy)
+    assert info.value.source == "crates/burn-router/src/interpreter.rs:1390-1391"
+    bare = Runtime(["cpu:0"], quantized=None)
+    bare.session("cpu:0").interpreter.quantized = None
+    x = bare.tensor([1.0], "cpu:0")
+    with pytest.raises(ExtensionMissingError, match="quantize on cpu:0 needs the quantization"):
+        bare.op(QuantizeOp, x, params=(Q8.scheme,))
+    assert x.alive and bare.session("cpu:0").ended is None  # not a Burn panic: session lives
+
+
+def test_legacy_bridge_registers_under_the_interpreter_counter() -> None:
+    """Burn's `register_tensor` mints from the interpreter's own static COUNTER
+    (crates/burn-router/src/interpreter.rs:28-36, 130-143), not the client's: legacy bridge ids
+    restart at 0 and can silently overwrite a client id (invariant 2). The fix uses client ids."""
+    rt = Runtime(["cpu:0", "cpu:1@ndarray"], legacy=True)
+    victim = rt.tensor([7.0], "cpu:1@ndarray")
+    assert int(victim.id) == 0
+    moved = rt.to_device(rt.tensor([1.0], "cpu:0"), "cpu:1@ndarray")
+    assert int(moved.id) == 0 and rt.read(victim).tolist() == [1.0]
+    fixed = Runtime(["cpu:0", "cpu:1@ndarray"])
+    victim = fixed.tensor([7.0], "cpu:1@ndarray")
+    moved = fixed.to_device(fixed.tensor([1.0], "cpu:0"), "cpu:1@ndarray")
+    assert moved.id != victim.id and fixed.read(victim).tolist() == [7.0]
+
+
+def test_register_alias_shares_the_handle_until_both_are_freed(rt: Runtime) -> None:
+    """interpreter.rs:151-159."""
+    x = rt.tensor([1.0, 2.0], "cpu:0")
+    interp = rt.session("cpu:0").interpreter
+    alias = rt.client("cpu:0").create_empty_handle()
+    interp.register_alias(alias, x.id)
+    interp.handles.get(x.id, READ_WRITE)
+    assert interp.handles.get(alias, READ_ONLY).array.tolist() == [1.0, 2.0]
+    with pytest.raises(BurnPanic, match="alias source tensor must be materialized"):
+        interp.register_alias(alias, x.id)
+
+
+def test_explain_and_views(rt: Runtime) -> None:
+    x = rt.tensor([1.0], "cpu:0")
+    y = rt.to_device(x, "peer2/cpu:0")
+    history = [(e.kind, e.device) for e in rt.explain(x.id)]
+    assert ("get", "cpu:0") in history and ("publish", "cpu:0") in history
+    assert [e.kind for e in rt.explain(y.id)] == ["op", "download", "register"]
+    view = rt.trace.view()
+    assert view.columns[:3] == ["step", "event", "device"] and len(view.rows) == len(rt.trace)
+    assert rt.registry("peer2/cpu:0").rows[0][:3] == [int(y.id), "f64", "[1]"]
