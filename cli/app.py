@@ -18,6 +18,7 @@ from routerlab import __version__
 COMMAND_MODULES = [
     "doctor",
     "simulate",
+    "quantize",
     "lab",
     "exercises",
     "teacher",

@@ -1,0 +1,58 @@
+"""`routerlab quantize`: quantize a small tensor the way one of Burn's backends does, and show it.
+
+    routerlab quantize --values '[-1.8,-1.0,0,0.5]' --scheme q8s [--scales '[0.0141]']
+                       [--calibration minmax|absmean] [--backend ndarray|flex|cubecl] [--json]
+    routerlab quantize --random 2,16 --seed 3 --scheme q8s:block=16
+
+Without `--scales` the scales are calibrated (dynamic quantization). numpy and the core are
+imported inside the command so that `routerlab --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command(help="Quantize values with a Burn backend's arithmetic; show q, scales, bytes, error.")(
+        quantize
+    )
+
+
+def quantize(
+    values: str = typer.Option(None, "--values", help="Flat JSON list of numbers, row-major."),
+    shape: str = typer.Option(None, "--shape", help="Comma-separated shape, e.g. 2,16 (default: flat)."),
+    random: str = typer.Option(None, "--random", help="Instead of --values: a random normal tensor of this shape."),
+    seed: int = typer.Option(0, "--seed", help="Seed for --random."),
+    scheme: str = typer.Option("q8s", "--scheme", help="Scheme string, e.g. q8s, q4f:block=32 (docs/schemes.md)."),
+    scales: str = typer.Option(None, "--scales", help="JSON list of scales (static); omit to calibrate."),
+    global_scale: float = typer.Option(None, "--global", help="The f32 global scale of a two-level scheme, with --scales."),
+    calibration: str = typer.Option("minmax", "--calibration", help="minmax or absmean (without --scales)."),
+    backend: str = typer.Option("flex", "--backend", help="ndarray, flex or cubecl."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    plain: bool = typer.Option(False, "--plain", help="No colour."),
+) -> None:
+    from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.core.profiles import Profile
+    from routerlab.core.quant.calibration import Calibration
+    from routerlab.core.quant.inputs import parse_floats, random_tensor, tensor_from
+    from routerlab.core.quant.quantize import quantize as quantize_static
+    from routerlab.core.quant.quantize import quantize_dynamic
+    from routerlab.core.quant.report import QuantizeReport
+
+    profile = Profile.parse(backend)
+    if random is not None:
+        x = random_tensor(random, seed, values, shape)
+    else:
+        x = tensor_from(values, shape)
+    if scales is None:
+        method = Calibration.parse(calibration)
+        tensor = quantize_dynamic(x, scheme, profile=profile, calibration=method)
+        report = QuantizeReport(x, tensor, profile, method)
+    else:
+        tensor = quantize_static(x, scheme, parse_floats("--scales", scales), global_scale, profile=profile)
+        report = QuantizeReport(x, tensor, profile, None)
+    if json_out:
+        print_json(report.to_dict())
+        return
+    make_console(plain).print(to_rich(report.view()))

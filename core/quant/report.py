@@ -1,0 +1,81 @@
+"""One quantization, described for the CLI (`routerlab quantize`) and for notebooks.
+
+`QuantizeReport` holds what a learner wants to see side by side: the input, the stored values and
+scales, the reconstruction, the error and the canonical bytes. `to_dict()` is the `--json` object
+(a contract: keys `q`, `scales`, `global`, `dequant`, `scheme`, `bytes`, `max_abs_error`), and
+`view()` the `TableView` both faces render.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from routerlab.core.profiles import Profile
+from routerlab.core.quant.arrays import to_host
+from routerlab.core.quant.calibration import Calibration
+from routerlab.core.quant.tensor import QuantizedTensor
+from routerlab.core.view import TableView
+
+MAX_ROWS = 64
+"""Rows the table shows; the JSON always carries every element."""
+
+
+@dataclass(frozen=True)
+class QuantizeReport:
+    """A float tensor, its quantized primitive under `profile`, and the reconstruction."""
+
+    x: np.ndarray
+    tensor: QuantizedTensor
+    profile: Profile
+    calibration: Calibration | None
+    """None for static quantization (scales given)."""
+
+    @property
+    def dequant(self) -> np.ndarray:
+        return to_host(self.tensor.dequantize(self.profile)).reshape(-1)
+
+    @property
+    def max_abs_error(self) -> float:
+        error = np.abs(self.dequant - self.x.reshape(-1))
+        return float(error.max()) if error.size else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        tensor = self.tensor
+        return {
+            "scheme": str(tensor.scheme),
+            "backend": self.profile.value,
+            "calibration": None if self.calibration is None else self.calibration.value,
+            "shape": list(tensor.shape),
+            "input": self.x.reshape(-1).tolist(),
+            "q": to_host(tensor.q()).reshape(-1).tolist(),
+            "scales": tensor.scales_f32().reshape(-1).tolist(),
+            "scales_shape": list(tensor.scales.shape),
+            "global": None if tensor.global_scale is None else float(tensor.global_scale),
+            "dequant": self.dequant.tolist(),
+            "max_abs_error": self.max_abs_error,
+            "bytes": tensor.to_bytes().hex(),
+            "nbytes": tensor.nbytes,
+        }
+
+    def view(self) -> TableView:
+        x, q, dq = self.x.reshape(-1), to_host(self.tensor.q()).reshape(-1), self.dequant
+        rows = [[i, float(x[i]), int(q[i]), float(dq[i]), float(abs(dq[i] - x[i]))]
+                for i in range(min(x.size, MAX_ROWS))]
+        scales = ", ".join(f"{s:.6g}" for s in self.tensor.scales_f32().reshape(-1)[:8])
+        more = f" (+{self.tensor.scales.size - 8} more)" if self.tensor.scales.size > 8 else ""
+        glob = "" if self.tensor.global_scale is None else f"; global {float(self.tensor.global_scale):.6g}"
+        hidden = f"; {x.size - MAX_ROWS} more rows in --json" if x.size > MAX_ROWS else ""
+        how = "static scales" if self.calibration is None else f"{self.calibration.value} calibration"
+        raw = self.tensor.to_bytes().hex()
+        raw = raw if len(raw) <= 80 else raw[:80] + "…"
+        caption = (f"{how}; scales [{scales}]{more}{glob}; max |error| {self.max_abs_error:.6g}; "
+                   f"{self.tensor.nbytes} bytes {raw}{hidden}")
+        return TableView(
+            title=f"{self.tensor.scheme} on {self.profile.value}, shape {list(self.tensor.shape)}",
+            columns=["i", "x", "q", "dequant", "|error|"],
+            rows=rows,
+            caption=caption,
+        )
