@@ -44,7 +44,7 @@ def unlock_key(exercise_id: str, canonical_answers: Mapping[str, str]) -> str:
 
 
 def seal(text: str, key: str) -> str:
-    """Encrypt `text` with `key` (SHA-256 counter keystream, plus a tag that detects a wrong key)."""
+    """Encrypt with a SHA-256 counter keystream, plus a tag that detects a wrong key."""
     plain = text.encode("utf-8")
     cipher = bytes(a ^ b for a, b in zip(plain, _keystream(key, len(plain)), strict=True))
     tag = hmac.new(key.encode(), cipher, hashlib.sha256).digest()[:16]

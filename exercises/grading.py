@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from routerlab import __version__
 from routerlab.exercises.catalog import Catalog
 from routerlab.exercises.course import Course
 from routerlab.exercises.errors import GradesError
+
+from routerlab import __version__
 
 RESULTS_FORMAT = "routerlab-exercise-results"
 RESULTS_VERSION = 1
@@ -116,7 +117,8 @@ class Gradebook:
                                   sum(e["passed"] for e in s.exercises.values())]
                 for ex_id in self.exercise_ids:
                     e = s.exercises.get(ex_id)
-                    row += ["", "", ""] if e is None else [e["points"], e["attempts"], e["hint_level"]]
+                    row += (["", "", ""] if e is None
+                            else [e["points"], e["attempts"], e["hint_level"]])
                 writer.writerow(row)
         return path
 

@@ -7,7 +7,8 @@ say which check was running. Errors are reduced to the student's own frames, so 
 their traceback, not RouterLab's internals.
 
 Request (JSON): {"exercise": id, "results": path, "scratch": folder, "candidates": [{"path",
-"display"}], "with_solution": bool}. With `with_solution`, the reference solution is checked as a last
+"display"}], "with_solution": bool}. With `with_solution`, the reference solution is checked as a
+last
 candidate (for a predict exercise it is unsealed with the answers the model computes), which lets
 `teacher lint` grade starter and solution in one process.
 """
@@ -114,7 +115,8 @@ def _load(path: str, name: str) -> ModuleType:
 def _load_problem(error: BaseException, path: str, display: str) -> Outcome:
     if isinstance(error, SyntaxError):
         where = f"{display}, line {error.lineno}" if error.lineno else display
-        lines = [where, f"    {(error.text or '').rstrip()}", f"{type(error).__name__}: {error.msg}"]
+        lines = [where, f"    {(error.text or '').rstrip()}",
+                 f"{type(error).__name__}: {error.msg}"]
         return Outcome(name="load your file", status=ERROR, hint=1, traceback=lines,
                        message="Python cannot read your file (a syntax error)")
     frames = _student_frames(error.__traceback__, path, display)

@@ -79,8 +79,9 @@ def _notebook_code(code: tuple[Any, ...], values: dict[str, Any]) -> str:
         try:
             parts.append(textwrap.dedent(inspect.getsource(item)))
         except (TypeError, OSError):
-            raise ExerciseError(f"cannot read the source of {item!r}: give check() functions or "
-                                "classes defined in a cell, and plain values as NAME=value") from None
+            raise ExerciseError(f"cannot read the source of {item!r}: give check() functions "
+                                "or classes defined in a cell, and plain values as NAME=value"
+                                ) from None
     for name, value in values.items():
         text = repr(value)
         try:

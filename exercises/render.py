@@ -67,9 +67,11 @@ class ProgressView:
     def _repr_html_(self) -> str:
         width = 0 if not self.total else round(100 * self.done / self.total)
         bar = (f"<div style='width:300px;height:10px;border:1px solid rgba(127,127,127,.6)'>"
-               f"<div style='width:{width}%;height:100%;background:rgba(46,160,67,.7)'></div></div>")
+               f"<div style='width:{width}%;height:100%;background:rgba(46,160,67,.7)'>"
+               "</div></div>")
         notes = "".join(_para(n) for n in self.notes)
-        return f"<div class='routerlab-progress'>{notes}{bar}{_para(self.summary)}{to_html(self.table)}</div>"
+        return (f"<div class='routerlab-progress'>{notes}{bar}{_para(self.summary)}"
+                f"{to_html(self.table)}</div>")
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,8 @@ def report_view(report: CheckReport, exercise: Exercise, face: str = TERMINAL) -
                                  "they are often the cause", "muted"))
     if report.output.strip():
         blocks.append(Block("your code printed", report.output.rstrip(), "muted"))
-    return ReportView(headline, report.passed, table, tuple(blocks), _footer(report, exercise, face))
+    footer = _footer(report, exercise, face)
+    return ReportView(headline, report.passed, table, tuple(blocks), footer)
 
 
 def progress_view(statuses: Sequence[Status], notes: Sequence[str] = ()) -> ProgressView:
@@ -135,8 +138,10 @@ def progress_view(statuses: Sequence[Status], notes: Sequence[str] = ()) -> Prog
 
 
 def hint_view(hint: Hint, face: str = TERMINAL) -> TextView:
-    title = f"{hint.exercise.id}, hint {hint.level} of {len(hint.exercise.hints)} ({hint.level_name})"
-    more = "" if hint.is_last else f"\n\nStill stuck? {_hint_call(hint.exercise.id, hint.level + 1, face)}"
+    exercise = hint.exercise
+    title = f"{exercise.id}, hint {hint.level} of {len(exercise.hints)} ({hint.level_name})"
+    more = ("" if hint.is_last
+            else f"\n\nStill stuck? {_hint_call(exercise.id, hint.level + 1, face)}")
     return TextView(title, hint.text + more)
 
 
@@ -159,7 +164,8 @@ def _failure_block(same: list[Outcome], exercise: Exercise, face: str) -> Block:
         lines += ["", "where, in your code:", *(f"  {t}" for t in outcome.traceback)]
     if outcome.hint and outcome.hint <= len(exercise.hints):
         level = HINT_LEVELS[outcome.hint - 1]
-        lines += ["", f"this hint may help ({level}): {_hint_call(exercise.id, outcome.hint, face)}"]
+        how = _hint_call(exercise.id, outcome.hint, face)
+        lines += ["", f"this hint may help ({level}): {how}"]
     kind = "hidden check" if outcome.hidden else "check"
     also = f" (and {len(same) - 1} more checks, the same way)" if len(same) > 1 else ""
     return Block(f"✗ {kind}: {outcome.name}{also}", "\n".join(lines), "error")

@@ -124,7 +124,8 @@ def _explain_stop(reports: list[CheckReport], events: list[dict], timed_out: boo
                    "becomes false")
     else:
         last = printed.strip().splitlines()[-1:] or ["no output"]
-        message = (f"the checking process stopped unexpectedly (exit code {returncode}: {last[0]}). "
+        message = (f"the checking process stopped unexpectedly (exit code {returncode}: "
+                   f"{last[0]}). "
                    "If your code does not call exit() or crash Python, this is a RouterLab bug")
     if reports[current].problem is None:
         reports[current].problem = Outcome(name="run your code", status=ERROR, message=message)

@@ -23,7 +23,7 @@ from routerlab.exercises.errors import CatalogError
 
 
 def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
-    """Write `sealed.json` for a predict exercise from a solution file that the model agrees with."""
+    """Write `sealed.json` of a predict exercise from a solution file the model agrees with."""
     suite = suite_for(exercise)
     if not isinstance(suite, PredictSuite):
         raise CatalogError(f"{exercise.id} is not a predict exercise; its solution.py ships as is")
@@ -51,7 +51,8 @@ def literal_assignments(source: str) -> dict[str, Any]:
     """Top-level `NAME = <literal>` lines of a Python file, without running it."""
     values = {}
     for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        single = isinstance(node, ast.Assign) and len(node.targets) == 1
+        if single and isinstance(node.targets[0], ast.Name):
             try:
                 values[node.targets[0].id] = ast.literal_eval(node.value)
             except ValueError:

@@ -23,7 +23,7 @@ from routerlab.exercises.course import Course
 from routerlab.exercises.report import CheckReport
 
 DEBOUNCE = 0.15
-"""Editors save in several steps (write, rename, chmod); changes this close together are one save."""
+"""Editors save in steps (write, rename, chmod); changes this close together are one save."""
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,12 @@ class Watcher:
             self.mode = "polling"
             self.on_event(WatchEvent(
                 "mode", "file system events do not arrive in this folder (a network, container "
-                f"or VM mount?), so RouterLab checks for changes every {self.interval:g} s instead"))
+                "or VM mount?), so RouterLab checks for changes every "
+                f"{self.interval:g} s instead"))
         else:
             self.mode = "polling"
-            self.on_event(WatchEvent("mode", f"polling for saves every {self.interval:g} s (--poll)"))
+            self.on_event(WatchEvent("mode",
+                                     f"polling for saves every {self.interval:g} s (--poll)"))
         return self._observe(PollingObserver(timeout=self.interval))
 
     def _observe(self, observer: Any | None) -> Any:

@@ -68,7 +68,8 @@ class Workspace:
     def exercise_for_file(self, path: Path, catalog: Catalog) -> Exercise | None:
         """Which exercise a changed file belongs to (for `watch`); None for any other file."""
         for exercise in catalog:
-            if path.name == exercise.file_name and path.parent.resolve() == self.exercise_dir.resolve():
+            same_folder = path.parent.resolve() == self.exercise_dir.resolve()
+            if path.name == exercise.file_name and same_folder:
                 return exercise
         return None
 

@@ -14,7 +14,6 @@ import typer
 
 if TYPE_CHECKING:
     from rich.console import Console
-
     from routerlab.exercises.course import Course
     from routerlab.exercises.render import ProgressView, ReportView
 
@@ -23,7 +22,8 @@ exercises_app = typer.Typer(
     help="Classroom exercises: implement pieces of the router model and check them offline.",
 )
 
-DIR = typer.Option(None, "--dir", "-d", help="The workspace (default: found from the current folder).")
+DIR = typer.Option(None, "--dir", "-d",
+                   help="The workspace (default: found from the current folder).")
 PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 
@@ -54,7 +54,6 @@ def print_report(console: Console, view: ReportView) -> None:
     """Render a check result: headline, the table of checks, each explained failure, footer."""
     from rich.panel import Panel
     from rich.text import Text
-
     from routerlab.cli.render import to_rich
 
     console.print(Text(view.headline, style="bold green" if view.passed else "bold red"))
@@ -71,7 +70,6 @@ def print_progress(console: Console, view: ProgressView, table: bool = True) -> 
     from rich.progress_bar import ProgressBar
     from rich.table import Table
     from rich.text import Text
-
     from routerlab.cli.render import to_rich
 
     if table:
@@ -142,7 +140,8 @@ def show(exercise_id: str = typer.Argument(..., help="An exercise id, e.g. regis
 
 @exercises_app.command()
 def check(
-    exercise_id: str = typer.Argument(None, help="An exercise id (default: the next unfinished one)."),
+    exercise_id: str = typer.Argument(None,
+                                      help="An exercise id (default: the next unfinished one)."),
     all_: bool = typer.Option(False, "--all", help="Check every exercise."),
     directory: Path = DIR, plain: bool = PLAIN,
     json_out: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
@@ -178,7 +177,7 @@ def check(
                               highlight=False)
             print_progress(console, _progress(course), table=False)
     if not all(r.passed for r in reports):
-        raise SystemExit(1)  # not typer.Exit: click returns that code silently without standalone mode
+        raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
 
 
 def _verdict(report: Any, view: ReportView) -> dict[str, Any]:
@@ -201,7 +200,6 @@ def hint(exercise_id: str = typer.Argument(..., help="An exercise id."),
     """A hint: each call gives the next level (nudge, concept, near solution)."""
     from rich.panel import Panel
     from rich.text import Text
-
     from routerlab.exercises.render import hint_view
 
     view = hint_view(_course(directory).hint(exercise_id, level))
@@ -268,7 +266,8 @@ def watch(
 
 
 @exercises_app.command()
-def export(out: Path = typer.Option(None, "--out", "-o", help="Where to write (default: in the workspace)."),
+def export(out: Path = typer.Option(None, "--out", "-o",
+                                    help="Where to write (default: in the workspace)."),
            directory: Path = DIR, plain: bool = PLAIN) -> None:
     """Write your results (ids, pass/fail, points, attempts, hints) as one JSON file to hand in."""
     from routerlab.exercises.grading import write_results

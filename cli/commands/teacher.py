@@ -47,13 +47,14 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
             "Exercise catalog lint", ["id", "kind", "checks", "hidden", "time", "verdict"], rows,
             caption=caption, styles=styles)))
     if not all(r.ok for r in results):
-        raise SystemExit(1)  # not typer.Exit: click returns that code silently without standalone mode
+        raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
 
 
 @teacher_app.command()
 def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
                                          help="Folder of students' exported .json files."),
-           out: Path = typer.Option(None, "--out", "-o", help="CSV path (default: FOLDER/grades.csv)."),
+           out: Path = typer.Option(None, "--out", "-o",
+                                    help="CSV path (default: FOLDER/grades.csv)."),
            plain: bool = PLAIN) -> None:
     """Merge students' exported results into a CSV and summarise each exercise."""
     from routerlab.cli.render import make_console, to_rich

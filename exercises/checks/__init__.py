@@ -20,4 +20,5 @@ def suite_for(exercise: Exercise) -> Suite:
     for value in vars(module).values():
         if isinstance(value, Suite) and value.exercise_id == exercise.id:
             return value
-    raise CatalogError(f"routerlab.exercises.checks.{exercise.checks} has no suite for {exercise.id}")
+    raise CatalogError(f"routerlab.exercises.checks.{exercise.checks} has no suite for "
+                       f"{exercise.id}")

@@ -82,7 +82,8 @@ class Suite:
         """The key that opens a sealed solution, once every check passed (predict only)."""
         return None
 
-    def _add(self, name: str, hidden: bool, hint: int) -> Callable[[Callable[[Submission], None]], None]:
+    def _add(self, name: str, hidden: bool,
+             hint: int) -> Callable[[Callable[[Submission], None]], None]:
         def register(run: Callable[[Submission], None]) -> None:
             self.checks.append(Check(name, hidden, hint, run))
 

@@ -13,7 +13,15 @@ from typing import Any
 
 from routerlab.core.errors import BurnPanic, MissingHandleError
 from routerlab.core.handles import HandleContainer
-from routerlab.core.ir import READ_ONLY, READ_WRITE, NOT_INIT, ReadOp, TensorId, TensorIr, TensorStatus
+from routerlab.core.ir import (
+    NOT_INIT,
+    READ_ONLY,
+    READ_WRITE,
+    ReadOp,
+    TensorId,
+    TensorIr,
+    TensorStatus,
+)
 from routerlab.core.runtime import Runtime
 from routerlab.exercises.checks.base import (
     CheckFailure,
@@ -29,7 +37,8 @@ statuses = Suite("registry-1")
 _ABSENT = object()
 
 
-def student_runtime(get_handle: Callable[..., Any], devices: tuple[str, ...] = ("cpu:0",)) -> Runtime:
+def student_runtime(get_handle: Callable[..., Any],
+                    devices: tuple[str, ...] = ("cpu:0",)) -> Runtime:
     """A real runtime whose every handle container reads through the student's `get_handle`."""
 
     class StudentContainer(HandleContainer):
@@ -137,8 +146,8 @@ def _(sub: Submission) -> None:
         for _ in range(rng.randint(1, 8)):
             tid = TensorId(rng.randrange(8))
             status = rng.choice((READ_ONLY, READ_ONLY, READ_WRITE, NOT_INIT))
-            got = _observe(lambda t=tid, s=status: get_handle(mine, t, s))
-            want = _observe(lambda t=tid, s=status: model.get(t, s))
+            got = _observe(get_handle, mine, tid, status)
+            want = _observe(HandleContainer.get, model, tid, status)
             if got != want or sorted(mine) != sorted(int(i) for i in model.handle_ids()):
                 raise CheckFailure(
                     f"hidden case {case}: get_handle(…, {int(tid)}, {status}) on a registry that "
@@ -146,10 +155,10 @@ def _(sub: Submission) -> None:
                     got=f"{got[0]} {got[1]!r}, registry now {sorted(mine)}", hint=2)
 
 
-def _observe(call: Callable[[], Any]) -> tuple[str, Any]:
+def _observe(get: Callable[..., Any], *args: Any) -> tuple[str, Any]:
     """What one get did: returned a handle, panicked on a missing id, or panicked otherwise."""
     try:
-        return "returned", call()
+        return "returned", get(*args)
     except MissingHandleError:
         return "panicked: missing id", None
     except BurnPanic:

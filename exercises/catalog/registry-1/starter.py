@@ -1,6 +1,5 @@
 from typing import Any
 
-from routerlab.core.errors import BurnPanic, MissingHandleError
 from routerlab.core.ir import TensorId, TensorStatus
 
 

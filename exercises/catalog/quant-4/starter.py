@@ -1,0 +1,6 @@
+# TODO: replace each `...` with your prediction.
+PACKED = ...  # [value bytes, scale bytes, global bytes]
+FLEX = ...
+FLEX_STORE = ...  # "native" or "packed-u32"
+TWO_LEVEL = ...
+BLOCK4 = ...  # "ok" or "refused"

@@ -1,0 +1,6 @@
+# TODO: replace each `...` with your prediction.
+AFTER_FIRST = ...  # e.g. {"cpu:0": [0], "cpu:1": []}
+AFTER_SECOND = ...
+SAME_DEVICE_ID = ...  # an int
+PEER_PATH = ...  # "same", "local", "bytes" or "bridge"
+AFTER_PEER = ...

@@ -1,0 +1,82 @@
+"""Checks of the session exercise (reference §7 step 3, §9.3, §14.2 item 4): FIFO sessions and the
+same-peer rendezvous in which either side may arrive first, and what a panic does to it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from routerlab.core.errors import RouterLabError
+from routerlab.core.ir import RegisterLocalOp, TensorIr
+from routerlab.core.runtime import Runtime
+from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite
+
+_EVENTS = ("wait", "expose", "take")
+
+
+def _events(value: Any) -> list[str]:
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise CheckFailure('write a list of "device event" strings, e.g. ["cpu:0 expose"]',
+                           got=repr(value), hint=1)
+    out = []
+    for item in value:
+        parts = item.lower().split()
+        if len(parts) != 2 or parts[1] not in _EVENTS or parts[0] not in ("cpu:0", "cpu:1"):
+            raise CheckFailure(f'each entry is "cpu:0 EVENT" or "cpu:1 EVENT" with EVENT one of '
+                               f"{', '.join(_EVENTS)}", got=repr(item), hint=1)
+        out.append(" ".join(parts))
+    return out
+
+
+def _fate(value: Any) -> str:
+    if value not in ("ok", "panic", "hang"):
+        raise CheckFailure('answer "ok", "panic" or "hang"', got=repr(value), hint=1)
+    return str(value)
+
+
+def _devices(value: Any) -> list[str]:
+    if not isinstance(value, list | tuple | set) or not all(v in ("cpu:0", "cpu:1") for v in value):
+        raise CheckFailure('write a list of devices among "cpu:0" and "cpu:1" ([] for none)',
+                           got=repr(value), hint=1)
+    return sorted(value)
+
+
+def _rendezvous(rt: Runtime, arrival: str) -> list[str]:
+    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    mark = len(rt.trace)
+    rt.to_device(x, "cpu:1", arrival=arrival)
+    return [f"{e.device} {e.kind}" for e in rt.trace.read(mark) if e.kind in _EVENTS]
+
+
+def _sessions_answers() -> dict[str, Any]:
+    """Run sessions-1's scenarios on the model and observe."""
+    rt = Runtime(["cpu:0", "cpu:1"])
+    target_first = _rendezvous(rt, "target-first")
+    source_first = _rendezvous(rt, "source-first")
+    lonely = Runtime(["cpu:0", "cpu:1"])
+    out = lonely.tensor([0.0], "cpu:1", "f32")
+    try:
+        lonely.submit("cpu:1", RegisterLocalOp(99, TensorIr.uninit(out.id, out.shape, out.dtype)))
+        never = "ok"
+    except RouterLabError as error:
+        never = "hang" if "wait forever" in str(error) else "panic"
+    legacy = Runtime(["cpu:0", "cpu:1"], legacy=True)
+    u8 = legacy.tensor([1, 2, 3], "cpu:0", "u8")
+    try:
+        legacy.to_device(u8, "cpu:1", arrival="target-first")
+    except RouterLabError:
+        pass
+    ended = [str(d) for d in legacy.devices if legacy.session(d).ended is not None]
+    return {"TARGET_FIRST": target_first, "SOURCE_FIRST": source_first, "NEVER_EXPOSED": never,
+            "LEGACY_U8_ENDED": ended}
+
+
+rendezvous = PredictSuite(
+    "sessions-1",
+    parts=[
+        Part("TARGET_FIRST", "the wait/expose/take events of a target-first move", _events),
+        Part("SOURCE_FIRST", "the wait/expose/take events of a source-first move", _events),
+        Part("NEVER_EXPOSED", "what a register for a transfer nobody exposes does", _fate),
+        Part("LEGACY_U8_ENDED", "the sessions ended by the legacy u8 move", _devices),
+    ],
+    oracle=_sessions_answers,
+)
