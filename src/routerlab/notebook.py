@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from routerlab.core.view import TableView, to_html
+from routerlab.core.view import TableView, format_cell, to_html
 
 __all__ = [
-    "PALETTE", "Callout", "Caught", "Stepper", "banner", "catch_panic", "html_of",
-    "plot_theme", "show", "stepper",
+    "PALETTE", "Callout", "Caught", "Scoreboard", "Stepper", "Tape", "WrongAnswer", "banner",
+    "catch_panic", "check", "html_of", "plot_theme", "show", "stepper", "text_of",
 ]
 
 # Mid-lightness colours: readable on JupyterLab's white and on its near-black dark theme.
@@ -89,6 +89,15 @@ def html_of(obj: Any) -> str:
     return f"<pre>{html.escape(str(obj))}</pre>"
 
 
+def text_of(view: TableView) -> str:
+    """A plain-text table (what a terminal or a text-only front end shows)."""
+    cells = [list(view.columns)] + [[format_cell(c) for c in row] for row in view.rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(view.columns))]
+    lines = [view.title] + ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                            for r in cells]
+    return "\n".join(lines + ([view.caption] if view.caption else []))
+
+
 def show(*objects: Any) -> None:
     """Display each object: its `_repr_html_`, else its `.view()` table, else its text."""
     from IPython.display import HTML, display
@@ -127,7 +136,8 @@ class Caught:
         if self.error is None:
             return Callout("ok", "No panic: the operation went through.")
         if self.source:  # a BurnPanic: print it the way Rust does
-            text = f"thread '<session>' panicked at {self.source}:\n{self.message}"
+            thread = getattr(self.error, "session", None) or "main"
+            text = f"thread '{thread}' panicked at {self.source}:\n{self.message}"
             return Callout("error", f"Burn panics ({type(self.error).__name__})", text, pre=True)
         return Callout("error", f"{type(self.error).__name__}", self.message, pre=True)
 
@@ -158,6 +168,14 @@ def catch_panic(*kinds: type[BaseException]) -> Iterator[Caught]:
 # --- step-through -----------------------------------------------------------------------------
 
 
+# Widget HTML does not get JupyterLab's table styles; these read on light and dark themes.
+_STEP_STYLE = (
+    "<style>.routerlab-step table{border-collapse:collapse;margin:.3em 0 .8em 0}"
+    ".routerlab-step th,.routerlab-step td{padding:.15em .7em;text-align:left;"
+    "border-bottom:1px solid rgba(128,128,128,.35)}</style>"
+)
+
+
 @dataclass
 class Stepper:
     """Frames to step through with a slider; a static HTML table where widgets do not render.
@@ -178,7 +196,8 @@ class Stepper:
             raise ValueError("a Stepper needs at least one frame")
         total = len(self.frames)
         self._pages = [
-            f"<div><b>Step {i + 1} / {total}</b>: {html.escape(caption)}</div>{html_of(body)}"
+            f"<div class='routerlab-step'>{_STEP_STYLE}<div><b>Step {i + 1} / {total}</b>: "
+            f"{html.escape(caption)}</div>{html_of(body)}</div>"
             for i, (caption, body) in enumerate(self.frames)
         ]
 
@@ -233,6 +252,190 @@ def stepper(frames: Sequence[tuple[str, Any]], title: str = "Step through",
             static: Any = None) -> Stepper:
     """`Stepper(frames, title, static)`; display it as a cell's last expression."""
     return Stepper(list(frames), title, static)
+
+
+# --- recording a program ---------------------------------------------------------------------
+
+
+@dataclass
+class _Snap:
+    caption: str
+    events: list[Any]
+    handles: dict[str, list[int]]
+    registries: dict[str, TableView]
+
+
+class Tape:
+    """Snapshots of a `Runtime` taken between the lines of a small program.
+
+    `tape.snap("what the line did")` after each line keeps that line's trace events and every
+    device's registry as the core reports them (`rt.trace.read`, `rt.registries()`); the tape
+    then shows as a step-through (`tape.stepper()`) or as one summary table (`tape.view()`).
+    """
+
+    def __init__(self, rt: Any) -> None:
+        self.rt = rt
+        self._mark = len(rt.trace)
+        self.snaps: list[_Snap] = []
+
+    def snap(self, caption: str) -> None:
+        events = self.rt.trace.read(self._mark)
+        self._mark = len(self.rt.trace)
+        devices = [str(d) for d in self.rt.devices]
+        self.snaps.append(_Snap(caption, events,
+                                {d: self.rt.handle_ids(d) for d in devices},
+                                self.rt.registries()))
+
+    def view(self) -> TableView:
+        """One row per snapshot: the line, the ops the sessions ran, the ids each registry holds."""
+        devices = sorted({d for s in self.snaps for d in s.handles})
+        rows = []
+        for i, snap in enumerate(self.snaps):
+            ops = "; ".join(e.detail for e in snap.events if e.kind in ("op", "drop"))
+            rows.append([i + 1, snap.caption, ops or "(nothing sent)",
+                         *(_ids(snap.handles.get(d)) for d in devices)])
+        return TableView("The program, line by line", ["step", "line", "sent to the sessions",
+                         *(f"{d} holds" for d in devices)], rows)
+
+    def frames(self) -> list[tuple[str, Any]]:
+        frames = []
+        for snap in self.snaps:
+            events: Any = self.rt.trace.view(snap.events, title="What the router did")
+            if not snap.events:
+                events = Callout("info", "Nothing was sent: no session saw this line.")
+            tables = "".join(
+                f"<div style='display:inline-block;vertical-align:top;margin-right:2em'>"
+                f"{html_of(view)}</div>" for view in snap.registries.values())
+            frames.append((snap.caption, _Html(html_of(events) + tables)))
+        return frames
+
+    def stepper(self, title: str = "Step through the program") -> Stepper:
+        return Stepper(self.frames(), title, static=self.view())
+
+    def _repr_html_(self) -> str:
+        return to_html(self.view())
+
+    def __repr__(self) -> str:
+        return text_of(self.view())
+
+
+def _ids(ids: list[int] | None) -> str:
+    if ids is None:
+        return "—"
+    return ", ".join(f"#{i}" for i in ids) if ids else "(empty)"
+
+
+@dataclass(frozen=True)
+class _Html:
+    text: str
+
+    def _repr_html_(self) -> str:
+        return self.text
+
+
+_WIRE_EVENTS = ("copy", "publish", "download", "bridge")
+_BOARD_COLUMNS = ["move", "path", "ids", "source", "host bytes", "device bytes", "copies"]
+
+
+class Scoreboard:
+    """Moves tensors with `rt.to_device` and keeps score: path, moved or copied, bytes, copies.
+
+    Every number comes from the core: the path from `automatic_path` (or the forced one), the
+    bytes from the trace events of the move, the buffer copies from the backends' counters.
+    """
+
+    def __init__(self, rt: Any) -> None:
+        self.rt = rt
+        self.rows: list[dict[str, Any]] = []
+
+    def move(self, tensor: Any, device: str, path: str | None = None, **options: Any) -> Any:
+        """`rt.to_device(tensor, device, path, **options)`, scored; returns the moved tensor."""
+        from routerlab.core.devices import automatic_path, parse_device
+
+        source, source_id = tensor.device, int(tensor.id)
+        chosen = path or str(automatic_path(source, parse_device(device)))
+        mark, copies = len(self.rt.trace), self._copies()
+        moved = self.rt.to_device(tensor, device, path, **options)
+        events = self.rt.trace.read(mark)
+        wire = {k: sum(e.nbytes for e in events if e.kind == k) for k in _WIRE_EVENTS}
+        kept = source_id in self.rt.handle_ids(source)
+        fate = "same tensor" if moved.id == source_id else ("copied" if kept else "moved")
+        self.rows.append(dict(zip(_BOARD_COLUMNS, [
+            f"{source} → {moved.device}", chosen, f"#{source_id} → #{int(moved.id)}", fate,
+            wire["publish"] + wire["download"], wire["copy"] + wire["bridge"],
+            self._copies() - copies], strict=True)))
+        return moved
+
+    def _copies(self) -> int:
+        return sum(self.rt.session(d).interpreter.backend.copies for d in self.rt.devices)
+
+    def view(self) -> TableView:
+        rows = [[row[c] if row[c] != 0 else None for c in _BOARD_COLUMNS] for row in self.rows]
+        return TableView("Transfer scoreboard", _BOARD_COLUMNS, rows,
+                         caption="host bytes: read back to TensorData on the source plus uploaded "
+                                 "on the target (they cross the network between peers); device "
+                                 "bytes: handed from buffer to buffer inside one server process "
+                                 "(a local copy, a bridge conversion); copies: buffer copies "
+                                 "made by the backends")
+
+    def _repr_html_(self) -> str:
+        return to_html(self.view())
+
+    def __repr__(self) -> str:
+        return text_of(self.view())
+
+
+# --- closing exercises -----------------------------------------------------------------------
+
+
+class WrongAnswer(AssertionError):
+    """A wrong prediction: the cell fails, with a short message instead of a long traceback."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message + (f"\nHint: {hint}" if hint else ""))
+        self.hint = hint
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of a traceback
+        return [f"\x1b[31m✗ {line}\x1b[0m" for line in str(self).splitlines()]
+
+
+def check(answer: Any, truth: Any, *, hint: str = "", explain: str = "") -> Callout:
+    """Check a prediction against what the model actually does.
+
+    `answer` is the student's value; `...` (the shipped placeholder) means "not answered yet" and
+    is reported without failing, so the notebook still runs top to bottom. `truth` is the value or
+    a zero-argument callable asking `routerlab.core`, called only once an answer is given (so the
+    answer is not shown before the student predicts). It runs again on every attempt, so it must
+    only *look* at the model, never change it. Numbers compare to 1e-6 (relative),
+    strings without case or surrounding spaces, sequences element by element. A wrong answer
+    raises `WrongAnswer` with the hint; a right one shows the explanation.
+    """
+    if answer is ...:
+        return Callout("info", "Not answered yet: replace the ... with your prediction and run "
+                               "this cell again.", f"Hint: {hint}" if hint else "")
+    expected = truth() if callable(truth) else truth
+    if not _same(answer, expected):
+        raise WrongAnswer(f"Not quite: {answer!r} is not what the model does.", hint)
+    return Callout("ok", f"Correct: {answer!r}.", explain)
+
+
+def _same(answer: Any, expected: Any) -> bool:
+    if isinstance(expected, str) or isinstance(answer, str):
+        return str(answer).strip().lower() == str(expected).strip().lower()
+    if hasattr(expected, "tolist"):
+        expected = expected.tolist()
+    if hasattr(answer, "tolist"):
+        answer = answer.tolist()
+    if isinstance(expected, bool) or isinstance(answer, bool):
+        return answer is expected or answer == expected and type(answer) is type(expected)
+    if isinstance(expected, int | float) and isinstance(answer, int | float):
+        return abs(answer - expected) <= 1e-6 * max(1.0, abs(expected))
+    if isinstance(expected, list | tuple) and isinstance(answer, list | tuple):
+        return len(answer) == len(expected) and all(
+            _same(a, e) for a, e in zip(answer, expected, strict=True))
+    if isinstance(expected, set | frozenset) and isinstance(answer, set | frozenset | list | tuple):
+        return set(answer) == set(expected)
+    return bool(answer == expected)
 
 
 # --- plots ------------------------------------------------------------------------------------
