@@ -10,7 +10,6 @@ same-peer transfer hands from one interpreter to another (`crates/burn-ir/src/ba
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from types import ModuleType
@@ -96,25 +95,26 @@ class Backend:
         self.profile: Profile = device.profile
         self.copies = 0
         self.bytes_copied = 0
+        self._context = contextlib.nullcontext() if xp is np else xp.cuda.Device(device.index)
+        self._storages: dict[AnyDType, np.dtype[Any]] = {}
 
     def __repr__(self) -> str:
         return f"Backend({self.device}, {self.xp.__name__})"
 
-    @contextlib.contextmanager
-    def _on_device(self) -> Iterator[None]:
-        """CuPy allocates on the current device; numpy has only one."""
-        if self.xp is np:
-            yield
-        else:
-            with self.xp.cuda.Device(self.device.index):
-                yield
+    def _on_device(self) -> contextlib.AbstractContextManager[Any]:
+        """CuPy allocates on the current device (`cupy.cuda.Device` makes it current); numpy
+        has only one."""
+        return self._context
 
     def _storage(self, dtype: AnyDType) -> np.dtype[Any]:
-        if not isinstance(dtype, DType):
-            raise DTypeError(f"{dtype} has no plain array storage")
-        if dtype is DType.BF16 and self.xp is not np:
-            raise DTypeError("CuPy has no bfloat16 arrays; use f16 or f32 on cuda devices")
-        return dtype.numpy
+        storage = self._storages.get(dtype)
+        if storage is None:
+            if not isinstance(dtype, DType):
+                raise DTypeError(f"{dtype} has no plain array storage")
+            if dtype is DType.BF16 and self.xp is not np:
+                raise DTypeError("CuPy has no bfloat16 arrays; use f16 or f32 on cuda devices")
+            storage = self._storages[dtype] = dtype.numpy
+        return storage
 
     def _count(self, nbytes: int) -> None:
         self.copies += 1

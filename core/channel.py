@@ -42,7 +42,7 @@ def to_device(tensor: RouterTensor, target: RouterClient, path: Path | None = No
               options: TransferOptions = DEFAULT_TRANSFER,
               arrival: Arrival = Arrival.SOURCE_FIRST) -> RouterTensor:
     """Move `tensor` to `target`'s device by `path` (automatic from the topology when None)."""
-    tensor.meta()
+    tensor.check()
     source = tensor.device
     if path is None:
         path = automatic_path(source, target.device)

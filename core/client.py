@@ -78,7 +78,7 @@ def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTe
     `create(*input_irs, *params, new_id)` (see `ir.py`).
     """
     client = _common_client(inputs)
-    op_type.infer(*(t.meta() for t in inputs), *params)
+    op_type.infer(*inputs, *params)
     client.session.check_alive()
     irs = [t.into_ir() for t in inputs]
     op = op_type.create(*irs, *params, client.create_empty_handle)
@@ -87,13 +87,15 @@ def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTe
 
 
 def _common_client(inputs: list[RouterTensor]) -> RouterClient:
+    """The inputs' one client; every input alive, none passed twice, all on one device."""
+    client = inputs[0].client
     for i, tensor in enumerate(inputs):
+        tensor.check()
         if any(tensor is other for other in inputs[:i]):
             raise UseAfterDropError(
                 f"tensor #{int(tensor.id)} is passed twice, so the first use would consume it "
                 "before the second; pass a clone() as one of them")
-    devices = {t.device for t in inputs}
-    if len(devices) > 1:
-        raise DeviceError("an op's inputs must be on one device, got "
-                          + ", ".join(sorted(str(d) for d in devices)) + "; move them first")
-    return inputs[0].client
+        if tensor.client is not client:
+            raise DeviceError(f"an op's inputs must be on one device, got {client.device} and "
+                              f"{tensor.device}; move them first")
+    return client

@@ -10,7 +10,9 @@ Burn's `Handle::NotInit` variant is not modelled: since PR #4593 (commit 3c6b710
 insert it, so no code path reaches it. The vestigial `counter` is dropped for the same reason.
 
 Every mutation is appended to the shared `Trace` and, while a `Journal` is open, to its undo log,
-so that a failed operation can be rolled back exactly. Both are one `list.append` each.
+so that a failed operation can be rolled back exactly. Both are one `list.append` each; trace
+events hold only plain ints and strings, so the garbage collector stops scanning them after their
+first pass (a long trace would otherwise slow every later step down).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ class Journal:
     """Undo log for one client-level operation across every container and rendezvous map.
 
     An entry `(mapping, key, old)` restores `mapping[key] = old` (or removes the key when `old`
-    is missing); an entry `(None, fn, None)` calls `fn()`. Rolled back newest first.
+    is missing); an entry `(None, fn, args)` calls `fn(*args)`. Rolled back newest first.
     """
 
     __slots__ = ("entries", "active", "_containers")
@@ -61,7 +63,7 @@ class Journal:
     def rollback(self) -> None:
         for mapping, key, old in reversed(self.entries):
             if mapping is None:
-                key()
+                key(*old)
             elif old is _MISSING:
                 mapping.pop(key, None)
             else:
@@ -77,8 +79,8 @@ class Journal:
         self.entries.append((mapping, key, value))
         return value
 
-    def on_rollback(self, undo: Callable[[], None]) -> None:
-        self.entries.append((None, undo, None))
+    def on_rollback(self, undo: Callable[..., None], *args: Any) -> None:
+        self.entries.append((None, undo, args))
 
 
 class HandleContainer:
@@ -98,7 +100,7 @@ class HandleContainer:
         if self._undo is not None:
             self._undo.append((handles, id, handles.get(id, _MISSING)))
         handles[id] = handle
-        self._log(("register", self.label, id, None, 0, ""))
+        self._log(("register", self.label, int(id), None, 0, ""))
 
     def get(self, id: int, status: TensorStatus) -> Any:
         """`get_handle` (handle.rs:93): ReadOnly leaves the entry, ReadWrite moves it out."""
@@ -114,7 +116,7 @@ class HandleContainer:
         elif status is not READ_ONLY:
             raise BurnPanic(f"Cannot get uninitialized tensor {TensorId(id)!r}. Tensor exist but "
                             "with wrong status", "crates/burn-ir/src/handle.rs:104-106")
-        self._log(("get", self.label, id, status, 0, ""))
+        self._log(("get", self.label, int(id), status._value_, 0, ""))
         return handle
 
     def get_tensor_handle(self, tensor: TensorIr) -> Any:
@@ -127,7 +129,7 @@ class HandleContainer:
         if handle is not None:
             if self._undo is not None:
                 self._undo.append((self._handles, id, handle))
-            self._log(("remove", self.label, id, None, 0, ""))
+            self._log(("remove", self.label, int(id), None, 0, ""))
         return handle
 
     def free(self, tensor: TensorIr) -> None:

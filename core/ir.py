@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from routerlab.core.dtypes import AnyDType, DType, QFloat
 from routerlab.core.errors import DTypeError, ShapeError
@@ -63,9 +63,9 @@ READ_WRITE = TensorStatus.READ_WRITE
 NOT_INIT = TensorStatus.NOT_INIT
 
 
-@dataclass(frozen=True, slots=True)
-class TensorIr:
-    """One use of one tensor: `{id, shape, status, dtype}`."""
+class TensorIr(NamedTuple):
+    """One use of one tensor: `{id, shape, status, dtype}`. Immutable (a named tuple: cheap to
+    build, and one is built for every input and output of every op)."""
 
     id: TensorId
     shape: Shape
@@ -77,8 +77,16 @@ class TensorIr:
         """An op output: the tensor does not exist yet (`TensorIr::uninit`)."""
         return cls(id, tuple(shape), NOT_INIT, dtype)
 
-    def num_elements(self) -> int:
-        return math.prod(self.shape)
+
+class TensorMeta(Protocol):
+    """What shape inference reads: a `TensorIr`, or a live `RouterTensor` before it is
+    consumed."""
+
+    @property
+    def shape(self) -> Shape: ...
+
+    @property
+    def dtype(self) -> AnyDType: ...
 
 
 NewId = Callable[[], TensorId]
@@ -92,17 +100,17 @@ class OperationIr:
     _inputs: ClassVar[tuple[str, ...]] = ()
     _outputs: ClassVar[tuple[str, ...]] = ()
 
-    def inputs(self) -> tuple[TensorIr, ...]:
-        return tuple(getattr(self, f) for f in self._inputs)
+    def inputs(self) -> list[TensorIr]:
+        return [getattr(self, f) for f in self._inputs]
 
-    def outputs(self) -> tuple[TensorIr, ...]:
-        return tuple(getattr(self, f) for f in self._outputs)
+    def outputs(self) -> list[TensorIr]:
+        return [getattr(self, f) for f in self._outputs]
 
     def describe(self) -> str:
         """One line for traces: `add(#3 ReadOnly, #4 ReadWrite) -> #5`."""
-        ins = ", ".join(f"#{int(t.id)} {t.status}" for t in self.inputs())
-        outs = ", ".join(f"#{int(t.id)}" for t in self.outputs())
-        return f"{self.name}({ins})" + (f" -> {outs}" if outs else "")
+        ins = ", ".join([f"#{t.id:d} {t.status._value_}" for t in self.inputs()])
+        outs = ", ".join([f"#{t.id:d}" for t in self.outputs()])
+        return f"{self.name}({ins}) -> {outs}" if outs else f"{self.name}({ins})"
 
 
 # --- lifecycle -------------------------------------------------------------------------------
@@ -166,7 +174,9 @@ def _same_dtype(lhs: AnyDType, rhs: AnyDType, op: str) -> AnyDType:
 
 
 def broadcast(lhs: Shape, rhs: Shape, op: str) -> Shape:
-    """NumPy/Burn broadcasting: align from the right, a 1 stretches (`Shape::broadcast`)."""
+    """Burn's `Shape::broadcast`: equal ranks, and each pair of dims equal or one of them 1."""
+    if lhs == rhs:
+        return lhs
     if len(lhs) != len(rhs):
         raise ShapeError(f"{op}: shapes {list(lhs)} and {list(rhs)} have different ranks")
     out = []
@@ -188,7 +198,7 @@ class BinaryOp(OperationIr):
     _outputs: ClassVar[tuple[str, ...]] = ("out",)
 
     @classmethod
-    def infer(cls, lhs: TensorIr, rhs: TensorIr) -> tuple[Shape, AnyDType]:
+    def infer(cls, lhs: TensorMeta, rhs: TensorMeta) -> tuple[Shape, AnyDType]:
         _numeric(lhs.dtype, cls.name)
         dtype = _same_dtype(lhs.dtype, rhs.dtype, cls.name)
         return broadcast(lhs.shape, rhs.shape, cls.name), dtype
@@ -220,7 +230,7 @@ class MatmulOp(BinaryOp):
     name: ClassVar[str] = "matmul"
 
     @classmethod
-    def infer(cls, lhs: TensorIr, rhs: TensorIr) -> tuple[Shape, AnyDType]:
+    def infer(cls, lhs: TensorMeta, rhs: TensorMeta) -> tuple[Shape, AnyDType]:
         _numeric(lhs.dtype, "matmul")
         dtype = _same_dtype(lhs.dtype, rhs.dtype, "matmul")
         a, b = lhs.shape, rhs.shape
@@ -242,7 +252,7 @@ class UnaryOp(OperationIr):
     _outputs: ClassVar[tuple[str, ...]] = ("out",)
 
     @staticmethod
-    def infer(input: TensorIr, param: Any) -> tuple[Shape, AnyDType]:
+    def infer(input: TensorMeta, param: Any) -> tuple[Shape, AnyDType]:
         raise NotImplementedError
 
     @classmethod
@@ -258,10 +268,11 @@ class ReshapeOp(UnaryOp):
     name: ClassVar[str] = "reshape"
 
     @staticmethod
-    def infer(input: TensorIr, shape: Shape) -> tuple[Shape, AnyDType]:
+    def infer(input: TensorMeta, shape: Shape) -> tuple[Shape, AnyDType]:
         shape = tuple(int(d) for d in shape)
-        if any(d < 0 for d in shape) or math.prod(shape) != input.num_elements():
-            raise ShapeError(f"reshape: {list(input.shape)} ({input.num_elements()} elements) "
+        elements = math.prod(input.shape)
+        if any(d < 0 for d in shape) or math.prod(shape) != elements:
+            raise ShapeError(f"reshape: {list(input.shape)} ({elements} elements) "
                              f"cannot become {list(shape)} ({math.prod(shape)} elements)")
         return shape, input.dtype
 
@@ -279,7 +290,7 @@ class SwapDimsOp(OperationIr):
     _outputs: ClassVar[tuple[str, ...]] = ("out",)
 
     @staticmethod
-    def infer(input: TensorIr, dim1: int, dim2: int) -> tuple[Shape, AnyDType]:
+    def infer(input: TensorMeta, dim1: int, dim2: int) -> tuple[Shape, AnyDType]:
         rank = len(input.shape)
         if not (0 <= dim1 < rank and 0 <= dim2 < rank):
             raise ShapeError(f"swap_dims({dim1}, {dim2}) on a rank-{rank} tensor")
@@ -300,7 +311,7 @@ class CastOp(UnaryOp):
     name: ClassVar[str] = "cast"
 
     @staticmethod
-    def infer(input: TensorIr, dtype: AnyDType) -> tuple[Shape, AnyDType]:
+    def infer(input: TensorMeta, dtype: AnyDType) -> tuple[Shape, AnyDType]:
         if isinstance(dtype, QFloat) or isinstance(input.dtype, QFloat):
             raise DTypeError("cast does not quantize or dequantize; use quantize / dequantize")
         return input.shape, dtype
@@ -323,7 +334,7 @@ class QuantizeOp(OperationIr):
     _outputs: ClassVar[tuple[str, ...]] = ("out",)
 
     @staticmethod
-    def infer(tensor: TensorIr, scheme: Any) -> tuple[Shape, AnyDType]:
+    def infer(tensor: TensorMeta, scheme: Any) -> tuple[Shape, AnyDType]:
         if not tensor.dtype.is_float():
             raise DTypeError(f"quantize needs a float tensor, not {tensor.dtype}")
         return tensor.shape, QFloat(scheme)
@@ -342,7 +353,7 @@ class DequantizeOp(UnaryOp):
     name: ClassVar[str] = "dequantize"
 
     @staticmethod
-    def infer(input: TensorIr, dtype: AnyDType) -> tuple[Shape, AnyDType]:
+    def infer(input: TensorMeta, dtype: AnyDType) -> tuple[Shape, AnyDType]:
         if not isinstance(input.dtype, QFloat):
             raise DTypeError(f"dequantize needs a quantized tensor, not {input.dtype}")
         if isinstance(dtype, QFloat) or not dtype.is_float():

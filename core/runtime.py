@@ -16,10 +16,9 @@ where they were before raising. The methods are thin; the behaviour lives in the
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 from routerlab.core.backend import make_backend
@@ -48,6 +47,8 @@ from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import Trace, TraceEvent
 from routerlab.core.view import TableView
+
+T = TypeVar("T")
 
 
 class Runtime:
@@ -105,18 +106,17 @@ class Runtime:
 
     # --- one step, all or nothing ------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def step(self, what: str) -> Iterator[None]:
-        """Number a step, journal it, and undo all of it if it raises. Nested steps join the
-        enclosing one."""
+    def atomic(self, what: str, work: Callable[..., T], *args: Any) -> T:
+        """Run `work(*args)` as one numbered step, then run the sessions; if anything raises,
+        undo all of it (registries, rendezvous maps, client counts) and re-raise. A call made
+        inside another step joins it."""
         if self.journal.active:
-            yield
-            return
+            return work(*args)
         self.trace.begin_step()
         mark = len(self.trace)
         self.journal.begin()
         try:
-            yield
+            result = work(*args)
             self.server.run()
         except BaseException as error:
             self.journal.rollback()
@@ -126,6 +126,7 @@ class Runtime:
             self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
             raise
         self.journal.commit()
+        return result
 
     # --- tensors and ops ---------------------------------------------------------------------
 
@@ -139,14 +140,12 @@ class Runtime:
 
     def from_data(self, data: TensorData, device: DeviceLike = "cpu:0") -> RouterTensor:
         client = self.client(device)
-        with self.step(f"create on {client.device}"):
-            return client.register_tensor_data(data)
+        return self.atomic("create", client.register_tensor_data, data)
 
     def op(self, op_type: Any, *inputs: RouterTensor, params: Sequence[Any] = ()) -> RouterTensor:
         """Any op class of `ir.py` (or an extension's) applied to `inputs`; the inputs are
         consumed. `rt.op(QuantizeOp, x, params=(scheme, qparams))`."""
-        with self.step(op_type.name):
-            return build_op(op_type, list(inputs), *params)
+        return self.atomic(op_type.name, build_op, op_type, list(inputs), *params)
 
     def add(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
         return self.op(AddOp, lhs, rhs)
@@ -177,15 +176,16 @@ class Runtime:
 
     def drop(self, tensor: RouterTensor) -> None:
         """End one reference; the last one sends `Drop(ReadWrite)`."""
-        with self.step(f"drop #{int(tensor.id)}"):
-            tensor.drop()
+        self.atomic("drop", tensor.drop)
 
     def read_data(self, tensor: RouterTensor, consume: bool = False) -> TensorData:
         """Read back as `TensorData`. By default a clone is read (Burn's `to_data`), so the
         tensor stays registered; `consume=True` is `into_data` (a ReadWrite last use frees it)."""
-        with self.step(f"read #{int(tensor.id)}"):
+        def read() -> TensorData:
             reader = tensor if consume else tensor.clone()
             return reader.client.read_tensor(reader.into_ir())
+
+        return self.atomic("read", read)
 
     def read(self, tensor: RouterTensor, consume: bool = False) -> np.ndarray:
         """Read back as a numpy array (see `read_data`)."""
@@ -200,8 +200,8 @@ class Runtime:
         target = self.client(device)
         forced = Path.parse(path) if isinstance(path, str) else path
         order = self.arrival if arrival is None else Arrival.parse(arrival)
-        with self.step(f"to_device {target.device}"):
-            return to_device(tensor, target, forced, TransferOptions(legacy, policy), order)
+        return self.atomic(f"to_device {target.device}", to_device, tensor, target, forced,
+                           TransferOptions(legacy, policy), order)
 
     def submit(self, device: DeviceLike, op: OperationIr) -> TensorData | None:
         """Send a hand-built op to a device's session and run it (for teaching Burn's panics).
@@ -210,8 +210,7 @@ class Runtime:
         for tensor in (*op.inputs(), *op.outputs()):
             self._check_known(tensor.id)
         reply = Reply() if isinstance(op, ReadOp) else None
-        with self.step(f"submit {op.describe()}"):
-            client.session.submit(op, reply)
+        self.atomic(f"submit {op.describe()}", client.session.submit, op, reply)
         return None if reply is None else reply.value
 
     # --- looking -----------------------------------------------------------------------------

@@ -100,8 +100,10 @@ class Server:
         waiting for a dead source is found. Any other error stops everything at once. Either
         way the caller rolls the operation back.
         """
-        order = list(self.sessions.values())
-        if first is not None:
+        order = [s for s in self.sessions.values() if s.queue]
+        if not order:
+            return
+        if first is not None and first in order:
             order.remove(first)
             order.insert(0, first)
         panic: BurnPanic | None = None

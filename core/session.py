@@ -13,6 +13,7 @@ A panic ends the session for good, because the worker thread has no `catch_unwin
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from routerlab.core.devices import Device
@@ -77,38 +78,48 @@ class Session:
     def run_one(self) -> None:
         """Pop the head task and run it to completion."""
         op, reply = self.queue.popleft()
-        interp, trace = self.interpreter, self.interpreter.trace
         named = op.outputs() or op.inputs()
-        trace.record("drop" if isinstance(op, DropOp) else "op", self.label,
-                     named[0].id if named else None, None, 0, op.describe())
-        if isinstance(op, RegisterDataOp):
-            interp.register_tensor_data(op.out.id, op.data)
-        elif isinstance(op, ReadOp):
-            data = interp.read_tensor(op.tensor)
-            trace.record("read", self.label, op.tensor.id, op.tensor.status, data.num_bytes)
-            if reply is not None:
-                reply.value = data
-        elif isinstance(op, ExposeLocalOp):
-            kind = interp.get_tensor(op.tensor, op.options)
-            self.server.expose_local(self, op.transfer_id, kind)
-            trace.record("expose", self.label, op.tensor.id, op.tensor.status, 0,
-                         f"transfer {op.transfer_id}: {kind.name()} handle")
-        elif isinstance(op, RegisterLocalOp):
-            kind = self.server.take_local(self.device.peer, op.transfer_id)
-            trace.record("take", self.label, op.out.id, None, 0, f"transfer {op.transfer_id}")
-            interp.register_tensor_to_device(op.out.id, kind, op.options)
-        elif isinstance(op, ExposeRemoteOp):
-            data = interp.read_tensor(op.tensor, op.options)
-            self.server.publish(self, op.transfer_id, data)
-            trace.record("publish", self.label, op.tensor.id, op.tensor.status, data.num_bytes,
-                         f"transfer {op.transfer_id}: host bytes")
-        elif isinstance(op, RegisterRemoteOp):
-            data = self.server.download(op.transfer_id)
-            trace.record("download", self.label, op.out.id, None, data.num_bytes,
-                         f"transfer {op.transfer_id}")
-            interp.register_tensor_data(op.out.id, data, op.options)
+        self.interpreter.trace.record("drop" if type(op) is DropOp else "op", self.label,
+                                      named[0].id if named else None, None, 0, op.describe())
+        task = _TASKS.get(type(op))
+        if task is None:
+            self.interpreter.register_op(op)
         else:
-            interp.register_op(op)
+            task(self, op, reply)
+
+    def _register_data(self, op: RegisterDataOp, reply: Reply | None) -> None:
+        self.interpreter.register_tensor_data(op.out.id, op.data)
+
+    def _read(self, op: ReadOp, reply: Reply | None) -> None:
+        data = self.interpreter.read_tensor(op.tensor)
+        self.interpreter.trace.record("read", self.label, op.tensor.id, op.tensor.status,
+                                      data.num_bytes)
+        if reply is not None:
+            reply.value = data
+
+    def _expose_local(self, op: ExposeLocalOp, reply: Reply | None) -> None:
+        kind = self.interpreter.get_tensor(op.tensor, op.options)
+        self.server.expose_local(self, op.transfer_id, kind)
+        self.interpreter.trace.record("expose", self.label, op.tensor.id, op.tensor.status, 0,
+                                      f"transfer {op.transfer_id}: {kind.name()} handle")
+
+    def _register_local(self, op: RegisterLocalOp, reply: Reply | None) -> None:
+        kind = self.server.take_local(self.device.peer, op.transfer_id)
+        self.interpreter.trace.record("take", self.label, op.out.id, None, 0,
+                                      f"transfer {op.transfer_id}")
+        self.interpreter.register_tensor_to_device(op.out.id, kind, op.options)
+
+    def _expose_remote(self, op: ExposeRemoteOp, reply: Reply | None) -> None:
+        data = self.interpreter.read_tensor(op.tensor, op.options)
+        self.server.publish(self, op.transfer_id, data)
+        self.interpreter.trace.record("publish", self.label, op.tensor.id, op.tensor.status,
+                                      data.num_bytes, f"transfer {op.transfer_id}: host bytes")
+
+    def _register_remote(self, op: RegisterRemoteOp, reply: Reply | None) -> None:
+        data = self.server.download(op.transfer_id)
+        self.interpreter.trace.record("download", self.label, op.out.id, None, data.num_bytes,
+                                      f"transfer {op.transfer_id}")
+        self.interpreter.register_tensor_data(op.out.id, data, op.options)
 
     def end(self, reason: str) -> None:
         """The worker thread is gone: drop its queue, refuse later tasks."""
@@ -122,3 +133,11 @@ class Session:
         return self.interpreter.handles.view(
             f"Registry {self.label}",
             caption=f"{self.interpreter.handles.num_handles()} handle(s); session {state}{legacy}")
+
+
+_TASKS: dict[type, Callable[[Session, Any, Reply | None], None]] = {
+    RegisterDataOp: Session._register_data, ReadOp: Session._read,
+    ExposeLocalOp: Session._expose_local, RegisterLocalOp: Session._register_local,
+    ExposeRemoteOp: Session._expose_remote, RegisterRemoteOp: Session._register_remote,
+}
+"""Tasks that are not `OperationIr`s for the interpreter's `register_op`."""

@@ -68,14 +68,9 @@ class RouterTensor:
     def can_mut(self) -> bool:
         return self._count.value <= 1
 
-    def meta(self) -> TensorIr:
-        """A status-less look at the tensor, for shape inference before anything is consumed."""
-        self._check()
-        return TensorIr(self.id, self.shape, READ_ONLY, self.dtype)
-
     def clone(self) -> RouterTensor:
         """`Clone` (tensor.rs:123): same id, same count cell, count + 1. Nothing is sent."""
-        self._check()
+        self.check()
         self._remember()
         self._count.value += 1
         return RouterTensor(self.id, self.shape, self.dtype, self.client, self._count)
@@ -86,7 +81,7 @@ class RouterTensor:
         The status comes from the count. For ReadWrite the count is bumped first, so the drop
         that ends `into_ir` sees 2 and sends nothing: a last use never also emits a `Drop`.
         """
-        self._check()
+        self.check()
         self._remember()
         status = status_for(self._count.value)
         if status is READ_WRITE:
@@ -98,7 +93,7 @@ class RouterTensor:
     def drop(self) -> None:
         """End this reference (tensor.rs:137): the last one sends `Drop(ReadWrite)`. Outside a
         runtime step the sessions are run at once, so no task is left queued."""
-        self._check()
+        self.check()
         self._remember()
         self._alive = False
         self._release()
@@ -111,7 +106,8 @@ class RouterTensor:
         if previous <= 1:
             self.client.register_op(DropOp(TensorIr(self.id, self.shape, READ_WRITE, self.dtype)))
 
-    def _check(self) -> None:
+    def check(self) -> None:
+        """Raise UseAfterDropError if this reference was dropped or consumed."""
         if not self._alive:
             raise UseAfterDropError(
                 f"tensor #{int(self.id)} on {self.device} was already dropped or consumed by an "
@@ -122,13 +118,11 @@ class RouterTensor:
         """Let a failing operation restore this reference and its count exactly."""
         journal = self.client.journal
         if journal.active:
-            alive, count, cell = self._alive, self._count.value, self._count
+            journal.on_rollback(self._restore, self._alive, self._count.value)
 
-            def undo() -> None:
-                self._alive = alive
-                cell.value = count
-
-            journal.on_rollback(undo)
+    def _restore(self, alive: bool, count: int) -> None:
+        self._alive = alive
+        self._count.value = count
 
     def __enter__(self) -> RouterTensor:
         return self

@@ -55,7 +55,9 @@ class Trace:
 
     def record(self, kind: str, device: str, tensor_id: int | None = None, status: object = None,
                nbytes: int = 0, detail: str = "") -> None:
-        self.events.append((kind, device, tensor_id, status, nbytes, detail))
+        """Store plain values only (see the module docstring of handles.py for why)."""
+        self.events.append((kind, device, None if tensor_id is None else int(tensor_id),
+                            None if status is None else str(status), nbytes, detail))
 
     def truncate(self, length: int) -> None:
         """Forget events of a rolled-back operation (the registries forget them too)."""
@@ -67,8 +69,7 @@ class Trace:
         for index in range(start, len(self.events)):
             kind, device, tid, status, nbytes, detail = self.events[index]
             step = self._steps[bisect.bisect_right(self._starts, index) - 1]
-            out.append(TraceEvent(step, kind, device, None if tid is None else int(tid),
-                                  None if status is None else str(status), nbytes, detail))
+            out.append(TraceEvent(step, kind, device, tid, status, nbytes, detail))
         return out
 
     def explain(self, tensor_id: int) -> list[TraceEvent]:
