@@ -19,7 +19,7 @@ from routerlab.core.view import TableView, format_cell, to_html
 
 __all__ = [
     "PALETTE", "Callout", "Caught", "Scoreboard", "Stepper", "Tape", "WrongAnswer", "banner",
-    "catch_panic", "check", "html_of", "plot_theme", "show", "stepper", "text_of",
+    "byte_regions", "catch_panic", "check", "html_of", "plot_theme", "show", "stepper", "text_of",
 ]
 
 # Mid-lightness colours: readable on JupyterLab's white and on its near-black dark theme.
@@ -383,6 +383,29 @@ class Scoreboard:
 
     def __repr__(self) -> str:
         return text_of(self.view())
+
+
+# --- quantized bytes ---------------------------------------------------------------------------
+
+
+def byte_regions(tensor: Any) -> TableView:
+    """The canonical byte layout of a `QuantizedTensor` (`tensor.to_bytes()`), cut into its three
+    dense regions: values, scales in the scale dtype, and the f32 global of a two-level scheme."""
+    raw = tensor.to_bytes()
+    sizes = [("values", int(tensor.values.nbytes), str(tensor.values.dtype)),
+             ("scales", int(tensor.scales.nbytes), str(tensor.scheme.scale_dtype().name)),
+             ("global", 0 if tensor.global_scale is None else 4, "f32")]
+    rows, offset = [], 0
+    for region, size, kind in sizes:
+        if size:
+            chunk = raw[offset:offset + size]
+            shown = chunk.hex(" ") if size <= 24 else chunk[:24].hex(" ") + " …"
+            rows.append([region, kind, offset, size, shown])
+        offset += size
+    return TableView(f"Byte layout of {tensor.scheme} {list(tensor.shape)}",
+                     ["region", "stored as", "offset", "bytes", "hex"], rows,
+                     caption=f"{len(raw)} bytes in all, no padding between regions "
+                             "(scales and global in native endianness)")
 
 
 # --- closing exercises -----------------------------------------------------------------------
