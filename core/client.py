@@ -74,14 +74,14 @@ class RouterClient:
 def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTensor:
     """Validate, consume the inputs, mint the output, register; return the output tensor.
 
-    `op_type` is an op class with `infer(*input_irs, *params)` and
-    `create(*input_irs, *params, new_id)` (see `ir.py`).
+    `op_type` is an op class with `infer(*inputs, *params)` (inputs are the live tensors: only
+    their shape and dtype are read) and `create(*input_irs, *params, new_id=...)` (see `ir.py`).
     """
     client = _common_client(inputs)
     op_type.infer(*inputs, *params)
     client.session.check_alive()
     irs = [t.into_ir() for t in inputs]
-    op = op_type.create(*irs, *params, client.create_empty_handle)
+    op = op_type.create(*irs, *params, new_id=client.create_empty_handle)
     (out,) = client.register(op)
     return out
 

@@ -334,13 +334,14 @@ class QuantizeOp(OperationIr):
     _outputs: ClassVar[tuple[str, ...]] = ("out",)
 
     @staticmethod
-    def infer(tensor: TensorMeta, scheme: Any) -> tuple[Shape, AnyDType]:
+    def infer(tensor: TensorMeta, scheme: Any, params: Any = None) -> tuple[Shape, AnyDType]:
         if not tensor.dtype.is_float():
             raise DTypeError(f"quantize needs a float tensor, not {tensor.dtype}")
         return tensor.shape, QFloat(scheme)
 
     @classmethod
-    def create(cls, tensor: TensorIr, scheme: Any, new_id: NewId, params: Any = None) -> QuantizeOp:
+    def create(cls, tensor: TensorIr, scheme: Any, params: Any = None, *,
+               new_id: NewId) -> QuantizeOp:
         shape, dtype = cls.infer(tensor, scheme)
         return cls(tensor, scheme, TensorIr.uninit(new_id(), shape, dtype), params)
 

@@ -223,3 +223,18 @@ def test_explain_and_views(rt: Runtime) -> None:
     view = rt.trace.view()
     assert view.columns[:3] == ["step", "event", "device"] and len(view.rows) == len(rt.trace)
     assert rt.registry("peer2/cpu:0").rows[0][:3] == [int(y.id), "f64", "[1]"]
+
+
+def test_quantize_op_carries_its_params() -> None:
+    rt = Runtime(["cpu:0"], quantized=FakeQuant())
+    x = rt.tensor([1.0], "cpu:0", "f32")
+    seen = []
+
+    class Recording(FakeQuant):
+        def quantize(self, interp, op):  # type: ignore[no-untyped-def]
+            seen.append(op.params)
+            super().quantize(interp, op)
+
+    rt.session("cpu:0").interpreter.quantized = Recording()
+    q = rt.op(QuantizeOp, x, params=(Q8.scheme, {"scales": [0.5]}))
+    assert q.dtype == Q8 and seen == [{"scales": [0.5]}]

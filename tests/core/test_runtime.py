@@ -1,0 +1,50 @@
+"""The facade: imports, defaults, and what it promises to the CLI and notebooks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+from routerlab.core import Runtime, TableView
+
+
+def test_importing_the_core_pulls_in_no_face() -> None:
+    """`import routerlab.core` must not import typer, rich, IPython or cupy."""
+    code = ("import sys, routerlab.core; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'typer', 'rich', 'IPython', 'cupy', 'click'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_documented_example() -> None:
+    rt = Runtime()
+    x = rt.tensor([[1, 2], [3, 4]], device="cpu:0", dtype="f32")
+    y = rt.add(x, x.clone())
+    z = rt.to_device(y, "cpu:1", path=None)
+    np.testing.assert_array_equal(rt.read(z), [[2, 4], [6, 8]])
+    assert isinstance(rt.registry("cpu:0"), TableView) and rt.registry("cpu:0").rows == []
+    assert [r[0] for r in rt.registry("cpu:1").rows] == [int(z.id)]
+    assert [e.kind for e in rt.explain(z.id)][-2:] == ["get", "read"] and rt.trace.step > 0
+
+
+def test_read_keeps_the_tensor_unless_consumed(rt: Runtime) -> None:
+    x = rt.tensor([1.0], "cpu:0")
+    rt.read(x)
+    assert x.alive and rt.handle_ids("cpu:0") == [int(x.id)]
+    rt.read(x, consume=True)
+    assert not x.alive and rt.handle_ids("cpu:0") == []
+
+
+def test_ids_come_from_one_counter_for_every_device(rt: Runtime) -> None:
+    """The remote client's process-wide counter
+    (crates/burn-remote/src/client/service/registry.rs:18-20)."""
+    ids = [int(rt.tensor([1.0], d).id) for d in ("cpu:0", "cpu:1", "peer2/cpu:0", "cpu:0")]
+    assert ids == [0, 1, 2, 3]
+
+
+def test_devices_are_created_on_first_use_without_a_list() -> None:
+    rt = Runtime()
+    rt.tensor([1.0], "cpu:5@ndarray")
+    assert [str(d) for d in rt.devices] == ["cpu:5@ndarray"]
