@@ -30,24 +30,38 @@ counts = Suite("lifecycle-1")
 
 @contextlib.contextmanager
 def student_tensors(sub: Submission) -> Iterator[None]:
-    """Every RouterTensor consumes and drops through the student's functions, for the block."""
-    into_ir_count = sub.function("into_ir")
-    drop_count = sub.function("drop")
+    """Every RouterTensor consumes and drops through the student's functions, for the block.
+
+    The adapter replaces `RouterTensor.into_ir` and `.drop` with versions that ask the student for
+    the status, the count afterwards and whether to send Drop, then do exactly what the model's
+    methods do with those answers (including the journal entry that lets a failed step roll the
+    count back). It is the one place that touches RouterTensor's private count cell.
+    """
+    student_into_ir = sub.function("into_ir")
+    student_drop = sub.function("drop")
+
+    def send_drop(tensor: RouterTensor) -> None:
+        ir = TensorIr(tensor.id, tensor.shape, READ_WRITE, tensor.dtype)
+        tensor.client.register_op(DropOp(ir))
 
     def into_ir(self: RouterTensor) -> TensorIr:
-        self._check()
-        status, after, sends = into_ir_count(self._count.value)
+        self.check()
+        self._remember()
+        status, after, sends = student_into_ir(self.count)
         self._count.value, self._alive = after, False
         if sends:
-            self.client.register_op(DropOp(TensorIr(self.id, self.shape, READ_WRITE, self.dtype)))
+            send_drop(self)
         return TensorIr(self.id, self.shape, status, self.dtype)
 
     def drop(self: RouterTensor) -> None:
-        self._check()
-        after, sends = drop_count(self._count.value)
+        self.check()
+        self._remember()
+        after, sends = student_drop(self.count)
         self._count.value, self._alive = after, False
         if sends:
-            self.client.register_op(DropOp(TensorIr(self.id, self.shape, READ_WRITE, self.dtype)))
+            send_drop(self)
+        if not self.client.journal.active:
+            self.client.sync()
 
     original = RouterTensor.into_ir, RouterTensor.drop
     RouterTensor.into_ir, RouterTensor.drop = into_ir, drop  # type: ignore[method-assign]

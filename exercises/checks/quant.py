@@ -9,7 +9,6 @@ implementation).
 from __future__ import annotations
 
 import contextlib
-import importlib
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -18,13 +17,18 @@ from typing import Any
 import numpy as np
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
-from routerlab.core.quant.calibration import Calibration, compute_q_params, compute_range
-from routerlab.core.quant.notation import parse_scheme
-from routerlab.core.quant.packing import pack_u32 as model_pack_u32
-from routerlab.core.quant.packing import unpack_u32
-from routerlab.core.quant.quantize import quantize, quantize_dynamic
-from routerlab.core.quant.scale_dtype import round_up as model_round_up
-from routerlab.core.quant.scheme import ScaleDtype
+from routerlab.core.quant import (
+    Calibration,
+    ScaleDtype,
+    compute_q_params,
+    compute_range,
+    parse_scheme,
+    quantize,
+    quantize_dynamic,
+    unpack_u32,
+)
+from routerlab.core.quant import pack_u32 as model_pack_u32
+from routerlab.core.quant import round_up as model_round_up
 from routerlab.exercises.checks.base import (
     CheckFailure,
     Part,
@@ -33,11 +37,9 @@ from routerlab.exercises.checks.base import (
     Suite,
     compare_cases,
     expect_equal,
+    installed,
 )
 
-# The modules themselves (the package re-exports functions under the same names).
-model_calibration = importlib.import_module("routerlab.core.quant.calibration")
-model_quantize = importlib.import_module("routerlab.core.quant.quantize")
 F32 = np.float32
 VALUES = ("q8s", "q8f", "q4s", "q4f", "q2s", "q2f")
 
@@ -159,15 +161,8 @@ def student_round_up(sub: Submission) -> Iterator[None]:
         out = np.array([F32(student(float(s), dtype.value)) for s in flat], dtype=F32)
         return out.reshape(np.shape(scales))
 
-    patched = (model_quantize, model_calibration)
-    originals = [module.round_up for module in patched]
-    for module in patched:
-        module.round_up = vectorised  # type: ignore[attr-defined]
-    try:
+    with installed(model_round_up, vectorised):
         yield
-    finally:
-        for module, original in zip(patched, originals, strict=True):
-            module.round_up = original  # type: ignore[attr-defined]
 
 
 @rounding.visible("f32 stores a scale as it is", hint=1)
@@ -288,12 +283,8 @@ def _(sub: Submission) -> None:
     x = np.linspace(-2.0, 3.0, 64, dtype=F32).reshape(4, 16)
     for scheme in ("q4s:store=packed-u32", "q2f:block=16:store=packed-u32"):
         want = quantize_dynamic(x, scheme, profile=Profile.CUBECL)
-        original = model_quantize.pack_u32
-        model_quantize.pack_u32 = rows
-        try:
+        with installed(model_pack_u32, rows):
             got = quantize_dynamic(x, scheme, profile=Profile.CUBECL)
-        finally:
-            model_quantize.pack_u32 = original
         expect_equal(f"u32 words the cubecl profile stores for {scheme}",
                      np.asarray(want.values).tolist(), np.asarray(got.values).tolist())
         expect_equal(f"values dequantized from your words ({scheme})",

@@ -1,0 +1,55 @@
+"""Shared fixtures: a fresh workspace, and the reference solution of any exercise.
+
+A predict exercise's solution is sealed; tests open it the way `teacher lint` does, with the
+answers the model computes, so no test file holds a plain answer either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from routerlab.exercises.answers import unlock_key, unseal
+from routerlab.exercises.catalog import Exercise, load_catalog
+from routerlab.exercises.checks import suite_for
+from routerlab.exercises.course import Course
+from routerlab.exercises.workspace import Workspace, init_workspace
+
+
+def _reference_solution(exercise: Exercise) -> str:
+    source = exercise.solution_source()
+    if source is not None:
+        return source
+    suite = suite_for(exercise)
+    key = unlock_key(exercise.id, suite.canonical_answers(suite.oracle()))
+    return unseal(exercise.sealed().solution, key)
+
+
+def _solve(workspace: Workspace, exercise_id: str) -> Path:
+    exercise = load_catalog().get(exercise_id)
+    path = workspace.file_for(exercise)
+    path.write_text(_reference_solution(exercise), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def reference() -> Callable[[Exercise], str]:
+    """`reference(exercise)`: the reference solution's source."""
+    return _reference_solution
+
+
+@pytest.fixture
+def solve() -> Callable[[Workspace, str], Path]:
+    """`solve(workspace, id)`: write the reference solution into the student's file."""
+    return _solve
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    return init_workspace(tmp_path / "ws", "ada")[0]
+
+
+@pytest.fixture
+def course(workspace: Workspace) -> Course:
+    return Course(workspace)

@@ -1,0 +1,80 @@
+"""The catalog as shipped: ordered, complete, lint-clean, and without plain predict answers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
+from routerlab.exercises.catalog import Kind, catalog_root, load_catalog
+from routerlab.exercises.checks import suite_for
+from routerlab.exercises.lint import lint, lint_exercise
+
+TOPICS = ("registry", "lifecycle", "sessions", "transfer", "quant", "fix", "policy")
+
+
+def test_at_least_twelve_ordered_exercises_of_both_kinds() -> None:
+    catalog = load_catalog()
+    assert len(catalog) >= 12
+    assert [e.number for e in catalog] == list(range(1, len(catalog) + 1))
+    assert {e.kind for e in catalog} == {Kind.IMPLEMENT, Kind.PREDICT}
+    assert all(e.id.split("-")[0] in TOPICS and e.points > 0 and e.concept for e in catalog)
+
+
+def test_teacher_lint_passes_over_the_whole_catalog_within_a_minute() -> None:
+    started = time.monotonic()
+    results = lint(load_catalog())
+    elapsed = time.monotonic() - started
+    assert all(r.ok for r in results), {r.exercise.id: r.problems for r in results if not r.ok}
+    assert all(r.hidden >= 1 for r in results)
+    assert elapsed < 60, f"lint took {elapsed:.1f} s"
+
+
+def test_lint_reports_a_starter_that_passes_and_missing_hints(tmp_path: Path) -> None:
+    exercise = load_catalog().get("quant-3")
+    folder = tmp_path / "quant-3"
+    shutil.copytree(Path(str(exercise.folder)), folder)
+    (folder / "starter.py").write_text(exercise.solution_source() + "# TODO\n")
+    broken = replace(exercise, folder=folder, hints=exercise.hints[:2])
+    problems = lint_exercise(broken, tmp_path).problems
+    assert "the starter already passes every check" in problems
+    assert any("3 non-empty hint levels" in p for p in problems)
+
+
+def test_predict_exercises_ship_digests_and_a_sealed_solution_only() -> None:
+    for exercise in load_catalog():
+        if exercise.kind is not Kind.PREDICT:
+            continue
+        folder = catalog_root() / exercise.id
+        assert not (folder / "solution.py").is_file()
+        suite = suite_for(exercise)
+        answers = suite.canonical_answers(suite.oracle())
+        solution = unseal(exercise.sealed().solution, unlock_key(exercise.id, answers))
+        shipped = "".join(p.read_text() for p in Path(str(folder)).iterdir())
+        for line in solution.splitlines():
+            if "=" in line and line.split("=")[0].strip() in answers:
+                assert line not in shipped, f"{exercise.id} ships a plain answer: {line}"
+        assert json.loads((folder / "sealed.json").read_text())["digests"].keys() == answers.keys()
+
+
+def test_canonical_answers_ignore_how_they_were_written() -> None:
+    import numpy as np
+
+    assert canonical((1, 2)) == canonical([1, 2]) == canonical(np.array([1, 2]))
+    assert canonical({3, 1}) == canonical([1, 3])
+    assert canonical(0.80000001, places=3) == canonical(0.8) == canonical(np.float32(0.8), 3)
+    assert canonical(2.0) == canonical(2)
+    assert canonical({"b": [1], "a": 2}) == canonical({"a": 2, "b": (1,)})
+
+
+def test_sealing_needs_the_right_key() -> None:
+    blob = seal("the answer is 42", "right")
+    assert unseal(blob, "right") == "the answer is 42"
+    try:
+        unseal(blob, "wrong")
+    except ValueError:
+        return
+    raise AssertionError("a wrong key opened the solution")

@@ -1,0 +1,102 @@
+"""The notebook face gives the terminal's verdict on the same code, and shares its progress.
+
+The last test runs a real Jupyter kernel (nbclient) inside a workspace and compares what
+`check()` shows there with `routerlab exercises check --json` on the same code.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from routerlab.exercises import check, hint, progress, solution
+from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.course import Course
+from routerlab.exercises.errors import ExerciseError, LockedError
+from routerlab.exercises.workspace import Workspace
+
+Solve = Callable[[Workspace, str], Path]
+
+
+def _terminal(workspace: Workspace, exercise_id: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "routerlab", "exercises", "check", exercise_id,
+                          "--json", "--dir", str(workspace.root)],
+                         capture_output=True, text=True, timeout=60)
+    return json.loads(out.stdout)[0]
+
+
+def pack_u32(values: list[int], bits: int) -> list[int]:
+    """A student's notebook cell (the reference algorithm, written out)."""
+    per_word, mask, words = 32 // bits, (1 << bits) - 1, []
+    for start in range(0, len(values), per_word):
+        word = 0
+        for k, value in enumerate(values[start:start + per_word]):
+            word |= (value & mask) << (k * bits)
+        words.append(word)
+    return words
+
+
+def test_check_returns_html_with_the_same_rows_as_the_terminal(workspace: Workspace) -> None:
+    view = check("quant-3", dir=workspace.root)
+    html = view._repr_html_()
+    assert "✗ quant-3" in html and "<table>" in html and "hint(&quot;quant-3&quot;" in html
+    terminal = _terminal(workspace, "quant-3")
+    assert terminal["passed"] is view.passed is False
+    assert terminal["checks"] == [list(r) for r in view.table.rows]
+
+
+def test_functions_from_a_notebook_cell_are_checked_like_a_file(workspace: Workspace) -> None:
+    view = check("quant-3", pack_u32, dir=workspace.root)
+    assert view.passed, view.blocks
+    assert "solution(" in view.footer
+    assert "reference solution" in solution("quant-3", dir=workspace.root).title
+    record = {s.exercise.id: s for s in Course(workspace).statuses()}["quant-3"]
+    assert record.done, "the notebook's pass is in the one shared progress file"
+
+
+def test_plain_values_answer_a_predict_exercise(workspace: Workspace) -> None:
+    view = check("lifecycle-2", COUNT_BEFORE_ADD=1, DROP_OPS=[], IDS_AFTER=[0], dir=workspace.root)
+    assert not view.passed
+    assert [r[2] for r in view.table.rows][0] == "passed", "well formed, but wrong"
+    with pytest.raises(ExerciseError, match="plain Python value"):
+        check("lifecycle-2", COUNT_BEFORE_ADD=object(), dir=workspace.root)
+    with pytest.raises(LockedError):
+        solution("lifecycle-2", dir=workspace.root)
+
+
+def test_hint_and_progress_render_in_html(workspace: Workspace) -> None:
+    assert "nudge" in hint("quant-1", dir=workspace.root)._repr_html_()
+    page = progress(dir=workspace.root)._repr_html_()
+    assert f"0/{len(load_catalog())} exercises passed" in page and "quant-1" in page
+
+
+def test_a_real_notebook_and_the_terminal_give_the_same_verdicts(
+        workspace: Workspace, solve: Solve,
+) -> None:
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    solve(workspace, "quant-1")
+    cells = [
+        "import json\n"
+        "from routerlab.exercises import check\n"
+        "starter = check('quant-3')\n"
+        "solved = check('quant-1')\n"
+        "for view in (starter, solved):\n"
+        "    print(json.dumps([view.passed, [list(r) for r in view.table.rows]]))",
+        "solved",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    folder = workspace.exercise_dir  # a notebook saved anywhere inside the workspace
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(folder)}}).execute()
+    printed = notebook.cells[0].outputs[0]["text"].splitlines()
+    starter_nb, solved_nb = (json.loads(line) for line in printed)
+    assert "text/html" in notebook.cells[1].outputs[0]["data"]
+    for exercise_id, (passed, rows) in (("quant-3", starter_nb), ("quant-1", solved_nb)):
+        terminal = _terminal(workspace, exercise_id)
+        assert [terminal["passed"], terminal["checks"]] == [passed, rows]
+    assert solved_nb[0] is True and starter_nb[0] is False

@@ -1,0 +1,84 @@
+"""Running student code: in a subprocess, with a time limit, errors shown as the student's own."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.report import ERROR, FAILED, CheckReport
+from routerlab.exercises.runner import Candidate, run_checks
+
+QUANT_3 = load_catalog().get("quant-3")
+
+
+def _run(tmp_path: Path, source: str, timeout: float | None = None) -> CheckReport:
+    path = tmp_path / "03_quant_3.py"
+    path.write_text(source, encoding="utf-8")
+    return run_checks(QUANT_3, [Candidate(path, "exercises/03_quant_3.py")],
+                      timeout=timeout).reports[0]
+
+
+def test_the_starter_fails_saying_the_todo_is_still_there(tmp_path: Path) -> None:
+    report = _run(tmp_path, QUANT_3.starter())
+    assert not report.passed and report.problem is None
+    assert all(o.status == FAILED for o in report.outcomes)
+    first = report.outcomes[0]
+    assert "not done yet" in first.message and "NotImplementedError" in first.message
+    assert first.traceback[0].startswith("exercises/03_quant_3.py, line ")
+
+
+def test_a_wrong_answer_says_what_was_expected_and_what_the_code_did(tmp_path: Path) -> None:
+    report = _run(tmp_path, "def pack_u32(values, bits):\n    return [0]\n")
+    burn_case = report.outcomes[0]
+    assert burn_case.status == FAILED
+    assert burn_case.expected.startswith("[2147287680]") and burn_case.got.startswith("[0]")
+    assert burn_case.hint == 2
+
+
+def test_hidden_checks_never_carry_the_expected_value(tmp_path: Path) -> None:
+    report = _run(tmp_path, "def pack_u32(values, bits):\n    return [len(values)]\n")
+    hidden = [o for o in report.outcomes if o.hidden]
+    assert hidden and all(o.status == FAILED and o.expected is None for o in hidden)
+
+
+def test_an_infinite_loop_is_a_failed_check_with_a_clear_message(tmp_path: Path) -> None:
+    started = time.monotonic()
+    report = _run(tmp_path, "def pack_u32(values, bits):\n    while True:\n        pass\n",
+                  timeout=1.5)
+    assert time.monotonic() - started < 10
+    assert not report.passed and report.problem is not None
+    message = report.problem.message
+    assert "did not finish within 1.5 s" in message and "loop" in message
+    assert "Burn's unit test" in message, "names the check that was running"
+
+
+def test_a_student_exception_is_shown_with_their_frames_only(tmp_path: Path) -> None:
+    source = ("def helper(values):\n    return values[99]\n\n"
+              "def pack_u32(values, bits):\n    return helper(values)\n")
+    report = _run(tmp_path, source)
+    outcome = report.outcomes[0]
+    assert outcome.status == ERROR
+    assert outcome.message.startswith("your code raised IndexError")
+    assert outcome.traceback == ["exercises/03_quant_3.py, line 5, in pack_u32",
+                                 "    return helper(values)",
+                                 "exercises/03_quant_3.py, line 2, in helper",
+                                 "    return values[99]"]
+    assert not any("routerlab" in line for line in outcome.traceback)
+
+
+def test_a_syntax_error_points_at_the_line(tmp_path: Path) -> None:
+    report = _run(tmp_path, "def pack_u32(values, bits)\n    return []\n")
+    assert report.problem is not None and "syntax error" in report.problem.message
+    assert report.problem.traceback[0] == "exercises/03_quant_3.py, line 1"
+
+
+def test_what_the_code_prints_is_kept_and_trimmed(tmp_path: Path) -> None:
+    report = _run(tmp_path, "print('x' * 10000)\ndef pack_u32(values, bits):\n    return []\n")
+    assert report.output.startswith("…") and len(report.output) <= 4001
+
+
+def test_the_reference_solution_passes_every_check(tmp_path: Path) -> None:
+    report = _run(tmp_path, QUANT_3.solution_source())
+    assert report.passed, [o.message for o in report.outcomes if not o.ok]
+    assert sum(o.hidden for o in report.outcomes) >= 1

@@ -1,0 +1,103 @@
+"""Watch mode re-checks on save, with native file events or, where none arrive, by polling."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.course import Course
+from routerlab.exercises.watch import Watcher, WatchEvent
+from routerlab.exercises.workspace import Workspace
+
+Solve = Callable[[Workspace, str], Path]
+
+
+class DeafObserver:
+    """An observer that starts fine but never delivers an event (a network or VM mount)."""
+
+    def schedule(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def join(self, timeout: float | None = None) -> None: ...
+
+
+def _wait_for(events: list[WatchEvent], condition: Callable[[WatchEvent], bool],
+              seconds: float = 15.0) -> WatchEvent:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for event in list(events):
+            if condition(event):
+                return event
+        time.sleep(0.05)
+    raise AssertionError(f"no such event within {seconds} s; got {[e.kind for e in events]}")
+
+
+def _watch(
+        course: Course, **options: Any,
+) -> tuple[list[WatchEvent], threading.Event, threading.Thread]:
+    events: list[WatchEvent] = []
+    stop = threading.Event()
+    watcher = Watcher(course, events.append, **options)
+    thread = threading.Thread(target=watcher.run, args=(stop,), kwargs={"max_seconds": 30},
+                              daemon=True)
+    thread.start()
+    return events, stop, thread
+
+
+def _save_solution_and_see_it_pass(course: Course, solve: Solve, events: list[WatchEvent]) -> None:
+    first = list(load_catalog())[0]
+    initial = _wait_for(events, lambda e: e.kind == "report")
+    assert initial.exercise == first and not initial.report.passed
+    time.sleep(0.05)
+    solve(course.workspace, first.id)
+    passed = _wait_for(events, lambda e: e.kind == "report" and e.report.passed)
+    assert passed.exercise == first
+    upcoming = _wait_for(events, lambda e: e.kind == "next" and e.exercise != first)
+    assert upcoming.exercise == list(load_catalog())[1]
+
+
+def test_falls_back_to_polling_when_file_events_never_arrive_and_says_so(
+        course: Course, solve: Solve,
+) -> None:
+    started = time.monotonic()
+    events, stop, thread = _watch(course, observer_factory=DeafObserver, probe_timeout=0.3,
+                                  interval=0.2)
+    try:
+        mode = _wait_for(events, lambda e: e.kind == "mode")
+        assert "do not arrive" in mode.text and "every 0.2 s" in mode.text
+        _save_solution_and_see_it_pass(course, solve, events)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+    assert not thread.is_alive()
+    assert time.monotonic() - started < 30
+
+
+def test_uses_native_file_events_where_they_arrive(course: Course, solve: Solve) -> None:
+    events, stop, thread = _watch(course, probe_timeout=2.0)
+    try:
+        mode = _wait_for(events, lambda e: e.kind == "mode")
+        assert "file system events" in mode.text
+        _save_solution_and_see_it_pass(course, solve, events)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+    assert not thread.is_alive()
+
+
+def test_poll_can_be_forced(course: Course) -> None:
+    events, stop, thread = _watch(course, poll=True, interval=0.2)
+    try:
+        assert "--poll" in _wait_for(events, lambda e: e.kind == "mode").text
+        _wait_for(events, lambda e: e.kind == "report")
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+    assert not (course.workspace.state_path.parent / "watch-probe").exists()
