@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from routerlab.core.dtypes import AnyDType, DType, QFloat
-from routerlab.core.errors import DTypeError
+from routerlab.core.errors import DTypeError, ShapeError
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,12 @@ class TensorData:
     @classmethod
     def from_array(cls, array: Any, dtype: DType | None = None) -> TensorData:
         """Copy a host array (or anything numpy accepts) into bytes, converting to `dtype`."""
-        host = np.asarray(array)
+        try:
+            host = np.asarray(array)
+        except (ValueError, TypeError) as error:
+            raise ShapeError(f"values do not form a rectangular array: {error}") from None
+        if host.dtype.kind not in "biuf":
+            raise DTypeError(f"values must be numbers or booleans, not {host.dtype}")
         target = dtype if dtype is not None else DType.from_numpy(host.dtype)
         host = np.ascontiguousarray(host, dtype=target.numpy)
         return cls(host.tobytes(), tuple(int(d) for d in host.shape), target)

@@ -25,7 +25,13 @@ from typing import Any, Protocol
 from routerlab.core.backend import Backend, HandleKind, Kind, Primitive, kind_of
 from routerlab.core.data import TensorData
 from routerlab.core.dtypes import AnyDType, DType, QFloat
-from routerlab.core.errors import BurnPanic, BurnTodo, BurnUnimplemented, ExtensionMissingError
+from routerlab.core.errors import (
+    BurnPanic,
+    BurnTodo,
+    BurnUnimplemented,
+    ExtensionMissingError,
+    RouterLabError,
+)
 from routerlab.core.handles import HandleContainer
 from routerlab.core.ir import (
     DEFAULT_TRANSFER,
@@ -87,6 +93,15 @@ class QuantizedExtension(Protocol):
 
 _installed: QuantizedExtension | None = None
 
+EXTRA_ARMS: dict[type, Callable[[TensorInterpreter, Any], None]] = {}
+"""Interpreter arms for op classes defined outside the core, keyed by op class."""
+
+
+def register_arm(op_type: type, arm: Callable[[TensorInterpreter, Any], None]) -> None:
+    """Teach every interpreter to run `op_type`: `arm(interp, op)` gets its inputs from
+    `interp.handles` (with each input's status) and registers its outputs there."""
+    EXTRA_ARMS[op_type] = arm
+
 
 def install_quantized_extension(extension: QuantizedExtension | None) -> None:
     """Make `extension` the default for interpreters created from now on (None uninstalls)."""
@@ -111,6 +126,8 @@ class TensorInterpreter:
     def __init__(self, backend: Backend, trace: Trace | None = None, legacy: bool = False,
                  quantized: QuantizedExtension | None = None,
                  new_id: Callable[[], TensorId] | None = None) -> None:
+        """`new_id` is Burn's static interpreter COUNTER (interpreter.rs:28-36): pass one
+        function to every interpreter of a process."""
         self.backend = backend
         self.device = backend.device
         self.trace = trace if trace is not None else Trace()
@@ -138,12 +155,17 @@ class TensorInterpreter:
     # --- ops ---------------------------------------------------------------------------------
 
     def register_op(self, op: OperationIr) -> None:
-        """Run one op: one arm per op type (interpreter.rs:216)."""
-        try:
-            arm = self._arms[type(op)]
-        except KeyError:
-            raise BurnUnimplemented(f"{SRC}:216", f"no interpreter arm for {op.name}") from None
-        arm(op)
+        """Run one op: one arm per op type (interpreter.rs:216); extensions add theirs with
+        `register_arm`."""
+        arm = self._arms.get(type(op))
+        if arm is not None:
+            arm(op)
+            return
+        extra = EXTRA_ARMS.get(type(op))
+        if extra is None:
+            raise RouterLabError(f"no interpreter arm for op {op.name!r}; add one with "
+                                 "routerlab.core.interpreter.register_arm")
+        extra(self, op)
 
     def _init(self, op: InitOp) -> None:
         """Nothing to do: the data was registered by its own task (interpreter.rs:2115-2117)."""

@@ -68,6 +68,7 @@ class Runtime:
         self._quantized = quantized
         self._ids = itertools.count()
         self._minted = 0
+        self._interpreter_ids = map(TensorId, itertools.count()).__next__
         self._clients: dict[Device, RouterClient] = {}
         self._declared: list[Device] | None = None
         if devices is not None:
@@ -91,7 +92,7 @@ class Runtime:
             known = ", ".join(str(d) for d in self._declared)
             raise DeviceError(f"unknown device {parsed}; this runtime has: {known}")
         interpreter = TensorInterpreter(make_backend(parsed), self.trace, self.legacy,
-                                        self._quantized)
+                                        self._quantized, self._interpreter_ids)
         session = Session(interpreter, self.server)
         self.server.add(session)
         client = self._clients[parsed] = RouterClient(session, self.server, self._new_id)

@@ -94,6 +94,8 @@ class RouterTensor:
         """End this reference (tensor.rs:137): the last one sends `Drop(ReadWrite)`. Outside a
         runtime step the sessions are run at once, so no task is left queued."""
         self.check()
+        if self._count.value <= 1:
+            self.client.session.check_alive()
         self._remember()
         self._alive = False
         self._release()

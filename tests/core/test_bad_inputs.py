@@ -174,3 +174,12 @@ def test_server_side_failure_rolls_back_client_counts_and_registries(snapshot) -
         rt.to_device(x, "cpu:1", legacy=True)
     assert snapshot(rt) == before and x.alive and x.count == 1
     assert [e.kind for e in rt.trace.read()][-1] == "failed"
+
+
+@pytest.mark.parametrize("values", [[[1.0], [2.0, 3.0]], ["a", "b"], [None]])
+def test_values_that_are_not_a_numeric_array(populated, snapshot, values) -> None:  # type: ignore[no-untyped-def]
+    rt, *_ = populated
+    before = snapshot(rt)
+    with pytest.raises((ShapeError, DTypeError)):
+        rt.tensor(values, "cpu:0")
+    assert snapshot(rt) == before

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 import pytest
 from routerlab.core import (
@@ -19,6 +22,7 @@ from routerlab.core import (
     QFloat,
     QuantizeOp,
     RegisterLocalOp,
+    RouterLabError,
     Runtime,
     SessionEnded,
     TensorData,
@@ -27,7 +31,8 @@ from routerlab.core import (
     make_backend,
     parse_device,
 )
-from routerlab.core.ir import READ_WRITE
+from routerlab.core.interpreter import EXTRA_ARMS, register_arm
+from routerlab.core.ir import READ_WRITE, UnaryOp
 
 Q8 = QFloat("q8s-test")
 
@@ -238,3 +243,26 @@ def test_quantize_op_carries_its_params() -> None:
     rt.session("cpu:0").interpreter.quantized = Recording()
     q = rt.op(QuantizeOp, x, params=(Q8.scheme, {"scales": [0.5]}))
     assert q.dtype == Q8 and seen == [{"scales": [0.5]}]
+
+
+def test_ops_defined_outside_the_core_plug_in() -> None:
+    @dataclass(frozen=True)
+    class NegOp(UnaryOp):
+        name: ClassVar[str] = "neg"
+
+        @staticmethod
+        def infer(input, param):  # type: ignore[no-untyped-def]
+            return input.shape, input.dtype
+
+    def neg(interp, op):  # type: ignore[no-untyped-def]
+        x = interp.handles.get_tensor_handle(op.input)
+        interp.handles.register(op.out.id, Primitive(-x.array, x.dtype, interp.device))
+
+    rt = Runtime(["cpu:0"])
+    with pytest.raises(RouterLabError, match="no interpreter arm for op 'neg'"):
+        rt.op(NegOp, rt.tensor([1.0], "cpu:0"), params=(None,))
+    register_arm(NegOp, neg)
+    try:
+        assert rt.read(rt.op(NegOp, rt.tensor([1.0], "cpu:0"), params=(None,))).tolist() == [-1.0]
+    finally:
+        del EXTRA_ARMS[NegOp]
