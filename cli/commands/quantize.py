@@ -14,20 +14,32 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    app.command(help="Quantize values with a Burn backend's arithmetic; show q, scales, bytes, error.")(
-        quantize
-    )
+    app.command(
+        help="Quantize values with a Burn backend's arithmetic; show q, scales, bytes, error."
+    )(quantize)
 
 
 def quantize(
     values: str = typer.Option(None, "--values", help="Flat JSON list of numbers, row-major."),
-    shape: str = typer.Option(None, "--shape", help="Comma-separated shape, e.g. 2,16 (default: flat)."),
-    random: str = typer.Option(None, "--random", help="Instead of --values: a random normal tensor of this shape."),
+    shape: str = typer.Option(
+        None, "--shape", help="Comma-separated shape, e.g. 2,16 (default: flat)."
+    ),
+    random: str = typer.Option(
+        None, "--random", help="Instead of --values: a random normal tensor of this shape."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed for --random."),
-    scheme: str = typer.Option("q8s", "--scheme", help="Scheme string, e.g. q8s, q4f:block=32 (docs/schemes.md)."),
-    scales: str = typer.Option(None, "--scales", help="JSON list of scales (static); omit to calibrate."),
-    global_scale: float = typer.Option(None, "--global", help="The f32 global scale of a two-level scheme, with --scales."),
-    calibration: str = typer.Option("minmax", "--calibration", help="minmax or absmean (without --scales)."),
+    scheme: str = typer.Option(
+        "q8s", "--scheme", help="Scheme string, e.g. q8s, q4f:block=32 (docs/schemes.md)."
+    ),
+    scales: str = typer.Option(
+        None, "--scales", help="JSON list of scales (static); omit to calibrate."
+    ),
+    global_scale: float = typer.Option(
+        None, "--global", help="The f32 global scale of a two-level scheme, with --scales."
+    ),
+    calibration: str = typer.Option(
+        "minmax", "--calibration", help="minmax or absmean (without --scales)."
+    ),
     backend: str = typer.Option("flex", "--backend", help="ndarray, flex or cubecl."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     plain: bool = typer.Option(False, "--plain", help="No colour."),
@@ -36,8 +48,8 @@ def quantize(
     from routerlab.core.profiles import Profile
     from routerlab.core.quant.calibration import Calibration
     from routerlab.core.quant.inputs import parse_floats, random_tensor, tensor_from
-    from routerlab.core.quant.quantize import quantize as quantize_static
-    from routerlab.core.quant.quantize import quantize_dynamic
+    from routerlab.core.quant.ops import quantize as quantize_static
+    from routerlab.core.quant.ops import quantize_dynamic
     from routerlab.core.quant.report import QuantizeReport
 
     profile = Profile.parse(backend)
@@ -50,7 +62,9 @@ def quantize(
         tensor = quantize_dynamic(x, scheme, profile=profile, calibration=method)
         report = QuantizeReport(x, tensor, profile, method)
     else:
-        tensor = quantize_static(x, scheme, parse_floats("--scales", scales), global_scale, profile=profile)
+        tensor = quantize_static(
+            x, scheme, parse_floats("--scales", scales), global_scale, profile=profile
+        )
         report = QuantizeReport(x, tensor, profile, None)
     if json_out:
         print_json(report.to_dict())

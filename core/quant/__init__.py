@@ -13,8 +13,8 @@ from routerlab.core.quant.bytes import from_bytes, to_bytes
 from routerlab.core.quant.calibration import Calibration, QParams, compute_q_params, compute_range
 from routerlab.core.quant.layout import QuantLayout, layout_of, params_shape, quantized_data_len
 from routerlab.core.quant.notation import format_scheme, parse_scheme
+from routerlab.core.quant.ops import dequantize, quantize, quantize_dynamic
 from routerlab.core.quant.packing import pack_u32, unpack_u32
-from routerlab.core.quant.quantize import dequantize, quantize, quantize_dynamic
 from routerlab.core.quant.scale_dtype import round_up
 from routerlab.core.quant.scheme import (
     BlockScale,
@@ -31,9 +31,33 @@ from routerlab.core.quant.scheme import (
 from routerlab.core.quant.tensor import QuantizedTensor
 
 __all__ = [
-    "BlockScale", "BlockSize", "Calibration", "QParams", "QuantLayout", "QuantMode", "QuantScheme",
-    "QuantStore", "QuantValue", "QuantizedTensor", "ScaleDtype", "StoreKind", "check_quantizable",
-    "compute_q_params", "compute_range", "dequantize", "format_scheme", "from_bytes", "layout_of",
-    "pack_u32", "params_shape", "parse_scheme", "quantizable", "quantize", "quantize_dynamic",
-    "quantized_data_len", "round_up", "to_bytes", "unpack_u32",
+    "BlockScale",
+    "BlockSize",
+    "Calibration",
+    "QParams",
+    "QuantLayout",
+    "QuantMode",
+    "QuantScheme",
+    "QuantStore",
+    "QuantValue",
+    "QuantizedTensor",
+    "ScaleDtype",
+    "StoreKind",
+    "check_quantizable",
+    "compute_q_params",
+    "compute_range",
+    "dequantize",
+    "format_scheme",
+    "from_bytes",
+    "layout_of",
+    "pack_u32",
+    "params_shape",
+    "parse_scheme",
+    "quantizable",
+    "quantize",
+    "quantize_dynamic",
+    "quantized_data_len",
+    "round_up",
+    "to_bytes",
+    "unpack_u32",
 ]

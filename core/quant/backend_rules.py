@@ -40,7 +40,7 @@ def stored_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...])
         if store.kind is not StoreKind.NATIVE:
             raise QuantizationError(
                 f"the ndarray profile quantizes only the Native store, not {scheme} (Burn: "
-                "unimplemented!(\"Quantization not supported for scheme ...\") in burn-ndarray "
+                'unimplemented!("Quantization not supported for scheme ...") in burn-ndarray '
                 "ops/qtensor.rs)"
             )
         return scheme
@@ -75,7 +75,8 @@ def _cubecl_scheme(scheme: QuantScheme, store: QuantStore, shape: tuple[int, ...
         if innermost % per_word:
             raise QuantizationError(
                 f"Block size must be divisible by {per_word}, got block_size={innermost}: a block "
-                f"of {innermost} cannot hold a whole u32 word of {per_word} {scheme.value.bits}-bit "
+                f"of {innermost} cannot hold a whole u32 word of {per_word} "
+                f"{scheme.value.bits}-bit "
                 "values (cubek-quant check_block_size_compat)"
             )
     return scheme

@@ -22,7 +22,8 @@ def require_divisible(shape: tuple[int, ...], block: BlockSize) -> None:
     (`reduce_blocks` asserts it in burn-backend quantization/scheme.rs)."""
     if not block.divides(shape):
         raise QuantizationError(
-            f"tensor shape {list(shape)} is not a whole number of {list(block.dims_for(len(shape)))} "
+            f"tensor shape {list(shape)} is not a whole number of "
+            f"{list(block.dims_for(len(shape)))} "
             "blocks; calibration needs every dim divisible by its block extent"
         )
 

@@ -14,7 +14,6 @@ dimension for splitting off values"); PackedNative and minifloat values are `uni
 from __future__ import annotations
 
 import numpy as np
-
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.arrays import to_host
 from routerlab.core.quant.layout import layout_of, params_shape, quantized_data_len
@@ -26,8 +25,10 @@ from routerlab.core.quant.tensor import QuantizedTensor
 
 def to_bytes(tensor: QuantizedTensor) -> bytes:
     """The canonical bytes of a quantized tensor (values copied to the host when on a GPU)."""
-    parts = [np.ascontiguousarray(to_host(tensor.values)).tobytes(),
-             np.ascontiguousarray(tensor.scales).tobytes()]
+    parts = [
+        np.ascontiguousarray(to_host(tensor.values)).tobytes(),
+        np.ascontiguousarray(tensor.scales).tobytes(),
+    ]
     if tensor.global_scale is not None:
         parts.append(np.float32(tensor.global_scale).tobytes())
     return b"".join(parts)
@@ -39,7 +40,9 @@ def from_bytes(data: bytes, shape: tuple[int, ...], scheme: QuantScheme | str) -
     scheme = parse_scheme(scheme) if isinstance(scheme, str) else scheme
     shape = tuple(int(d) for d in shape)
     if scheme.value.is_float:
-        raise QuantizationError(f"{scheme}: reading {scheme.value.name} values is unimplemented! in Burn")
+        raise QuantizationError(
+            f"{scheme}: reading {scheme.value.name} values is unimplemented! in Burn"
+        )
     if scheme.is_two_level and scheme.global_scale_dtype() is not ScaleDtype.F32:
         raise QuantizationError(f"{scheme}: a two-level scheme stores its per-tensor scale as f32")
     layout = layout_of(scheme, shape)
@@ -62,5 +65,11 @@ def from_bytes(data: bytes, shape: tuple[int, ...], scheme: QuantScheme | str) -
     global_scale = None
     if scheme.is_two_level:
         global_scale = np.frombuffer(data, np.float32, 1, scale_end)[0]
-    return QuantizedTensor(values.reshape(layout.storage_shape).copy(), scales.reshape(grid).copy(),
-                           global_scale, scheme, shape, layout)
+    return QuantizedTensor(
+        values.reshape(layout.storage_shape).copy(),
+        scales.reshape(grid).copy(),
+        global_scale,
+        scheme,
+        shape,
+        layout,
+    )

@@ -24,7 +24,6 @@ from enum import Enum
 from typing import Any
 
 import numpy as np
-
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.arrays import get_array_module, to_host
 from routerlab.core.quant.blocks import reduce_blocks
@@ -69,14 +68,17 @@ def compute_range(x: Any, scheme: QuantScheme, calibration: Calibration) -> tupl
     if calibration is Calibration.ABSMEAN:
         if scheme.is_two_level:
             raise QuantizationError(
-                "AbsMean calibration has no two-level form: BitNet's gamma is a mean over the whole "
+                "AbsMean calibration has no two-level form: BitNet's gamma is a mean over the "
+                "whole "
                 "tensor or block, which a per-tensor scale cannot decompose"
             )
         magnitude = xp.abs(x)
         if block is None:
             gamma = (xp.sum(magnitude, dtype=F32) / F32(max(magnitude.size, 1))).reshape(1)
         else:
-            gamma = reduce_blocks(magnitude, block, lambda a, axis: xp.mean(a, axis=axis, dtype=F32))
+            gamma = reduce_blocks(
+                magnitude, block, lambda a, axis: xp.mean(a, axis=axis, dtype=F32)
+            )
         return -gamma, gamma
     if block is None:
         return xp.min(x).reshape(1), xp.max(x).reshape(1)
@@ -95,8 +97,9 @@ def compute_q_params(scheme: QuantScheme, low: Any, high: Any) -> QParams:
     if not scheme.is_two_level:
         return QParams(scales)
     check_quantizable(scheme)
-    global_scale = max(F32(np.max(scales)) / F32(scheme.scale_dtype().max_representable),
-                       F32_MIN_POSITIVE)
+    global_scale = max(
+        F32(np.max(scales)) / F32(scheme.scale_dtype().max_representable), F32_MIN_POSITIVE
+    )
     return QParams(scales / global_scale, F32(global_scale))
 
 
@@ -111,8 +114,9 @@ def flex_q_params(scheme: QuantScheme, low: Any, high: Any) -> QParams:
     if not scheme.is_two_level:
         return QParams(scales)
     peak = F32(max(F32(0), F32(np.max(scales))))
-    global_scale = flex_validated(np.array([peak / F32(scheme.scale_dtype().max_representable)]),
-                                  ScaleDtype.F32)[0]
+    global_scale = flex_validated(
+        np.array([peak / F32(scheme.scale_dtype().max_representable)]), ScaleDtype.F32
+    )[0]
     return QParams(scales / global_scale, F32(global_scale))
 
 

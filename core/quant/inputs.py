@@ -10,7 +10,6 @@ import json
 import math
 
 import numpy as np
-
 from routerlab.core.errors import QuantizationError, ShapeError
 
 
@@ -19,10 +18,15 @@ def parse_floats(option: str, text: str) -> list[float]:
     try:
         values = json.loads(text)
     except json.JSONDecodeError as error:
-        raise QuantizationError(f"{option} is not JSON: {error.msg} (at character {error.pos})") from None
+        raise QuantizationError(
+            f"{option} is not JSON: {error.msg} (at character {error.pos})"
+        ) from None
     if not isinstance(values, list) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in values):
-        raise QuantizationError(f"{option} must be a flat JSON list of numbers, e.g. [-1.8, 0, 0.5]")
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values
+    ):
+        raise QuantizationError(
+            f"{option} must be a flat JSON list of numbers, e.g. [-1.8, 0, 0.5]"
+        )
     return [float(v) for v in values]
 
 
@@ -46,11 +50,19 @@ def tensor_from(values: str | None, shape: str | None) -> np.ndarray:
     if not flat:
         raise ShapeError("--values is empty: nothing to quantize")
     if math.prod(dims) != len(flat):
-        raise ShapeError(f"{len(flat)} values do not fill shape {list(dims)} ({math.prod(dims)} elements)")
+        raise ShapeError(
+            f"{len(flat)} values do not fill shape {list(dims)} ({math.prod(dims)} elements)"
+        )
+    if not all(math.isfinite(v) for v in flat):
+        raise QuantizationError(
+            "--values holds NaN or infinite values; quantization takes finite numbers"
+        )
     return np.asarray(flat, dtype=np.float32).reshape(dims)
 
 
-def random_tensor(shape: str, seed: int, values: str | None, explicit_shape: str | None) -> np.ndarray:
+def random_tensor(
+    shape: str, seed: int, values: str | None, explicit_shape: str | None
+) -> np.ndarray:
     """A standard-normal f32 tensor of `shape` from `numpy.random.default_rng(seed)`."""
     if values is not None:
         raise QuantizationError("give either --values or --random, not both")

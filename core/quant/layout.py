@@ -16,7 +16,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.scheme import QuantScheme, QuantStore, StoreKind
 
@@ -89,6 +88,8 @@ def quantized_data_len(scheme: QuantScheme, shape: tuple[int, ...]) -> int:
     """Bytes of the canonical layout: values, then block scales, then the optional f32 global."""
     num_params = math.prod(params_shape(tuple(shape), scheme))
     global_dtype = scheme.global_scale_dtype()
-    return (layout_of(scheme, tuple(shape)).value_bytes
-            + num_params * scheme.scale_dtype().size
-            + (0 if global_dtype is None else global_dtype.size))
+    return (
+        layout_of(scheme, tuple(shape)).value_bytes
+        + num_params * scheme.scale_dtype().size
+        + (0 if global_dtype is None else global_dtype.size)
+    )

@@ -57,7 +57,8 @@ def _parse_store(text: str) -> QuantStore:
         kind = StoreKind(kind_text)
     except ValueError:
         raise QuantizationError(
-            f"store={text!r} is not a store; expected native, packed-u32[@DIM] or packed-native[@DIM]"
+            f"store={text!r} is not a store; expected native, packed-u32[@DIM] or "
+            "packed-native[@DIM]"
         ) from None
     if not dim_text:
         return QuantStore(kind)
@@ -76,7 +77,8 @@ def parse_scheme(text: str) -> QuantScheme:
         value = QuantValue(head)
     except ValueError:
         raise QuantizationError(
-            f"unknown quantized value {head!r} in scheme {text!r}; expected one of: {_choices(QuantValue)}"
+            f"unknown quantized value {head!r} in scheme {text!r}; "
+            f"expected one of: {_choices(QuantValue)}"
         ) from None
     seen: dict[str, str] = {}
     for part in parts:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from routerlab.core.profiles import Profile
 from routerlab.core.quant.arrays import to_host
 from routerlab.core.quant.calibration import Calibration
@@ -62,17 +61,27 @@ class QuantizeReport:
 
     def view(self) -> TableView:
         x, q, dq = self.x.reshape(-1), to_host(self.tensor.q()).reshape(-1), self.dequant
-        rows = [[i, float(x[i]), int(q[i]), float(dq[i]), float(abs(dq[i] - x[i]))]
-                for i in range(min(x.size, MAX_ROWS))]
+        rows = [
+            [i, float(x[i]), int(q[i]), float(dq[i]), float(abs(dq[i] - x[i]))]
+            for i in range(min(x.size, MAX_ROWS))
+        ]
         scales = ", ".join(f"{s:.6g}" for s in self.tensor.scales_f32().reshape(-1)[:8])
         more = f" (+{self.tensor.scales.size - 8} more)" if self.tensor.scales.size > 8 else ""
-        glob = "" if self.tensor.global_scale is None else f"; global {float(self.tensor.global_scale):.6g}"
+        glob = (
+            ""
+            if self.tensor.global_scale is None
+            else f"; global {float(self.tensor.global_scale):.6g}"
+        )
         hidden = f"; {x.size - MAX_ROWS} more rows in --json" if x.size > MAX_ROWS else ""
-        how = "static scales" if self.calibration is None else f"{self.calibration.value} calibration"
+        how = (
+            "static scales" if self.calibration is None else f"{self.calibration.value} calibration"
+        )
         raw = self.tensor.to_bytes().hex()
         raw = raw if len(raw) <= 80 else raw[:80] + "…"
-        caption = (f"{how}; scales [{scales}]{more}{glob}; max |error| {self.max_abs_error:.6g}; "
-                   f"{self.tensor.nbytes} bytes {raw}{hidden}")
+        caption = (
+            f"{how}; scales [{scales}]{more}{glob}; max |error| {self.max_abs_error:.6g}; "
+            f"{self.tensor.nbytes} bytes {raw}{hidden}"
+        )
         return TableView(
             title=f"{self.tensor.scheme} on {self.profile.value}, shape {list(self.tensor.shape)}",
             columns=["i", "x", "q", "dequant", "|error|"],

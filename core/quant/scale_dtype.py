@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.scheme import ScaleDtype
 
@@ -55,7 +54,9 @@ def round_up(scales: Any, dtype: ScaleDtype) -> np.ndarray:
     bit_step, min_normal, spacing = _GRID[dtype]
     top = np.float32(dtype.max_representable)
     bits = s.view(np.uint32)
-    stepped = ((bits + np.uint32(bit_step - 1)) & np.uint32(~(bit_step - 1) & 0xFFFFFFFF)).view(np.float32)
+    stepped = ((bits + np.uint32(bit_step - 1)) & np.uint32(~(bit_step - 1) & 0xFFFFFFFF)).view(
+        np.float32
+    )
     with np.errstate(over="ignore", invalid="ignore"):
         out = stepped
         if min_normal is not None:

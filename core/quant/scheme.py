@@ -71,15 +71,25 @@ class QuantValue(Enum):
 
 
 _VALUE_BITS = {
-    QuantValue.Q8F: 8, QuantValue.Q8S: 8, QuantValue.E4M3: 8, QuantValue.E5M2: 8,
-    QuantValue.Q4F: 4, QuantValue.Q4S: 4, QuantValue.E2M1: 4,
-    QuantValue.Q2F: 2, QuantValue.Q2S: 2,
+    QuantValue.Q8F: 8,
+    QuantValue.Q8S: 8,
+    QuantValue.E4M3: 8,
+    QuantValue.E5M2: 8,
+    QuantValue.Q4F: 4,
+    QuantValue.Q4S: 4,
+    QuantValue.E2M1: 4,
+    QuantValue.Q2F: 2,
+    QuantValue.Q2S: 2,
 }
 _VALUE_RANGE = {
-    QuantValue.Q8F: (-128.0, 127.0), QuantValue.Q8S: (-127.0, 127.0),
-    QuantValue.Q4F: (-8.0, 7.0), QuantValue.Q4S: (-7.0, 7.0),
-    QuantValue.Q2F: (-2.0, 1.0), QuantValue.Q2S: (-1.0, 1.0),
-    QuantValue.E4M3: (-448.0, 448.0), QuantValue.E5M2: (-57344.0, 57344.0),
+    QuantValue.Q8F: (-128.0, 127.0),
+    QuantValue.Q8S: (-127.0, 127.0),
+    QuantValue.Q4F: (-8.0, 7.0),
+    QuantValue.Q4S: (-7.0, 7.0),
+    QuantValue.Q2F: (-2.0, 1.0),
+    QuantValue.Q2S: (-1.0, 1.0),
+    QuantValue.E4M3: (-448.0, 448.0),
+    QuantValue.E5M2: (-57344.0, 57344.0),
     QuantValue.E2M1: (-6.0, 6.0),
 }
 
@@ -182,29 +192,35 @@ class BlockSize:
         for extent in dims:
             if not 1 <= extent <= MAX_BLOCK_EXTENT:
                 raise QuantizationError(
-                    f"block extent {extent} is out of range: each extent is a u8 in 1..={MAX_BLOCK_EXTENT}"
+                    f"block extent {extent} is out of range: each extent is a u8 in "
+                    f"1..={MAX_BLOCK_EXTENT}"
                 )
         skip = next((i for i, d in enumerate(dims) if d != 1), len(dims))
         dims = dims[skip:]
         if len(dims) > MAX_BLOCK_DIMS:
             raise QuantizationError(
-                f"block {list(dims)} has {len(dims)} dims; Burn's BlockSize holds at most {MAX_BLOCK_DIMS}"
+                f"block {list(dims)} has {len(dims)} dims; Burn's BlockSize holds at most "
+                f"{MAX_BLOCK_DIMS}"
             )
         object.__setattr__(self, "dims", dims)
 
     def dims_for(self, rank: int) -> tuple[int, ...]:
         """The block as `rank` extents: leading dims filled with 1, extra leading extents dropped
         (Burn's `to_dim_vec`)."""
-        kept = self.dims[len(self.dims) - min(rank, len(self.dims)):]
+        kept = self.dims[len(self.dims) - min(rank, len(self.dims)) :]
         return (1,) * (rank - len(kept)) + kept
 
     def num_blocks(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """`ceil(dim / extent)` per axis: a partial block still gets a scale."""
-        return tuple(-(-dim // extent) for dim, extent in zip(shape, self.dims_for(len(shape)), strict=True))
+        return tuple(
+            -(-dim // extent) for dim, extent in zip(shape, self.dims_for(len(shape)), strict=True)
+        )
 
     def divides(self, shape: tuple[int, ...]) -> bool:
         """Whether every axis is a whole number of blocks (`BlockLayout::divides`)."""
-        return all(dim % extent == 0 for dim, extent in zip(shape, self.dims_for(len(shape)), strict=True))
+        return all(
+            dim % extent == 0 for dim, extent in zip(shape, self.dims_for(len(shape)), strict=True)
+        )
 
     @property
     def num_elements(self) -> int:
@@ -244,9 +260,14 @@ class QuantScheme:
     def per_tensor(self, dtype: ScaleDtype) -> QuantScheme:
         return replace(self, tensor=dtype)
 
-    def per_block(self, block: BlockSize | tuple[int, ...] | list[int] | int, dtype: ScaleDtype) -> QuantScheme:
-        size = block if isinstance(block, BlockSize) else BlockSize(
-            (block,) if isinstance(block, int) else tuple(block))
+    def per_block(
+        self, block: BlockSize | tuple[int, ...] | list[int] | int, dtype: ScaleDtype
+    ) -> QuantScheme:
+        size = (
+            block
+            if isinstance(block, BlockSize)
+            else BlockSize((block,) if isinstance(block, int) else tuple(block))
+        )
         return replace(self, block=BlockScale(size, dtype))
 
     def resolve(self, profile: Profile) -> QuantScheme:
@@ -256,7 +277,9 @@ class QuantScheme:
         if self.store is not None:
             return self
         default = profile.spec.default_store
-        return self.with_store(QuantStore.native() if default == "native" else QuantStore.packed_u32(0))
+        return self.with_store(
+            QuantStore.native() if default == "native" else QuantStore.packed_u32(0)
+        )
 
     # --- level resolution (cubecl-common scheme.rs:96-130) ---
     def tensor_scale(self) -> ScaleDtype | None:
@@ -319,12 +342,14 @@ def check_quantizable(scheme: QuantScheme) -> None:
     if scheme.block is not None and global_dtype is not None:
         if scheme.block.dtype.max_representable > F16_MAX:
             raise QuantizationError(
-                f"two-level scheme {scheme}: block scales in {scheme.block.dtype.value} reach f32's "
-                "range, which a per-tensor scale cannot absorb (block dtype max must be <= f16::MAX)"
+                f"two-level scheme {scheme}: block scales in {scheme.block.dtype.value} reach "
+                "f32's range, which a per-tensor scale cannot absorb (block dtype max must be "
+                "<= f16::MAX)"
             )
         if global_dtype is not ScaleDtype.F32:
             raise QuantizationError(
-                f"two-level scheme {scheme}: a two-level scheme stores its per-tensor scale as f32, "
+                f"two-level scheme {scheme}: a two-level scheme stores its per-tensor scale as "
+                "f32, "
                 f"got {global_dtype.value}"
             )
 

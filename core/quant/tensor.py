@@ -15,7 +15,6 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-
 from routerlab.core.dtypes import DType, QFloat
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import DEFAULT_CPU_PROFILE, Profile
@@ -45,7 +44,10 @@ class QuantizedTensor:
             raise QuantizationError(
                 f"layout {self.layout} does not match scheme {self.scheme} on shape {list(shape)}"
             )
-        if tuple(self.values.shape) != expected.storage_shape or self.values.dtype != expected.storage_dtype:
+        if (
+            tuple(self.values.shape) != expected.storage_shape
+            or self.values.dtype != expected.storage_dtype
+        ):
             raise QuantizationError(
                 f"values {self.values.dtype}{list(self.values.shape)} do not fit layout "
                 f"{expected.storage_dtype}{list(expected.storage_shape)}"
@@ -78,7 +80,11 @@ class QuantizedTensor:
     @property
     def nbytes(self) -> int:
         """Bytes of the canonical layout: values, scales, and the f32 global if any."""
-        return int(self.values.nbytes) + int(self.scales.nbytes) + (0 if self.global_scale is None else 4)
+        return (
+            int(self.values.nbytes)
+            + int(self.scales.nbytes)
+            + (0 if self.global_scale is None else 4)
+        )
 
     def q(self) -> Any:
         """The logical int8 values in the logical shape (unpacked when packed)."""
@@ -93,8 +99,8 @@ class QuantizedTensor:
 
     # --- conversions ---
     def dequantize(self, profile: Profile = DEFAULT_CPU_PROFILE, dtype: DType = DType.F32) -> Any:
-        """`dequantize(self)`; see `routerlab.core.quant.quantize.dequantize`."""
-        from routerlab.core.quant.quantize import dequantize
+        """`dequantize(self)`; see `routerlab.core.quant.ops.dequantize`."""
+        from routerlab.core.quant.ops import dequantize
 
         return dequantize(self, profile=profile, dtype=dtype)
 
@@ -107,28 +113,39 @@ class QuantizedTensor:
         """A copy whose values live in array module `xp` (numpy ↔ cupy); scales stay on the host."""
         if get_array_module(self.values) is xp:
             return self
-        return QuantizedTensor(to_module(self.values, xp), self.scales, self.global_scale,
-                               self.scheme, self.shape, self.layout)
+        return QuantizedTensor(
+            to_module(self.values, xp),
+            self.scales,
+            self.global_scale,
+            self.scheme,
+            self.shape,
+            self.layout,
+        )
 
     # --- equality ---
     def bit_equal(self, other: QuantizedTensor) -> bool:
         """Bit-identical: same scheme (store included), shape and layout, and the same bytes of
         values, scales and global."""
-        return (self.scheme == other.scheme and self.shape == other.shape
-                and self.layout == other.layout
-                and to_host(self.values).tobytes() == to_host(other.values).tobytes()
-                and self.scales.tobytes() == other.scales.tobytes()
-                and _global_bytes(self) == _global_bytes(other))
+        return (
+            self.scheme == other.scheme
+            and self.shape == other.shape
+            and self.layout == other.layout
+            and to_host(self.values).tobytes() == to_host(other.values).tobytes()
+            and self.scales.tobytes() == other.scales.tobytes()
+            and _global_bytes(self) == _global_bytes(other)
+        )
 
     def values_equal(self, other: QuantizedTensor) -> bool:
         """Burn's `assert_eq` on QFloat data (burn-std data/compare.rs:243-259): only the values,
         unpacked to i8, with equal value type, block size and presence of a global; the store and
         the scales are ignored."""
-        return (self.scheme.value == other.scheme.value
-                and self.scheme.block_size() == other.scheme.block_size()
-                and self.scheme.is_two_level == other.scheme.is_two_level
-                and self.shape == other.shape
-                and bool(np.array_equal(to_host(self.q()), to_host(other.q()))))
+        return (
+            self.scheme.value == other.scheme.value
+            and self.scheme.block_size() == other.scheme.block_size()
+            and self.scheme.is_two_level == other.scheme.is_two_level
+            and self.shape == other.shape
+            and bool(np.array_equal(to_host(self.q()), to_host(other.q())))
+        )
 
 
 def _global_bytes(tensor: QuantizedTensor) -> bytes:

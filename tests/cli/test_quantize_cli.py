@@ -14,10 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
 from routerlab.cli import app as app_module
 from routerlab.cli.app import app
+from typer.testing import CliRunner
 
 ROUTERLAB = Path(sys.executable).with_name("routerlab")
 REQUIRED = {"q", "scales", "global", "dequant", "scheme", "bytes", "max_abs_error"}
@@ -30,13 +29,26 @@ def _json(*args: str) -> dict:
 
 
 def test_static_scale_json_contract() -> None:
-    out = _json("--values", "[-1.8,-1.0,0,0.5]", "--shape", "4", "--scheme", "q8s",
-                "--scales", "[0.014173228]", "--backend", "ndarray")
+    out = _json(
+        "--values",
+        "[-1.8,-1.0,0,0.5]",
+        "--shape",
+        "4",
+        "--scheme",
+        "q8s",
+        "--scales",
+        "[0.014173228]",
+        "--backend",
+        "ndarray",
+    )
     assert REQUIRED <= out.keys()
     assert out["q"] == [-127, -71, 0, 35]
     assert out["scales"] == [float(np.float32(0.014173228))]
     assert out["global"] is None and out["scheme"] == "q8s:store=native"
-    assert out["bytes"] == bytes([0x81, 0xB9, 0x00, 0x23]).hex() + np.float32(0.014173228).tobytes().hex()
+    assert (
+        out["bytes"]
+        == bytes([0x81, 0xB9, 0x00, 0x23]).hex() + np.float32(0.014173228).tobytes().hex()
+    )
     np.testing.assert_allclose(out["dequant"], [-1.8, -1.0062993, 0.0, 0.496063], rtol=1e-6)
     assert out["max_abs_error"] == pytest.approx(0.0062993, rel=1e-4)
 
@@ -51,7 +63,9 @@ def test_dynamic_calibration_on_every_backend(backend: str) -> None:
 
 
 def test_blocks_two_level_and_absmean() -> None:
-    out = _json("--random", "2,32", "--seed", "4", "--scheme", "q8s:block=2x16:scale=ue4m3:global=f32")
+    out = _json(
+        "--random", "2,32", "--seed", "4", "--scheme", "q8s:block=2x16:scale=ue4m3:global=f32"
+    )
     assert out["scheme"] == "q8s:block=2x16:scale=ue4m3:global=f32:store=native"
     assert len(out["scales"]) == 2 and max(out["scales"]) == 448 and out["global"] > 0
     assert len(bytes.fromhex(out["bytes"])) == 64 + 2 + 4
@@ -62,46 +76,96 @@ def test_blocks_two_level_and_absmean() -> None:
 
 def test_packed_bytes_and_logical_q() -> None:
     """cubecl packs Q4 into u32 words; `q` stays the logical values in row-major order."""
-    out = _json("--values", json.dumps(list(range(16))), "--shape", "2,8", "--scheme", "q4s",
-                "--backend", "cubecl")
+    out = _json(
+        "--values",
+        json.dumps(list(range(16))),
+        "--shape",
+        "2,8",
+        "--scheme",
+        "q4s",
+        "--backend",
+        "cubecl",
+    )
     assert out["scheme"] == "q4s:store=packed-u32"
     assert len(bytes.fromhex(out["bytes"])) == 2 * 4 + 4
     assert out["q"] == [round(v * 7 / 15 + 1e-9) for v in range(16)]
 
 
 def test_two_level_static_scales_with_global() -> None:
-    out = _json("--values", "[0.5,1,2,4]", "--scheme", "q8s:block=2:scale=ue4m3:global=f32",
-                "--scales", "[112,448]", "--global", str(4 / 127 / 448), "--backend", "ndarray")
+    out = _json(
+        "--values",
+        "[0.5,1,2,4]",
+        "--scheme",
+        "q8s:block=2:scale=ue4m3:global=f32",
+        "--scales",
+        "[112,448]",
+        "--global",
+        str(4 / 127 / 448),
+        "--backend",
+        "ndarray",
+    )
     assert out["scales"] == [112.0, 448.0] and out["global"] == float(np.float32(4 / 127 / 448))
 
 
 def test_table_shows_the_same_numbers() -> None:
-    result = CliRunner().invoke(app, ["quantize", "--values", "[-1.8,-1.0,0,0.5]", "--scheme", "q8s",
-                                      "--scales", "[0.014173228]", "--plain"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "quantize",
+            "--values",
+            "[-1.8,-1.0,0,0.5]",
+            "--scheme",
+            "q8s",
+            "--scales",
+            "[0.014173228]",
+            "--plain",
+        ],
+    )
     assert result.exit_code == 0, result.output
-    for text in ("q8s:store=native", "-127", "-71", "0.496063", "static scales", "0.0141732",
-                 "0.00629926", "81b90023"):
+    for text in (
+        "q8s:store=native",
+        "-127",
+        "-71",
+        "0.496063",
+        "static scales",
+        "0.0141732",
+        "0.00629926",
+        "81b90023",
+    ):
         assert text in result.output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--values", "[1,2,"], "--values is not JSON"),
-    (["--values", '["a"]'], "flat JSON list of numbers"),
-    (["--values", "[1,2,3]", "--shape", "2,2"], "3 values do not fill shape [2, 2]"),
-    (["--values", "[1,2,3,4]", "--scheme", "q8s:colour=red"], "unknown scheme part 'colour=red'"),
-    (["--values", "[1,2,3]", "--scheme", "q8s:block=2"], "not a whole number of [2] blocks"),
-    (["--values", "[1,2,3,4,5,6]", "--scheme", "q4s", "--backend", "cubecl"], "Can't store in u32"),
-    (["--values", "[1,NaN,3]"], "NaN or infinite"),
-    (["--values", "[1,Infinity]"], "NaN or infinite"),
-    (["--values", "[1,2]", "--scales", "[0.1,0.2]"], "takes 1 scale"),
-    (["--values", "[1,2]", "--backend", "tpu"], "unknown backend profile 'tpu'"),
-    (["--values", "[1,2]", "--calibration", "median"], "unknown calibration 'median'"),
-    (["--values", "[1,2]", "--random", "2"], "either --values or --random"),
-    ([], "give the tensor with --values"),
-])
-def test_bad_input_is_one_line_and_exit_1(args: list[str], message: str,
-                                          monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--values", "[1,2,"], "--values is not JSON"),
+        (["--values", '["a"]'], "flat JSON list of numbers"),
+        (["--values", "[1,2,3]", "--shape", "2,2"], "3 values do not fill shape [2, 2]"),
+        (
+            ["--values", "[1,2,3,4]", "--scheme", "q8s:colour=red"],
+            "unknown scheme part 'colour=red'",
+        ),
+        (["--values", "[1,2,3]", "--scheme", "q8s:block=2"], "not a whole number of [2] blocks"),
+        (
+            ["--values", "[1,2,3,4,5,6]", "--scheme", "q4s", "--backend", "cubecl"],
+            "Can't store in u32",
+        ),
+        (["--values", "[1,NaN,3]"], "NaN or infinite"),
+        (["--values", "[1,NaN,3]", "--scales", "[0.1]"], "NaN or infinite"),
+        (["--values", "[1,Infinity]"], "NaN or infinite"),
+        (["--values", "[1,2]", "--scales", "[0.1,0.2]"], "takes 1 scale"),
+        (["--values", "[1,2]", "--backend", "tpu"], "unknown backend profile 'tpu'"),
+        (["--values", "[1,2]", "--calibration", "median"], "unknown calibration 'median'"),
+        (["--values", "[1,2]", "--random", "2"], "either --values or --random"),
+        ([], "give the tensor with --values"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_1(
+    args: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setattr(sys, "argv", ["routerlab", "quantize", *args])
     with pytest.raises(SystemExit) as done:
         app_module.main()
@@ -111,15 +175,20 @@ def test_bad_input_is_one_line_and_exit_1(args: list[str], message: str,
 
 
 def test_console_script_reports_errors_in_one_line() -> None:
-    result = subprocess.run([str(ROUTERLAB), "quantize", "--values", "[1,2,3]", "--scheme", "q8s:block=2"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(ROUTERLAB), "quantize", "--values", "[1,2,3]", "--scheme", "q8s:block=2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert result.stderr.startswith("error: tensor shape [3] is not a whole number of [2] blocks")
     assert result.stdout == ""
 
 
 def test_command_module_imports_no_numpy() -> None:
-    code = ("import sys; import routerlab.cli.commands.quantize; "
-            "print('numpy' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    code = "import sys; import routerlab.cli.commands.quantize; print('numpy' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
     assert result.stdout.strip() == "False", result.stderr

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import (
@@ -41,7 +40,9 @@ from routerlab.core.quant import (
 )
 from routerlab.core.quant.scale_dtype import to_storage
 
-VECTORS = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "burn-quant-vectors.json"
+VECTORS = (
+    Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "burn-quant-vectors.json"
+)
 F32 = np.float32
 ALL = tuple(Profile)
 CPU = (Profile.NDARRAY, Profile.FLEX)
@@ -87,8 +88,13 @@ def _assert_scales(tensor: QuantizedTensor, expected: list[float]) -> None:
     np.testing.assert_array_equal(tensor.scales_f32().reshape(-1), _f32_list(expected))
 
 
-def _assert_dequant(tensor: QuantizedTensor, profile: Profile, target: np.ndarray,
-                    rel: float = 0.0, abs_: float = 0.0) -> None:
+def _assert_dequant(
+    tensor: QuantizedTensor,
+    profile: Profile,
+    target: np.ndarray,
+    rel: float = 0.0,
+    abs_: float = 0.0,
+) -> None:
     got = np.asarray(tensor.dequantize(profile)).reshape(-1)
     np.testing.assert_allclose(got, target.reshape(-1), rtol=rel, atol=abs_)
 
@@ -97,7 +103,8 @@ def _assert_dequant(tensor: QuantizedTensor, profile: Profile, target: np.ndarra
 
 
 def case_should_support_quantize_symmetric_int8(case: dict[str, Any]) -> None:
-    """burn-backend-tests/tests/tensor/float/quantization/ops/quantize.rs: static scale, every backend."""
+    """burn-backend-tests/tests/tensor/float/quantization/ops/quantize.rs: static scale, every
+    backend."""
     for profile in ALL:
         t = quantize(_x(case), _scheme(case), case["expected_scales"], profile=profile)
         _assert_q(t, case["expected_q"])
@@ -114,7 +121,9 @@ def case_should_quantize_dequantize_symmetric_single_with_transform(case: dict[s
         _assert_scales(t, case["expected_scales"])
         dq = np.asarray(t.dequantize(profile)).reshape(-1)
         np.testing.assert_array_equal(dq, _f32_list(case["expected_dequant"]))
-        np.testing.assert_allclose(dq * F32(10), case["expected_post_op_output"], rtol=1e-2, atol=1e-2)
+        np.testing.assert_allclose(
+            dq * F32(10), case["expected_post_op_output"], rtol=1e-2, atol=1e-2
+        )
 
 
 def case_should_support_per_block_symmetric_int8(case: dict[str, Any]) -> None:
@@ -136,7 +145,8 @@ def case_should_support_per_block_symmetric_int8(case: dict[str, Any]) -> None:
 
 
 def case_per_block_symmetric_int8(case: dict[str, Any]) -> None:
-    """burn-backend-tests/tests/tensor/float/quantization/scheme.rs: `compute_q_params` on a range."""
+    """burn-backend-tests/tests/tensor/float/quantization/scheme.rs: `compute_q_params` on a
+    range."""
     rng = case["calibration_range"]
     params = compute_q_params(_scheme(case), _f32_list(rng["min"]), _f32_list(rng["max"]))
     np.testing.assert_array_equal(params.scales.reshape(-1), _f32_list(case["computed_scales_f32"]))
@@ -242,7 +252,9 @@ def case_test_quantize_zero_tensor(case: dict[str, Any]) -> None:
     assert flex.scales_f32()[0] == np.finfo(F32).tiny
 
 
-def case_should_pack_unpack_quantization_parameters_per_tensor_symmetric(case: dict[str, Any]) -> None:
+def case_should_pack_unpack_quantization_parameters_per_tensor_symmetric(
+    case: dict[str, Any],
+) -> None:
     """burn-std/src/tensor/quantization.rs: `QuantizedBytes::new` → `into_vec_i8`, 10 bytes."""
     scheme = _scheme(case, QuantStore.native())
     q = np.asarray(case["expected_q"], np.int8).reshape(case["shape"])
@@ -277,16 +289,19 @@ def case_should_pack_i8s_to_u32(case: dict[str, Any]) -> None:
     packed = pack_u32(np.asarray(case["expected_q"], np.int8), 8)
     np.testing.assert_array_equal(packed, np.asarray(case["expected_packed_u32"], np.uint32))
     padded = case["padded_case"]
-    np.testing.assert_array_equal(pack_u32(np.asarray(padded["q"], np.int8), 8),
-                                  np.asarray(padded["packed_u32"], np.uint32))
-    np.testing.assert_array_equal(unpack_u32(np.asarray(case["expected_packed_u32"], np.uint32), 8, 4),
-                                  case["expected_q"])
+    np.testing.assert_array_equal(
+        pack_u32(np.asarray(padded["q"], np.int8), 8), np.asarray(padded["packed_u32"], np.uint32)
+    )
+    np.testing.assert_array_equal(
+        unpack_u32(np.asarray(case["expected_packed_u32"], np.uint32), 8, 4), case["expected_q"]
+    )
     np.testing.assert_array_equal(unpack_u32(np.asarray([55], np.uint32), 8, 1), [55])
 
 
 def case_cubecl_packed(case: dict[str, Any]) -> None:
     """burn-backend-tests/tests/cubecl/quantization/quantize_dequantize.rs: the GPU's PackedU32
-    output must equal the CPU reference with a Native store (values only, as `assert_eq` strict=false)."""
+    output must equal the CPU reference with a Native store (values only, as `assert_eq`
+    strict=false)."""
     t = quantize_dynamic(_x(case), _scheme(case, QuantStore.packed_u32(0)), profile=Profile.CUBECL)
     assert t.values.dtype == np.uint32
     _assert_q(t, case["expected_q"])
@@ -301,7 +316,9 @@ def case_cubecl_packed(case: dict[str, Any]) -> None:
 def case_should_panic_when_block_size_cannot_store_num_quants(case: dict[str, Any]) -> None:
     """burn-backend-tests/tests/cubecl/quantization/quantize_dequantize.rs: a block of 8 cannot
     hold a u32 word of 16 two-bit values."""
-    with pytest.raises(QuantizationError, match="Block size must be divisible by 16, got block_size=8"):
+    with pytest.raises(
+        QuantizationError, match="Block size must be divisible by 16, got block_size=8"
+    ):
         quantize_dynamic(_x(case), _scheme(case, QuantStore.packed_u32(0)), profile=Profile.CUBECL)
 
 
@@ -309,7 +326,9 @@ def case_q2s_ternary_matmul_matches_dequantized(case: dict[str, Any]) -> None:
     """burn-backend-tests/tests/tensor/float/quantization/ops/extended/ternary_matmul.rs: MinMax
     Q2S gives scale 0.9 and ternary values, on every backend."""
     for profile in ALL:
-        scheme = _scheme(case) if profile is not Profile.CUBECL else _scheme(case, QuantStore.native())
+        scheme = (
+            _scheme(case) if profile is not Profile.CUBECL else _scheme(case, QuantStore.native())
+        )
         if profile is Profile.CUBECL:
             # 3 columns cannot fill a 16-value word and CubeCL cannot store native sub-byte values.
             with pytest.raises(QuantizationError):
@@ -324,7 +343,8 @@ def case_q2s_ternary_matmul_matches_dequantized(case: dict[str, Any]) -> None:
 
 
 HANDLERS: dict[str, Callable[[dict[str, Any]], None]] = {
-    fn.__name__.removeprefix("case_"): fn for fn in (
+    fn.__name__.removeprefix("case_"): fn
+    for fn in (
         case_should_support_quantize_symmetric_int8,
         case_should_quantize_dequantize_symmetric_single_with_transform,
         case_should_support_per_block_symmetric_int8,
@@ -355,7 +375,13 @@ def test_every_vector_has_a_handler() -> None:
     assert sorted(_name(c) for c in CASES) == sorted(HANDLERS)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{i:02d}-{c['source'].split('#')[0].split('/')[-1]}-{_name(c)}"
-                                             for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    "case",
+    CASES,
+    ids=[
+        f"{i:02d}-{c['source'].split('#')[0].split('/')[-1]}-{_name(c)}"
+        for i, c in enumerate(CASES)
+    ],
+)
 def test_burn_vector(case: dict[str, Any]) -> None:
     HANDLERS[_name(case)](case)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import (
@@ -41,8 +40,9 @@ def test_block_tensor_symmetric_int8() -> None:
     """scheme.rs block_tensor_symmetric_int8: the largest block scale lands on 448, and
     `scales * global` reproduces the one-level scales."""
     one_level = compute_q_params(Q8S.per_block([4], ScaleDtype.F32), RANGE_MIN, RANGE_MAX)
-    two = compute_q_params(Q8S.per_block([4], ScaleDtype.UE4M3).per_tensor(ScaleDtype.F32),
-                           RANGE_MIN, RANGE_MAX)
+    two = compute_q_params(
+        Q8S.per_block([4], ScaleDtype.UE4M3).per_tensor(ScaleDtype.F32), RANGE_MIN, RANGE_MAX
+    )
     assert two.scales.max() == F32(448)
     assert two.global_scale == F32(1.8) / F32(127) / F32(448)
     np.testing.assert_allclose(two.scales * two.global_scale, one_level.scales, rtol=1e-6)
@@ -63,8 +63,15 @@ def test_block_tensor_symmetric_int8_all_zero() -> None:
 
 def test_min_max_calibration_range_per_block() -> None:
     """calibration.rs min_max_calibration_range_per_block: ranges shaped as the block grid."""
-    x = np.array([[-1.8, -1.0, 0.0, 0.5], [1.8, 1.0, 0.0, -0.5],
-                  [0.01, 0.02, 0.03, 0.04], [-0.01, -0.02, -0.03, -0.04]], F32)
+    x = np.array(
+        [
+            [-1.8, -1.0, 0.0, 0.5],
+            [1.8, 1.0, 0.0, -0.5],
+            [0.01, 0.02, 0.03, 0.04],
+            [-0.01, -0.02, -0.03, -0.04],
+        ],
+        F32,
+    )
     low, high = compute_range(x, Q8S.per_block([4], ScaleDtype.F32), Calibration.MINMAX)
     np.testing.assert_array_equal(low, RANGE_MIN.reshape(4, 1))
     np.testing.assert_array_equal(high, RANGE_MAX.reshape(4, 1))
@@ -81,8 +88,9 @@ def test_blocks_are_rectangles() -> None:
 def test_abs_mean_per_block_and_no_two_level_form() -> None:
     """calibration.rs abs_mean_calibration_range_per_block; AbsMean refuses a two-level scheme."""
     x = np.array([[-0.9, -0.3, 0.0, 0.6], [0.2, -0.2, 0.4, -0.4]], F32)
-    low, high = compute_range(x, QuantScheme(QuantValue.Q2S).per_block([4], ScaleDtype.F32),
-                              Calibration.ABSMEAN)
+    low, high = compute_range(
+        x, QuantScheme(QuantValue.Q2S).per_block([4], ScaleDtype.F32), Calibration.ABSMEAN
+    )
     np.testing.assert_allclose(high.reshape(-1), [0.45, 0.3], rtol=1e-6)
     np.testing.assert_array_equal(low, -high)
     with pytest.raises(QuantizationError, match="AbsMean calibration has no two-level form"):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import (
@@ -31,9 +30,24 @@ from routerlab.core.quant import (
 from routerlab.core.quant.scale_dtype import to_storage
 
 F32 = np.float32
-ARANGE_Q4S_WORDS = [0, 286331136, 286331153, 572657937, 572662306, 857874978, 858993459, 858993459,
-                    1145324612, 1145324612, 1431655748, 1431655765, 1717982549, 1717986918,
-                    2003199590, 2004318071]
+ARANGE_Q4S_WORDS = [
+    0,
+    286331136,
+    286331153,
+    572657937,
+    572662306,
+    857874978,
+    858993459,
+    858993459,
+    1145324612,
+    1145324612,
+    1431655748,
+    1431655765,
+    1717982549,
+    1717986918,
+    2003199590,
+    2004318071,
+]
 
 
 def test_should_unpack_u32s_to_i8s_arange() -> None:
@@ -77,11 +91,20 @@ def test_packing_along_an_outer_dim() -> None:
 
 
 def _two_level(values: np.ndarray, global_scale: float | None) -> QuantizedTensor:
-    scheme = QuantScheme(QuantValue.Q8S, QuantStore.native()).per_block(
-        [4], ScaleDtype.UE4M3).per_tensor(ScaleDtype.F32)
+    scheme = (
+        QuantScheme(QuantValue.Q8S, QuantStore.native())
+        .per_block([4], ScaleDtype.UE4M3)
+        .per_tensor(ScaleDtype.F32)
+    )
     scales = to_storage(np.array([0.5, 0.125], F32), ScaleDtype.UE4M3)
-    return QuantizedTensor(values, scales, None if global_scale is None else F32(global_scale),
-                           scheme, (8,), layout_of(scheme, (8,)))
+    return QuantizedTensor(
+        values,
+        scales,
+        None if global_scale is None else F32(global_scale),
+        scheme,
+        (8,),
+        layout_of(scheme, (8,)),
+    )
 
 
 def test_should_pack_unpack_two_level_scales() -> None:

@@ -13,13 +13,19 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
 from routerlab.core.profiles import Profile
-from routerlab.core.quant import QuantValue, from_bytes, pack_u32, quantize, quantize_dynamic, unpack_u32
+from routerlab.core.quant import (
+    QuantValue,
+    from_bytes,
+    pack_u32,
+    quantize,
+    quantize_dynamic,
+    unpack_u32,
+)
 
 F32 = np.float32
 INT_VALUES = [v for v in QuantValue if not v.is_float]
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -27,7 +33,8 @@ def tensors(draw: st.DrawFn) -> np.ndarray:
     """Rank 1-3 f32 tensors whose last dim is a multiple of 16 (any word size fits), moderate
     magnitudes (scales stay inside every scale dtype's range)."""
     shape = tuple(draw(st.lists(st.sampled_from([1, 2, 4]), min_size=0, max_size=2))) + (
-        16 * draw(st.integers(1, 3)),)
+        16 * draw(st.integers(1, 3)),
+    )
     magnitude = draw(st.sampled_from([1e-3, 1.0, 300.0]))
     elements = st.floats(-1, 1, width=32).map(lambda v: F32(v * magnitude))
     return draw(hnp.arrays(F32, shape, elements=elements))
@@ -36,9 +43,21 @@ def tensors(draw: st.DrawFn) -> np.ndarray:
 @st.composite
 def schemes(draw: st.DrawFn, rank: int) -> str:
     value = draw(st.sampled_from(INT_VALUES)).value
-    level = draw(st.sampled_from(["", ":block=16", ":block=1x16", ":block=16:scale=f16",
-                                  ":block=16:scale=bf16", ":block=16:scale=ue4m3:global=f32",
-                                  ":block=16:scale=f16:global=f32", ":scale=f16", ":scale=bf16"]))
+    level = draw(
+        st.sampled_from(
+            [
+                "",
+                ":block=16",
+                ":block=1x16",
+                ":block=16:scale=f16",
+                ":block=16:scale=bf16",
+                ":block=16:scale=ue4m3:global=f32",
+                ":block=16:scale=f16:global=f32",
+                ":scale=f16",
+                ":scale=bf16",
+            ]
+        )
+    )
     if level.startswith(":block=1x16") and rank < 2:
         level = ":block=16"
     return value + level
@@ -88,22 +107,42 @@ def test_bytes_round_trip_is_the_identity(data: st.DataObject, profile: Profile)
     x = data.draw(tensors())
     scheme = data.draw(schemes(x.ndim))
     if profile is not Profile.FLEX:
-        scheme += ":store=" + data.draw(st.sampled_from(
-            ["native"] if profile is Profile.NDARRAY else ["packed-u32"] + (["native"] if scheme.startswith("q8") else [])))
+        scheme += ":store=" + data.draw(
+            st.sampled_from(
+                ["native"]
+                if profile is Profile.NDARRAY
+                else ["packed-u32"] + (["native"] if scheme.startswith("q8") else [])
+            )
+        )
     tensor = quantize_dynamic(x, scheme, profile=profile)
     back = from_bytes(tensor.to_bytes(), tensor.shape, tensor.scheme)
     assert back.bit_equal(tensor) and len(tensor.to_bytes()) == tensor.nbytes
-    np.testing.assert_array_equal(np.asarray(back.dequantize(profile)), np.asarray(tensor.dequantize(profile)))
+    np.testing.assert_array_equal(
+        np.asarray(back.dequantize(profile)), np.asarray(tensor.dequantize(profile))
+    )
 
 
 @SETTINGS
-@given(x=hnp.arrays(F32, 64, elements=st.floats(-100, 100, width=32)),
-       scale=st.floats(2.0**-10, 2.0, width=32), value=st.sampled_from(INT_VALUES))
+@given(
+    x=hnp.arrays(F32, 64, elements=st.floats(-100, 100, width=32)),
+    scale=st.floats(2.0**-10, 2.0, width=32),
+    value=st.sampled_from(INT_VALUES),
+)
 def test_profiles_agree_except_at_ties(x: np.ndarray, scale: float, value: QuantValue) -> None:
     scheme = f"{value.value}:store=native"
-    q = {p: np.asarray(quantize(x, scheme if p is not Profile.CUBECL or value.bits == 8
-                                else f"{value.value}:store=packed-u32", [scale], profile=p).q()).astype(int)
-         for p in Profile}
+    q = {
+        p: np.asarray(
+            quantize(
+                x,
+                scheme
+                if p is not Profile.CUBECL or value.bits == 8
+                else f"{value.value}:store=packed-u32",
+                [scale],
+                profile=p,
+            ).q()
+        ).astype(int)
+        for p in Profile
+    }
     quotient = x.astype(np.float64) / np.float64(F32(scale))
     frac = np.abs(quotient - np.trunc(quotient))
     even = q[Profile.NDARRAY] != q[Profile.CUBECL]

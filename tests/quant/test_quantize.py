@@ -11,11 +11,18 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-
 from routerlab.core.dtypes import DType
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
-from routerlab.core.quant import QuantStore, from_bytes, parse_scheme, quantize, quantize_dynamic
+from routerlab.core.quant import (
+    Calibration,
+    QuantStore,
+    from_bytes,
+    parse_scheme,
+    quantize,
+    quantize_dynamic,
+)
+from routerlab.core.quant.ops import CHUNK
 
 F32 = np.float32
 ARANGE_16X16 = (np.arange(256, dtype=F32) / F32(256)).reshape(16, 16)
@@ -45,7 +52,9 @@ def test_exact_ties_round_away_or_to_even() -> None:
     x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997], F32)
     away = [-3, -2, -1, 1, 2, 3, 0]
     for profile in (Profile.NDARRAY, Profile.FLEX):
-        np.testing.assert_array_equal(np.asarray(quantize(x, "q8s", [1.0], profile=profile).q()), away)
+        np.testing.assert_array_equal(
+            np.asarray(quantize(x, "q8s", [1.0], profile=profile).q()), away
+        )
     even = np.asarray(quantize(x, "q8s:store=native", [1.0], profile=Profile.CUBECL).q())
     np.testing.assert_array_equal(even, [-2, -2, 0, 0, 2, 2, 0])
 
@@ -105,13 +114,16 @@ def test_the_store_a_backend_keeps() -> None:
         quantize_dynamic(x.reshape(4, 4), "q8s:store=packed-u32@1", profile=Profile.CUBECL)
 
 
-@pytest.mark.parametrize(("scheme", "message"), [
-    ("e4m3", "E4M3 values are part of Burn's scheme space"),
-    ("e2m1:store=packed-native", "E2M1"),
-    ("q8s:scale=ue8m0", "UE8M0 scales are not yet supported"),
-    ("q8s:block=4:global=f32", "reach f32's range"),
-    ("q8s:block=4:scale=ue4m3:global=f16", "stores its per-tensor scale as f32"),
-])
+@pytest.mark.parametrize(
+    ("scheme", "message"),
+    [
+        ("e4m3", "E4M3 values are part of Burn's scheme space"),
+        ("e2m1:store=packed-native", "E2M1"),
+        ("q8s:scale=ue8m0", "UE8M0 scales are not yet supported"),
+        ("q8s:block=4:global=f32", "reach f32's range"),
+        ("q8s:block=4:scale=ue4m3:global=f16", "stores its per-tensor scale as f32"),
+    ],
+)
 def test_unsupported_schemes_are_refused(scheme: str, message: str) -> None:
     for profile in Profile:
         with pytest.raises(QuantizationError, match=message):
@@ -120,8 +132,10 @@ def test_unsupported_schemes_are_refused(scheme: str, message: str) -> None:
 
 def test_bad_inputs_are_refused() -> None:
     for bad in (np.nan, np.inf, -np.inf):
-        with pytest.raises(QuantizationError, match="NaN or infinite"):
+        with pytest.raises(QuantizationError, match="cannot calibrate NaN or infinite"):
             quantize_dynamic(np.array([1.0, bad], F32), "q8s")
+        with pytest.raises(QuantizationError, match="cannot calibrate NaN or infinite"):
+            quantize_dynamic(np.array([1.0, bad], F32), "q2s", calibration=Calibration.ABSMEAN)
     with pytest.raises(QuantizationError, match="takes 1 scale"):
         quantize(np.ones(4, F32), "q8s", [0.1, 0.2])
     with pytest.raises(QuantizationError, match="never negative"):
@@ -132,10 +146,35 @@ def test_bad_inputs_are_refused() -> None:
         quantize_dynamic(np.ones((0, 4), F32), "q8s")
 
 
+@pytest.mark.parametrize("size", [8, 2 * CHUNK + 5])
+@pytest.mark.parametrize("profile", list(Profile))
+def test_static_nan_is_refused_and_infinity_clamps(size: int, profile: Profile) -> None:
+    """Burn clamps `x / s = ±inf` to the range; a NaN (which Burn's `as i8` silently makes 0) is
+    refused, on the chunked large-tensor path and the small one, per tensor and per block."""
+    x = np.linspace(-1, 1, size, dtype=F32)
+    x[3], x[-2] = np.inf, -np.inf
+    q = np.asarray(quantize(x, "q8s:store=native", [0.01], profile=profile).q())
+    assert q[3] == 127 and q[-2] == -127
+    x[size // 2] = np.nan
+    for scheme, scales in (
+        ("q8s:store=native", [0.01]),
+        ("q8s:block=1:store=native", np.full(size, 0.01)),
+    ):
+        with pytest.raises(QuantizationError, match="cannot quantize NaN values"):
+            quantize(x, scheme, scales, profile=profile)
+    with pytest.raises(QuantizationError, match="cannot quantize NaN values"):
+        quantize(x, "q8s:store=native", [0.0], profile=profile)
+
+
 def test_static_two_level_takes_scales_relative_to_the_global() -> None:
     x = np.array([0.5, 1.0, 2.0, 4.0], F32)
-    t = quantize(x, "q8s:block=2:scale=ue4m3:global=f32", [112.0, 448.0], F32(4 / 127 / 448),
-                 profile=Profile.NDARRAY)
+    t = quantize(
+        x,
+        "q8s:block=2:scale=ue4m3:global=f32",
+        [112.0, 448.0],
+        F32(4 / 127 / 448),
+        profile=Profile.NDARRAY,
+    )
     np.testing.assert_array_equal(t.scales_f32().reshape(-1), [112, 448])
     np.testing.assert_allclose(np.asarray(t.dequantize(Profile.NDARRAY)), x, rtol=2e-2)
 
@@ -160,7 +199,9 @@ def test_ndarray_dequantizes_a_zero_scale_with_point_one() -> None:
     np.testing.assert_array_equal(np.asarray(t.q()), [3, -3])
     np.testing.assert_allclose(np.asarray(t.dequantize(Profile.NDARRAY)), [0.3, -0.3])
     np.testing.assert_array_equal(np.asarray(t.dequantize(Profile.FLEX)), [0.0, -0.0])
-    cube = quantize(np.array([0.25, -0.3, 0.0], F32), "q8s:store=native", [0.0], profile=Profile.CUBECL)
+    cube = quantize(
+        np.array([0.25, -0.3, 0.0], F32), "q8s:store=native", [0.0], profile=Profile.CUBECL
+    )
     np.testing.assert_array_equal(np.asarray(cube.q()), [127, -127, 0])
 
 

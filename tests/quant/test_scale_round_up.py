@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant import ScaleDtype, round_up
 from routerlab.core.quant.scale_dtype import storage_dtype, to_f32, to_storage
@@ -25,8 +24,10 @@ ALL = (ScaleDtype.F32, *NARROW)
 
 def _grid(dtype: ScaleDtype) -> np.ndarray:
     """Every finite non-negative value of `dtype`, sorted (from all its bit patterns)."""
-    bits = np.arange(256 if dtype is ScaleDtype.UE4M3 else 65536,
-                     dtype=np.uint8 if dtype is ScaleDtype.UE4M3 else np.uint16)
+    bits = np.arange(
+        256 if dtype is ScaleDtype.UE4M3 else 65536,
+        dtype=np.uint8 if dtype is ScaleDtype.UE4M3 else np.uint16,
+    )
     with np.errstate(invalid="ignore"):
         values = bits.view(storage_dtype(dtype)).astype(np.float64)
     return np.unique(values[np.isfinite(values) & (values >= 0)])
@@ -52,18 +53,23 @@ def test_ue4m3_worked_example() -> None:
 def test_round_up_is_the_smallest_representable_not_below(dtype: ScaleDtype) -> None:
     rng = np.random.default_rng(7)
     top = dtype.max_representable
-    s = np.concatenate([
-        GRIDS[dtype].astype(F32),                                   # already on the grid
-        (rng.random(20000) * min(top, 1e6)).astype(F32),
-        np.exp(rng.uniform(-100, np.log(min(top, 1e30)), 20000)).astype(F32),
-        np.array([0.0, 1e-30, 2.0**-126, 2.0**-149], F32),
-    ])
+    s = np.concatenate(
+        [
+            GRIDS[dtype].astype(F32),  # already on the grid
+            (rng.random(20000) * min(top, 1e6)).astype(F32),
+            np.exp(rng.uniform(-100, np.log(min(top, 1e30)), 20000)).astype(F32),
+            np.array([0.0, 1e-30, 2.0**-126, 2.0**-149], F32),
+        ]
+    )
     s = s[s < F32(top)]
     np.testing.assert_array_equal(round_up(s, dtype), _expected(s, dtype))
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.floats(0.0, float(np.float32(3e38)), width=32, allow_subnormal=True).map(float), st.sampled_from(NARROW))
+@given(
+    st.floats(0.0, float(np.float32(3e38)), width=32, allow_subnormal=True).map(float),
+    st.sampled_from(NARROW),
+)
 def test_round_up_property(scale: float, dtype: ScaleDtype) -> None:
     rounded = round_up([scale], dtype)[0]
     top = F32(dtype.max_representable)

@@ -8,7 +8,6 @@ burn-std's `quantizable_declines_what_no_backend_can_store`
 from __future__ import annotations
 
 import pytest
-
 from routerlab.core.dtypes import QFloat, is_quantized
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
@@ -24,9 +23,22 @@ from routerlab.core.quant import (
 )
 
 CANONICAL = [
-    "q8s", "q8f", "q4s", "q4f", "q2s", "q2f", "q4f:block=32", "q8s:block=2x16:scale=ue4m3:global=f32",
-    "q4s:store=packed-u32", "q8s:scale=f16", "q8s:scale=f32", "q8s:scale=bf16:store=native",
-    "q2s:block=4x2x8:scale=f16:store=packed-u32@1", "q8s:block=1", "e2m1:store=packed-native", "q4s:store=packed-u32@2",
+    "q8s",
+    "q8f",
+    "q4s",
+    "q4f",
+    "q2s",
+    "q2f",
+    "q4f:block=32",
+    "q8s:block=2x16:scale=ue4m3:global=f32",
+    "q4s:store=packed-u32",
+    "q8s:scale=f16",
+    "q8s:scale=f32",
+    "q8s:scale=bf16:store=native",
+    "q2s:block=4x2x8:scale=f16:store=packed-u32@1",
+    "q8s:block=1",
+    "e2m1:store=packed-native",
+    "q4s:store=packed-u32@2",
 ]
 
 
@@ -38,9 +50,12 @@ def test_canonical_strings_round_trip(text: str) -> None:
 
 def test_strings_map_onto_burns_builders() -> None:
     assert parse_scheme("q8s") == QuantScheme(QuantValue.Q8S)
-    assert parse_scheme("q4f:block=32") == QuantScheme(QuantValue.Q4F).per_block([32], ScaleDtype.F32)
+    assert parse_scheme("q4f:block=32") == QuantScheme(QuantValue.Q4F).per_block(
+        [32], ScaleDtype.F32
+    )
     assert parse_scheme("q8s:block=2x16:scale=ue4m3:global=f32") == (
-        QuantScheme(QuantValue.Q8S).per_block([2, 16], ScaleDtype.UE4M3).per_tensor(ScaleDtype.F32))
+        QuantScheme(QuantValue.Q8S).per_block([2, 16], ScaleDtype.UE4M3).per_tensor(ScaleDtype.F32)
+    )
     assert parse_scheme("q4s:store=packed-u32").store == QuantStore.packed_u32(0)
     assert parse_scheme("q8s:scale=f16") == QuantScheme(QuantValue.Q8S).per_tensor(ScaleDtype.F16)
 
@@ -50,20 +65,23 @@ def test_equivalent_spellings_canonicalise() -> None:
     assert str(parse_scheme("Q4F:block=32:scale=f32")) == "q4f:block=32"
 
 
-@pytest.mark.parametrize(("text", "named"), [
-    ("q8s:blok=32", "'blok=32'"),
-    ("q9s", "'q9s'"),
-    ("q8s:scale=f64", "scale='f64'"),
-    ("q8s:block=32x", "block='32x'"),
-    ("q8s:block=256", "256"),
-    ("q8s:block=2x2x2x2x2x2", "6 dims"),
-    ("q8s:store=packed", "store='packed'"),
-    ("q8s:store=native@1", "store='native@1'"),
-    ("q8s:global=f32", "global= needs block="),
-    ("q8s:block=4:block=8", "block= is given twice"),
-    ("q8s:mode=lookup", "mode='lookup'"),
-    ("q8s:", "''"),
-])
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("q8s:blok=32", "'blok=32'"),
+        ("q9s", "'q9s'"),
+        ("q8s:scale=f64", "scale='f64'"),
+        ("q8s:block=32x", "block='32x'"),
+        ("q8s:block=256", "256"),
+        ("q8s:block=2x2x2x2x2x2", "6 dims"),
+        ("q8s:store=packed", "store='packed'"),
+        ("q8s:store=native@1", "store='native@1'"),
+        ("q8s:global=f32", "global= needs block="),
+        ("q8s:block=4:block=8", "block= is given twice"),
+        ("q8s:mode=lookup", "mode='lookup'"),
+        ("q8s:", "''"),
+    ],
+)
 def test_unknown_parts_name_the_part(text: str, named: str) -> None:
     with pytest.raises(QuantizationError, match=None) as error:
         parse_scheme(text)
@@ -109,7 +127,8 @@ def test_blocks_remain_rank_relative() -> None:
 
 
 def test_there_is_one_block_per_scale() -> None:
-    """cubecl-common scheme.rs: there_is_one_block_per_scale, a_partial_block_still_takes_a_scale."""
+    """cubecl-common scheme.rs: there_is_one_block_per_scale,
+    a_partial_block_still_takes_a_scale."""
     assert BlockSize((32,)).num_blocks((8, 64)) == (8, 2)
     assert BlockSize((4, 32)).num_blocks((8, 64)) == (2, 2)
     assert BlockSize((32,)).num_blocks((4, 8, 64)) == (4, 8, 2)
@@ -140,7 +159,9 @@ def test_quantizable_declines_what_no_backend_can_store() -> None:
     assert not quantizable(QuantScheme().per_block([4], ScaleDtype.UE8M0))
     assert not quantizable(QuantScheme().per_tensor(ScaleDtype.UE8M0))
     assert not quantizable(QuantScheme().per_block([4], ScaleDtype.F32).per_tensor(ScaleDtype.F32))
-    assert not quantizable(QuantScheme().per_block([4], ScaleDtype.UE4M3).per_tensor(ScaleDtype.BF16))
+    assert not quantizable(
+        QuantScheme().per_block([4], ScaleDtype.UE4M3).per_tensor(ScaleDtype.BF16)
+    )
 
 
 def test_qfloat_is_a_hashable_dtype() -> None:
