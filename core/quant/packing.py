@@ -36,7 +36,7 @@ def pack_u32(q: Any, bits: int, axis: int = -1) -> Any:
     fields = moved.reshape(moved.shape[:-1] + (-1, per_word)).view(xp.uint8).astype(xp.uint32)
     fields &= xp.uint32((1 << bits) - 1)
     fields <<= xp.arange(0, 32, bits, dtype=xp.uint32)
-    words = xp.bitwise_or.reduce(fields, axis=-1)
+    words = xp.sum(fields, axis=-1, dtype=xp.uint32)  # disjoint bit fields: the sum is the OR
     return xp.moveaxis(words, -1, axis)
 
 
