@@ -166,9 +166,10 @@ def _failure_block(same: list[Outcome], exercise: Exercise, face: str) -> Block:
         level = HINT_LEVELS[outcome.hint - 1]
         how = _hint_call(exercise.id, outcome.hint, face)
         lines += ["", f"this hint may help ({level}): {how}"]
+    if len(same) > 1:
+        lines.insert(1, f"(and {len(same) - 1} more checks fail the same way)")
     kind = "hidden check" if outcome.hidden else "check"
-    also = f" (and {len(same) - 1} more checks, the same way)" if len(same) > 1 else ""
-    return Block(f"✗ {kind}: {outcome.name}{also}", "\n".join(lines), "error")
+    return Block(f"✗ {kind}: {outcome.name}", "\n".join(lines), "error")
 
 
 def _footer(report: CheckReport, exercise: Exercise, face: str) -> str:

@@ -146,7 +146,7 @@ class PredictSuite(Suite):
                 raise RuntimeError(f"{self.exercise_id} has no sealed answers (run `teacher seal`)")
             raw = submission.value(part.name)
             if raw is Ellipsis:
-                raise CheckFailure(f"`{part.name}` is not answered yet (still `...`)", hint=1)
+                raise CheckFailure("not answered yet (still `...`)", hint=1)
             value = part.form(raw)
             digest = answer_digest(self.exercise_id, part.name, canonical(value, part.places))
             if digest != sealed.digests.get(part.name):
