@@ -120,6 +120,12 @@ class Backend:
         self.copies += 1
         self.bytes_copied += nbytes
 
+    def count_copy(self, nbytes: int) -> None:
+        """Count one copy made into (or out of) this device by code outside this class: the
+        quantized ops (`routerlab.core.transfer.qtensor`) copy scales and whole canonical
+        buffers themselves, and are measured like every other copy."""
+        self._count(nbytes)
+
     # --- data in and out ---------------------------------------------------------------------
 
     def from_data(self, data: TensorData) -> Primitive:

@@ -22,30 +22,33 @@ from typing import Any, TypeVar
 
 import numpy as np
 from routerlab.core.backend import make_backend
-from routerlab.core.channel import to_device
 from routerlab.core.client import RouterClient, build_op
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device, DeviceLike, Path, parse_device
-from routerlab.core.dtypes import AnyDType, DType
-from routerlab.core.errors import DeviceError, UnknownTensorError
+from routerlab.core.dtypes import AnyDType, DType, QFloat
+from routerlab.core.errors import DeviceError, DTypeError, UnknownTensorError
 from routerlab.core.handles import Journal
 from routerlab.core.interpreter import QuantizedExtension, TensorInterpreter
 from routerlab.core.ir import (
     AddOp,
     CastOp,
+    DequantizeOp,
     MatmulOp,
     MulOp,
     OperationIr,
+    QuantizeOp,
     ReadOp,
     ReshapeOp,
     SwapDimsOp,
     TensorId,
-    TransferOptions,
 )
+from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes
 from routerlab.core.server import Arrival, Server
 from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import Trace, TraceEvent
+from routerlab.core.transfer.guard import TransferPlan
+from routerlab.core.transfer.router import move, plan, q_to_device, quantize_request
 from routerlab.core.view import TableView
 
 T = TypeVar("T")
@@ -196,13 +199,56 @@ class Runtime:
                   *, legacy: bool | None = None, policy: str | None = None,
                   arrival: Arrival | str | None = None) -> RouterTensor:
         """Move to `device` by `path` (automatic when None, or forced: same / local / bytes /
-        bridge). `legacy` overrides the interpreters' setting for this transfer only; `policy` is
-        passed to the quantized extension untouched."""
+        bridge). `policy` (native, dequantize, requantize, reject, legacy; docs/transfers.md)
+        decides how a quantized tensor moves; `legacy` overrides the interpreters' setting for
+        this transfer only (a given `policy` wins over it)."""
         target = self.client(device)
         forced = Path.parse(path) if isinstance(path, str) else path
         order = self.arrival if arrival is None else Arrival.parse(arrival)
-        return self.atomic(f"to_device {target.device}", to_device, tensor, target, forced,
-                           TransferOptions(legacy, policy), order)
+        return self.atomic(f"to_device {target.device}", move, tensor, target, forced, policy,
+                           legacy, order)
+
+    def q_to_device(self, tensor: RouterTensor, device: DeviceLike,
+                    path: Path | str | None = None, *, legacy: bool | None = None,
+                    policy: str | None = None,
+                    arrival: Arrival | str | None = None) -> RouterTensor:
+        """The router's own `q_to_device` in front of `to_device`: with policy `legacy` it is
+        Burn's `unimplemented!()` (ops/qtensor.rs:34-39), the first wall a real call meets."""
+        target = self.client(device)
+        forced = Path.parse(path) if isinstance(path, str) else path
+        order = self.arrival if arrival is None else Arrival.parse(arrival)
+        return self.atomic(f"q_to_device {target.device}", q_to_device, tensor, target, forced,
+                           policy, legacy, order)
+
+    def plan_transfer(self, tensor: RouterTensor, device: DeviceLike,
+                      path: Path | str | None = None, *, policy: str | None = None,
+                      legacy: bool | None = None) -> TransferPlan:
+        """What `to_device` would do, without doing it (the guard; nothing is submitted)."""
+        forced = Path.parse(path) if isinstance(path, str) else path
+        return plan(tensor, self.client(device), forced, policy, legacy)
+
+    # --- quantized tensors -------------------------------------------------------------------
+
+    def quantize(self, tensor: RouterTensor, scheme: QuantScheme | str, *,
+                 scales: Sequence[float] | None = None, global_scale: float | None = None,
+                 calibration: str = "minmax") -> RouterTensor:
+        """Quantize on the tensor's device through the interpreter's `Quantize` arm (a `todo!()`
+        in Burn): calibrated (`quantize_dynamic`) unless `scales` are given. The input is
+        consumed; the result's dtype is the scheme the device's profile stores."""
+        stored, params = quantize_request(tensor, scheme, scales, global_scale, calibration)
+        return self.op(QuantizeOp, tensor, params=(stored, params))
+
+    def dequantize(self, tensor: RouterTensor, dtype: DType | str = DType.F32) -> RouterTensor:
+        """`x̂ = s * q` on the tensor's device (the interpreter's `Dequantize` arm)."""
+        return self.op(DequantizeOp, tensor, params=(DType.parse(dtype) if isinstance(dtype, str)
+                                                     else dtype,))
+
+    def read_quantized(self, tensor: RouterTensor, consume: bool = False) -> QuantizedTensor:
+        """Read a quantized tensor back: its canonical bytes (§12) as a `QuantizedTensor`."""
+        data = self.read_data(tensor, consume)
+        if not isinstance(data.dtype, QFloat):
+            raise DTypeError(f"read_quantized reads quantized tensors, not {data.dtype}; use read")
+        return from_bytes(data.bytes, data.shape, data.dtype.scheme)
 
     def submit(self, device: DeviceLike, op: OperationIr) -> TensorData | None:
         """Send a hand-built op to a device's session and run it (for teaching Burn's panics).

@@ -1,0 +1,250 @@
+"""The guard: what a transfer *would* do under a policy, decided before anything is submitted.
+
+Burn's router dispatches on `is_float / is_int / is_bool` and lets everything else fall through
+into `todo!()` / `unimplemented!()` deep inside a session (§8, §14.2), where the panic kills the
+session and leaves the target waiting forever. RouterLab asks first: `is_quantized_handle` and
+`can_move_to_device` are the two predicates, and `plan_transfer` describes one transfer completely
+(path, outcome, the dtype it arrives in, and in legacy mode the walls Burn has on that path, in
+the order a call meets them). The client refuses on the plan (policy `reject`, or a layout the
+target cannot hold), so a refused transfer leaves every registry untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from routerlab.core.backend import HandleKind, Kind, kind_of
+from routerlab.core.devices import Device, Path, automatic_path, check_forced_path
+from routerlab.core.dtypes import AnyDType, QFloat
+from routerlab.core.errors import RouterLabError, TransferRejected
+from routerlab.core.interpreter import burn_debug
+from routerlab.core.quant import QuantScheme
+from routerlab.core.transfer.policies import Policy
+from routerlab.core.transfer.qtensor import arrival_scheme
+
+SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"
+SRC_INTERP = "crates/burn-router/src/interpreter.rs"
+SRC_CHANNEL = "crates/burn-router/src/channel/base.rs:58"
+SRC_WORKER = "crates/burn-remote/src/server/worker.rs:119-134"
+ROUTER_LAYER = "client (router)"
+
+
+def is_quantized_handle(kind: HandleKind | Kind | AnyDType) -> bool:
+    """True for a `HandleKind::Quantized` (or its `Kind`, or a `QFloat` dtype): the one kind of
+    handle Burn's transfer arms never handled (`interpreter.rs:88-127`)."""
+    if isinstance(kind, HandleKind):
+        kind = kind.kind
+    if not isinstance(kind, Kind):
+        kind = kind_of(kind)
+    return kind is Kind.QUANTIZED
+
+
+def can_move_to_device(kind: HandleKind | Kind | AnyDType, policy: Policy | str = Policy.NATIVE,
+                       ) -> bool:
+    """Whether a tensor of this kind arrives on another device under `policy`.
+
+    Quantized: under `native`, `dequantize` and `requantize`; not under `reject` (refused) or
+    `legacy` (Burn panics). Plain kinds move under every policy, except unsigned ints in legacy
+    mode, which hit Burn's uint walls (§8 table)."""
+    chosen = Policy.parse(policy)
+    if is_quantized_handle(kind):
+        return chosen.moves
+    plain = kind.kind if isinstance(kind, HandleKind) else (
+        kind if isinstance(kind, Kind) else kind_of(kind))
+    return not (chosen is Policy.LEGACY and plain is Kind.UINT)
+
+
+class Outcome(Enum):
+    """What a planned transfer ends in."""
+
+    NOOP = "no-op"
+    MOVE = "moves"
+    REFUSED = "refused"
+    PANIC = "panics"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Wall:
+    """One place where Burn 2c06be3 stops a transfer: who runs it, Burn's text, the source."""
+
+    layer: str
+    function: str
+    message: str
+    source: str
+    reached: bool = True
+    """False for a wall that stands in the code but that no call can reach at 2c06be3."""
+
+    def line(self) -> str:
+        reach = "" if self.reached else " (unreachable: an earlier wall fires first)"
+        return f"{self.layer}: {self.function} -> {self.message!r} [{self.source}]{reach}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layer": self.layer, "function": self.function, "message": self.message,
+                "source": self.source, "reached": self.reached}
+
+
+@dataclass(frozen=True)
+class TransferPlan:
+    """Everything the guard knows about one transfer before it happens."""
+
+    dtype: AnyDType
+    shape: tuple[int, ...]
+    source: Device
+    target: Device
+    path: Path
+    policy: Policy
+    outcome: Outcome
+    action: str
+    """One line: what this policy does on this path."""
+    arrival_dtype: AnyDType
+    walls: tuple[Wall, ...] = ()
+    """Legacy only: Burn's walls on this path, outermost first. For a quantized tensor the first
+    is the router entry `q_to_device`; `to_device` (the channel) stops at the first after it."""
+    refusal: str | None = None
+    hangs: bool = False
+    """Legacy, same peer: the target session would wait forever for the transfer."""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in (Outcome.NOOP, Outcome.MOVE)
+
+    @property
+    def channel_wall(self) -> Wall | None:
+        """The wall `Runtime.to_device` (the channel's `change_client_backend`) stops at."""
+        return next((w for w in self.walls if w.reached and w.layer != ROUTER_LAYER), None)
+
+    def raise_if_refused(self) -> None:
+        if self.outcome is Outcome.REFUSED:
+            raise TransferRejected(self.refusal or self.action)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dtype": str(self.dtype), "shape": list(self.shape), "source": str(self.source),
+                "target": str(self.target), "path": self.path.value, "policy": self.policy.value,
+                "outcome": self.outcome.value, "ok": self.ok, "action": self.action,
+                "arrival_dtype": str(self.arrival_dtype), "refusal": self.refusal,
+                "hangs": self.hangs, "walls": [w.to_dict() for w in self.walls],
+                "notes": list(self.notes)}
+
+
+def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, target: Device,
+                  path: Path | None = None, policy: Policy | str = Policy.NATIVE) -> TransferPlan:
+    """Decide what moving a tensor of `dtype` from `source` to `target` does under `policy`.
+
+    A forced `path` the topology cannot carry raises `DeviceError` (as the channel would)."""
+    chosen = Policy.parse(policy)
+    if path is None:
+        path = automatic_path(source, target)
+    else:
+        check_forced_path(path, source, target)
+    base = dict(dtype=dtype, shape=tuple(shape), source=source, target=target, path=path,
+                policy=chosen, arrival_dtype=dtype)
+    if path is Path.SAME:
+        return TransferPlan(**base, outcome=Outcome.NOOP,
+                            action="same device: the input is returned, nothing is submitted")
+    if not is_quantized_handle(dtype):
+        return _plan_plain(base, chosen)
+    if chosen is Policy.REJECT:
+        return TransferPlan(**base, outcome=Outcome.REFUSED, action="refused on the client",
+                            refusal=rejection(dtype, source, target))
+    if chosen is Policy.LEGACY:
+        return _plan_legacy(base, dtype, path)
+    if not isinstance(getattr(dtype, "scheme", None), QuantScheme):
+        return TransferPlan(**base, outcome=Outcome.MOVE, action=_ACTION[chosen, path],
+                            notes=("a stand-in scheme: its layout is the extension's business",))
+    try:
+        arriving = arrival_scheme(dtype.scheme, target.profile, tuple(shape))
+    except RouterLabError as cannot:
+        return TransferPlan(**base, outcome=Outcome.REFUSED, action="refused on the client",
+                            refusal=f"{dtype} from {source} to {target}: {cannot}")
+    notes = () if arriving == dtype.scheme else (
+        f"repacked on arrival: {dtype.scheme} -> {arriving} ({target.profile} layout)",)
+    base["arrival_dtype"] = QFloat(arriving)
+    return TransferPlan(**base, outcome=Outcome.MOVE, action=_ACTION[chosen, path], notes=notes)
+
+
+def rejection(dtype: AnyDType, source: Device, target: Device) -> str:
+    """Fix C's message (§14.5): the dtype, the scheme, both devices and the alternatives."""
+    scheme = dtype.scheme if isinstance(dtype, QFloat) else dtype
+    return (f"transfer of a quantized tensor refused (policy 'reject'): dtype {dtype}, scheme "
+            f"{scheme}, from {source} to {target}; nothing was submitted. Alternatives: "
+            "policy 'native' (exact move of values and scales), 'dequantize' (move floats, "
+            "requantize with the same scales), 'requantize' (move floats, recalibrate), or "
+            "dequantize the tensor yourself before moving it")
+
+
+def _plan_plain(base: dict[str, Any], policy: Policy) -> TransferPlan:
+    kind = kind_of(base["dtype"])
+    path: Path = base["path"]
+    if policy is Policy.LEGACY and kind is Kind.UINT:
+        wall = _UINT_WALLS[path](base["dtype"])
+        return TransferPlan(**base, outcome=Outcome.PANIC, action=f"panics: {wall.message}",
+                            walls=(wall,),
+                            hangs=path is not Path.BRIDGE)
+    return TransferPlan(**base, outcome=Outcome.MOVE,
+                        action=f"{kind.value} tensor moves by path {path.value}")
+
+
+def _plan_legacy(base: dict[str, Any], dtype: AnyDType, path: Path) -> TransferPlan:
+    """Burn's walls per path, outermost first (§14.1-§14.2, checked against the source)."""
+    entry = Wall(ROUTER_LAYER, "BackendRouter::q_to_device", "not implemented", SRC_ROUTER)
+    if path is Path.LOCAL:
+        walls = (entry,
+                 Wall("source session", "TensorInterpreter::get_tensor",
+                      f"not yet implemented: Local transfer of {burn_debug(dtype)} tensors is not "
+                      "supported yet", f"{SRC_INTERP}:98"),
+                 Wall("target session", "TensorInterpreter::register_tensor_to_device",
+                      "not yet implemented: Local transfer of quantized tensors is not supported "
+                      "yet", f"{SRC_INTERP}:124", reached=False))
+    elif path is Path.BYTES:
+        walls = (entry,
+                 Wall("source session", "TensorInterpreter::read_tensor_async",
+                      "not yet implemented", f"{SRC_INTERP}:2161"),
+                 Wall("target session", "TensorInterpreter::register_tensor_data_id",
+                      "not yet implemented", f"{SRC_INTERP}:176", reached=False))
+    else:
+        walls = (entry,
+                 Wall("client (channel)", "change_client_backend (default, bridge)",
+                      "not implemented", SRC_CHANNEL))
+    stop = walls[1]
+    hangs = path is not Path.BRIDGE
+    notes = [f"Burn's router entry fires first: {entry.line()}"]
+    if hangs:
+        notes.append(f"the {stop.layer} panics and ends (no catch_unwind, {SRC_WORKER}); the "
+                     "target session would wait forever for the transfer")
+    return TransferPlan(**base, outcome=Outcome.PANIC, action=f"panics: {stop.message}",
+                        walls=walls, hangs=hangs, notes=tuple(notes))
+
+
+_UINT_WALLS = {
+    Path.LOCAL: lambda dtype: Wall("source session", "TensorInterpreter::get_tensor",
+                                   f"not yet implemented: Local transfer of {burn_debug(dtype)} "
+                                   "tensors is not supported yet", f"{SRC_INTERP}:98"),
+    Path.BYTES: lambda dtype: Wall("source session", "TensorInterpreter::read_tensor_async",
+                                   "not implemented", f"{SRC_INTERP}:2163"),
+    Path.BRIDGE: lambda dtype: Wall("client (channel)", "change_client_backend (default, bridge)",
+                                    "not implemented", SRC_CHANNEL),
+}
+
+_ACTION = {
+    (Policy.NATIVE, Path.LOCAL): "get_tensor -> q_to_device: values, scales, global copied "
+                                 "bit-identical under a new id",
+    (Policy.NATIVE, Path.BYTES): "q_into_data -> canonical bytes -> q_from_data on the target",
+    (Policy.NATIVE, Path.BRIDGE): "change_backend_quantized: canonical bytes between backends",
+    (Policy.DEQUANTIZE, Path.LOCAL): "dequantize on the source, move f32 + scales, quantize with "
+                                     "the carried scales",
+    (Policy.DEQUANTIZE, Path.BYTES): "dequantize, send f32 + scales as bytes, quantize with the "
+                                     "carried scales",
+    (Policy.DEQUANTIZE, Path.BRIDGE): "dequantize, f32 + scales across backends, quantize with "
+                                      "the carried scales",
+    (Policy.REQUANTIZE, Path.LOCAL): "dequantize on the source, move f32, recalibrate on the "
+                                     "target",
+    (Policy.REQUANTIZE, Path.BYTES): "dequantize, send f32 as bytes, recalibrate on the target",
+    (Policy.REQUANTIZE, Path.BRIDGE): "dequantize, f32 across backends, recalibrate on the "
+                                      "target",
+}

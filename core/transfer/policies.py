@@ -1,0 +1,80 @@
+"""Transfer policies: how a quantized tensor crosses devices (reference §14.3-§14.5).
+
+Burn 2c06be3 has no way to move a `QFloat` tensor through the router (§14.1); the reference
+weighs three fixes. RouterLab implements all of them and lets the learner pick one per transfer,
+per scenario or per CLI call. The names are a contract shared with the CLI, the scenarios, the
+notebooks and the exercises:
+
+| policy | what happens | reference |
+|---|---|---|
+| `native` | values, scales, global and scheme move bit-identical | Fix A, §14.3 |
+| `dequantize` | dequantize on the source, move floats, requantize with the carried scales | Fix B1 |
+| `requantize` | dequantize, move floats, recalibrate on the target (drifts) | Fix B2 |
+| `reject` | refuse on the client before anything is submitted | Fix C, §14.5 |
+| `legacy` | replay Burn 2c06be3: the panic of the layer that fires | §14.2 |
+
+Policies only change quantized transfers; plain tensors move the same way under all of them,
+except `legacy`, which also replays Burn's unsigned-int walls.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from routerlab.core.errors import RouterLabError
+
+
+class UnknownPolicyError(RouterLabError):
+    """A policy name that is not one of the five."""
+
+
+class Policy(Enum):
+    """One way of moving a quantized tensor. The value is the contract string."""
+
+    NATIVE = "native"
+    DEQUANTIZE = "dequantize"
+    REQUANTIZE = "requantize"
+    REJECT = "reject"
+    LEGACY = "legacy"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, value: Policy | str) -> Policy:
+        """`"native"` → `Policy.NATIVE`; an unknown name lists the five that exist."""
+        if isinstance(value, Policy):
+            return value
+        try:
+            return cls(value.strip().lower())
+        except (ValueError, AttributeError):
+            raise UnknownPolicyError(
+                f"unknown transfer policy {value!r}; expected one of: "
+                f"{', '.join(p.value for p in cls)}") from None
+
+    @property
+    def moves(self) -> bool:
+        """Whether a quantized tensor arrives on the target under this policy."""
+        return self in (Policy.NATIVE, Policy.DEQUANTIZE, Policy.REQUANTIZE)
+
+    @property
+    def carries_floats(self) -> bool:
+        """Whether the payload is the dequantized floats rather than the stored values."""
+        return self in (Policy.DEQUANTIZE, Policy.REQUANTIZE)
+
+    @property
+    def summary(self) -> str:
+        """One line: what the policy does, and which fix of the reference it is."""
+        return _SUMMARY[self]
+
+
+_SUMMARY = {
+    Policy.NATIVE: "move values, scales, global and scheme bit-identical (Fix A)",
+    Policy.DEQUANTIZE: "dequantize, move floats, requantize with the carried scales (Fix B1)",
+    Policy.REQUANTIZE: "dequantize, move floats, recalibrate on the target (Fix B2)",
+    Policy.REJECT: "refuse on the client before anything is submitted (Fix C)",
+    Policy.LEGACY: "replay Burn 2c06be3: the panic of the layer that fires first",
+}
+
+DEFAULT_POLICY = Policy.NATIVE
+POLICY_NAMES: tuple[str, ...] = tuple(p.value for p in Policy)
