@@ -93,7 +93,7 @@ def _given_scales(
     scheme: QuantScheme, shape: tuple[int, ...], scales: Any, global_scale: Any
 ) -> QParams:
     grid = params_shape(shape, scheme)
-    values = np.asarray(scales, dtype=F32).reshape(-1)
+    values = to_host(scales).astype(F32).reshape(-1)
     if values.size != int(np.prod(grid)):
         raise QuantizationError(
             f"scheme {scheme} on shape {list(shape)} takes {int(np.prod(grid))} scale(s) "

@@ -15,7 +15,6 @@ performs that completion.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -54,10 +53,6 @@ class QuantValue(Enum):
     def range(self) -> tuple[float, float]:
         """`QuantValue::range`: `(a, b)`; the "S" values drop the most negative code."""
         return _VALUE_RANGE[self]
-
-    @property
-    def is_symmetric(self) -> bool:
-        return self in (QuantValue.Q8S, QuantValue.Q4S, QuantValue.Q2S)
 
     @property
     def is_float(self) -> bool:
@@ -222,10 +217,6 @@ class BlockSize:
             dim % extent == 0 for dim, extent in zip(shape, self.dims_for(len(shape)), strict=True)
         )
 
-    @property
-    def num_elements(self) -> int:
-        return math.prod(self.dims)
-
 
 @dataclass(frozen=True)
 class BlockScale:
@@ -251,9 +242,6 @@ class QuantScheme:
     block: BlockScale | None = None
 
     # --- builders (Burn's with_* / per_* ) ---
-    def with_value(self, value: QuantValue) -> QuantScheme:
-        return replace(self, value=value)
-
     def with_store(self, store: QuantStore | None) -> QuantScheme:
         return replace(self, store=store)
 

@@ -16,8 +16,13 @@ pytestmark = [
     pytest.mark.skipif(not gpu_status().usable, reason=gpu_status().reason),
 ]
 
-SCHEMES = ["q8s", "q8f:block=4x16", "q4s:block=32:scale=f16", "q2s",
-           "q8s:block=2x16:scale=ue4m3:global=f32"]
+SCHEMES = [
+    "q8s",
+    "q8f:block=4x16",
+    "q4s:block=32:scale=f16",
+    "q2s",
+    "q8s:block=2x16:scale=ue4m3:global=f32",
+]
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -33,10 +38,12 @@ def test_cupy_matches_numpy_bit_for_bit(scheme: str, profile: Profile) -> None:
     assert isinstance(device.values, cupy.ndarray)
     assert device.bit_equal(host)
     assert device.to_bytes() == host.to_bytes()
-    np.testing.assert_array_equal(cupy.asnumpy(device.dequantize(profile)),
-                                  np.asarray(host.dequantize(profile)))
-    static = quantize(cupy.asarray(x), scheme, host.scales_f32(), host.global_scale,
-                      profile=profile)
+    np.testing.assert_array_equal(
+        cupy.asnumpy(device.dequantize(profile)), np.asarray(host.dequantize(profile))
+    )
+    static = quantize(
+        cupy.asarray(x), scheme, host.scales_f32(), host.global_scale, profile=profile
+    )
     assert static.bit_equal(host)
 
 
