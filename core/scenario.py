@@ -21,12 +21,14 @@ from typing import Any
 
 import numpy as np
 from routerlab.core.devices import Path, parse_device
-from routerlab.core.dtypes import DType
+from routerlab.core.dtypes import DType, is_quantized
 from routerlab.core.errors import RouterLabError, ScenarioError
+from routerlab.core.quant import Calibration, parse_scheme
 from routerlab.core.runtime import Runtime
 from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import TraceEvent
+from routerlab.core.transfer.policies import POLICY_NAMES, Policy
 from routerlab.core.view import TableView
 
 
@@ -81,14 +83,18 @@ class Scenario:
     steps: tuple[Mapping[str, Any], ...]
     legacy: bool = False
     arrival: str = "source-first"
+    policy: str | None = None
+    """The transfer policy of every `to_device` step that names none (docs/transfers.md)."""
 
 
 @dataclass
 class ScenarioContext:
-    """What steps share while a scenario runs: the runtime and the labelled tensors."""
+    """What steps share while a scenario runs: the runtime, the labelled tensors and the
+    scenario's default transfer policy."""
 
     runtime: Runtime
     tensors: dict[str, RouterTensor] = field(default_factory=dict)
+    policy: str | None = None
 
     def tensor(self, label: str) -> RouterTensor:
         return self.tensors[label]
@@ -134,7 +140,7 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
         raise ScenarioError(f"{source}: not valid TOML: {error}") from None
     top = {"title": Field((str,), False), "description": Field((str,), False),
            "devices": Field((list,)), "legacy": Field((bool,), False),
-           "arrival": Field((str,), False), "steps": Field((list,))}
+           "arrival": Field((str,), False), "steps": Field((list,)), "policy": _POLICY}
     _check_fields(doc, top, f"{source}")
     devices = doc["devices"]
     if not devices or not all(isinstance(d, str) for d in devices):
@@ -148,7 +154,7 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
         _check_step(step, number, labels, source)
     return Scenario(source, doc.get("title", FilePath(source).stem), doc.get("description", ""),
                     tuple(devices), tuple(doc["steps"]), doc.get("legacy", False),
-                    doc.get("arrival", "source-first"))
+                    doc.get("arrival", "source-first"), doc.get("policy"))
 
 
 def _check_step(step: Any, number: int, labels: set[str], source: str) -> None:
@@ -197,7 +203,7 @@ def _check_fields(table: Mapping[str, Any], fields: Mapping[str, Field], where: 
 def run_scenario(scenario: Scenario, runtime: Runtime | None = None) -> Iterator[StepResult]:
     """Run the steps in order, yielding a `StepResult` after each."""
     rt = runtime or Runtime(scenario.devices, legacy=scenario.legacy, arrival=scenario.arrival)
-    ctx = ScenarioContext(rt)
+    ctx = ScenarioContext(rt, policy=scenario.policy)
     for number, step in enumerate(scenario.steps, start=1):
         kind = STEP_KINDS[step["op"]]
         mark = len(rt.trace)
@@ -243,6 +249,11 @@ def _values_problem(value: Any) -> str | None:
         "expected a number or a non-empty, rectangular nested list of numbers"
 
 
+def _floats_problem(value: Any) -> str | None:
+    ok = all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    return None if ok and value else "expected a non-empty flat list of numbers"
+
+
 def _shape_problem(value: Any) -> str | None:
     ok = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
     return None if ok else "expected a list of non-negative integers"
@@ -256,6 +267,10 @@ def _parse_problem(parse: Callable[[str], Any]) -> Callable[[Any], str | None]:
             return str(error)
         return None
     return check
+
+
+_POLICY = Field((str,), False, "a transfer policy: " + ", ".join(POLICY_NAMES),
+                _parse_problem(Policy.parse))
 
 
 def _define(ctx: ScenarioContext, step: Mapping[str, Any], tensor: RouterTensor) -> str:
@@ -320,10 +335,41 @@ def _read(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
 def _to_device(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
     tensor = ctx.tensor(step["tensor"])
     old = f"#{int(tensor.id)} on {tensor.device}"
+    policy = step.get("policy", ctx.policy)
     moved = ctx.runtime.to_device(tensor, step["device"], step.get("path"),
-                                  legacy=step.get("legacy"), policy=step.get("policy"),
+                                  legacy=step.get("legacy"), policy=policy,
                                   arrival=step.get("arrival"))
-    return f"to_device {step['tensor']} ({old}): " + _define(ctx, step, moved)
+    how = f" [policy {policy or 'native'}]" if is_quantized(tensor.dtype) else ""
+    return f"to_device {step['tensor']} ({old}){how}: " + _define(ctx, step, moved)
+
+
+def _quantize(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    out = ctx.runtime.quantize(ctx.tensor(step["tensor"]), step["scheme"],
+                               scales=step.get("scales"), global_scale=step.get("global"),
+                               calibration=step.get("calibration", "minmax"))
+    return f"quantize({step['tensor']}, {step['scheme']}): " + _define(ctx, step, out)
+
+
+def _dequantize(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    out = ctx.runtime.dequantize(ctx.tensor(step["tensor"]), step.get("dtype", "f32"))
+    return f"dequantize({step['tensor']}): " + _define(ctx, step, out)
+
+
+def _read_quantized(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
+    tensor = ctx.runtime.read_quantized(ctx.tensor(step["tensor"]))
+    q = np.asarray(tensor.q()).tolist()
+    scales = tensor.scales_f32().reshape(-1).tolist()
+    if "expect_q" in step and np.asarray(step["expect_q"]).tolist() != q:
+        raise ScenarioError(f"read_quantized {step['tensor']}: q is {q}, expected "
+                            f"{step['expect_q']}")
+    if "expect_scales" in step and not np.allclose(scales, np.asarray(step["expect_scales"],
+                                                                      dtype=np.float64),
+                                                   rtol=1e-5, atol=0):
+        raise ScenarioError(f"read_quantized {step['tensor']}: scales are {scales}, expected "
+                            f"{step['expect_scales']}")
+    glob = "" if tensor.global_scale is None else f", global {float(tensor.global_scale):.6g}"
+    shown = ", ".join(f"{s:.6g}" for s in scales)
+    return f"read {step['tensor']} ({tensor.scheme}): q = {q}, scales = [{shown}]{glob}"
 
 
 _IN = Field((str,), help="label of the input tensor")
@@ -332,6 +378,8 @@ _DEVICE = Field((str,), help="a device string", check=_parse_problem(parse_devic
 _DTYPE = Field((str,), help="a dtype name", check=_parse_problem(DType.parse))
 _OPT_DTYPE = Field((str,), False, "a dtype name", _parse_problem(DType.parse))
 _VALUE_FIELD = Field(_VALUES, help="nested list of numbers", check=_values_problem)
+_SCHEME = Field((str,), help="a scheme string (docs/schemes.md)", check=_parse_problem(parse_scheme))
+_FLOATS = Field((list,), False, "a flat list of numbers", _floats_problem)
 for _kind in (
     StepKind("tensor", {"name": _NAME, "values": _VALUE_FIELD, "device": _DEVICE,
                         "dtype": _OPT_DTYPE},
@@ -353,8 +401,20 @@ for _kind in (
              help="read values back (a clone unless consume = true)"),
     StepKind("to_device", {"tensor": _IN, "device": _DEVICE, "name": _NAME,
                            "path": Field((str,), False, check=_parse_problem(Path.parse)),
-                           "legacy": Field((bool,), False), "policy": Field((str,), False),
+                           "legacy": Field((bool,), False), "policy": _POLICY,
                            "arrival": Field((str,), False, check=_parse_problem(Arrival.parse))},
              _to_device, ("tensor",), ("name",), "move to another device"),
+    StepKind("quantize", {"tensor": _IN, "scheme": _SCHEME, "name": _NAME, "scales": _FLOATS,
+                          "global": Field((float, int), False, "the global scale (two-level)"),
+                          "calibration": Field((str,), False, "minmax or absmean",
+                                               _parse_problem(Calibration.parse))},
+             _quantize, ("tensor",), ("name",),
+             "quantize a float tensor on its device (calibrated unless scales are given)"),
+    StepKind("dequantize", {"tensor": _IN, "name": _NAME, "dtype": _OPT_DTYPE}, _dequantize,
+             ("tensor",), ("name",), "dequantize to a float dtype (default f32)"),
+    StepKind("read_quantized", {"tensor": _IN, "expect_q": Field(_VALUES, False,
+                                                                 check=_values_problem),
+                                "expect_scales": _FLOATS}, _read_quantized, ("tensor",),
+             help="read a quantized tensor's q values and scales (a clone)"),
 ):
     register_step(_kind)

@@ -1,0 +1,280 @@
+"""What one transfer policy really costs: measured hop by hop, never computed from a formula.
+
+`measure_transfer` quantizes a float tensor on the source device of a fresh `Runtime`, then moves
+it back and forth `hops` times under one policy. Around each hop it reads the backends' own copy
+counters (the bytes every backend really copied, and how many copies), the wall time, and then
+compares the arrays that really sit in the two registries: the stored `q` values, the scales
+(and global), and the dequantized values against the source's. Over several hops the scales give
+the drift curve of §14.4 (for `requantize` on an F-value, ×4/3 per hop on the Q2F example).
+
+A policy that refuses or panics is measured too: its hop carries the failure (error class, Burn's
+text, the Burn source and the layer that raised it), and the registries are left as they were.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from routerlab.core.devices import Device, DeviceLike, Path, parse_device
+from routerlab.core.errors import BurnPanic, RouterLabError
+from routerlab.core.profiles import Profile
+from routerlab.core.quant import QuantizedTensor, QuantScheme
+from routerlab.core.quant.arrays import to_host
+from routerlab.core.runtime import Runtime
+from routerlab.core.tensor import RouterTensor
+from routerlab.core.transfer.guard import TransferPlan
+from routerlab.core.transfer.policies import Policy
+from routerlab.core.transfer.qtensor import QPrimitive
+from routerlab.core.view import TableView
+
+Progress = Callable[[int, int, str], None]
+"""`progress(done, total, what)`: called as work advances (the CLI draws a bar from it)."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a transfer did not happen: the error, Burn's text and where it was raised."""
+
+    error: str
+    message: str
+    source: str | None
+    layer: str
+
+    @classmethod
+    def of(cls, error: RouterLabError) -> Failure:
+        """A server panic names its session (`Server._end_after_panic`); the rest are raised on
+        the client, before anything was submitted or while planning."""
+        source = error.source if isinstance(error, BurnPanic) else None
+        session = getattr(error, "session", None)
+        return cls(type(error).__name__, str(error), source,
+                   "client" if session is None else f"session {session}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": self.error, "message": self.message, "source": self.source,
+                "layer": self.layer}
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One move, measured. `*_total` compare with the tensor as first quantized."""
+
+    hop: int
+    source: str
+    target: str
+    path: str
+    seconds: float
+    bytes_moved: int
+    """Bytes copied into the target device (its backend's counter): what arrived."""
+    bytes_copied: int
+    """Bytes copied by every backend: readbacks, uploads and device copies."""
+    copies: int
+    scheme: str
+    """The scheme the tensor arrived in (the store can change across profiles)."""
+    scales: list[float]
+    global_scale: float | None
+    q_changed: int
+    q_changed_total: int
+    scale_drift: float
+    """max |s_eff / s_eff,0 - 1| over the scales: 0 when the scales survived."""
+    max_abs_error: float
+    """max |dequant(target) - dequant(source)| for this hop."""
+    max_abs_error_total: float
+    bit_exact: bool
+    """Values, scales, global and scheme bit-identical to the original."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class TransferMeasurement:
+    """A policy over `hops` moves of one tensor, or the failure that stopped it."""
+
+    policy: Policy
+    scheme: str
+    shape: tuple[int, ...]
+    source: str
+    target: str
+    plan: TransferPlan
+    original_scales: list[float]
+    original_global: float | None
+    f32_bytes: int
+    """The float payload of the same tensor (4 bytes per value), the yardstick of byte ratios."""
+    stored_bytes: int
+    """Bytes of the quantized tensor as stored (values + scales + global)."""
+    hops: list[Hop] = field(default_factory=list)
+    failure: Failure | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    @property
+    def bytes_moved(self) -> int:
+        return sum(h.bytes_moved for h in self.hops)
+
+    @property
+    def copies(self) -> int:
+        return sum(h.copies for h in self.hops)
+
+    @property
+    def seconds(self) -> float:
+        return sum(h.seconds for h in self.hops)
+
+    @property
+    def last(self) -> Hop | None:
+        return self.hops[-1] if self.hops else None
+
+    def to_dict(self) -> dict[str, Any]:
+        last = self.last
+        return {
+            "policy": self.policy.value, "scheme": self.scheme, "shape": list(self.shape),
+            "source": self.source, "target": self.target, "path": self.plan.path.value,
+            "ok": self.ok, "outcome": self.plan.outcome.value, "action": self.plan.action,
+            "failure": None if self.failure is None else self.failure.to_dict(),
+            "plan": self.plan.to_dict(), "f32_bytes": self.f32_bytes,
+            "stored_bytes": self.stored_bytes,
+            "scales": self.original_scales, "global": self.original_global,
+            "bytes_moved": self.bytes_moved, "copies": self.copies, "seconds": self.seconds,
+            "max_abs_error": None if last is None else last.max_abs_error_total,
+            "q_changed": None if last is None else last.q_changed_total,
+            "scale_drift": None if last is None else last.scale_drift,
+            "bit_exact": None if last is None else last.bit_exact,
+            "hops": [h.to_dict() for h in self.hops],
+        }
+
+    def view(self) -> TableView:
+        """One row per hop: the drift curve as a table."""
+        rows = [[h.hop, f"{h.source} -> {h.target}", h.path, h.bytes_moved, h.copies,
+                 round(h.seconds * 1e3, 3), _scales_text(h.scales, h.global_scale),
+                 h.q_changed_total, h.scale_drift, h.max_abs_error_total, h.bit_exact]
+                for h in self.hops]
+        caption = (f"{self.policy}: {self.plan.action}; stored {self.stored_bytes} B, f32 "
+                   f"{self.f32_bytes} B; original scales "
+                   f"{_scales_text(self.original_scales, self.original_global)}")
+        styles: dict[int, str] = {}
+        if self.failure is not None:
+            rows.append(["—", f"{self.source} -> {self.target}", self.plan.path.value, 0, 0, None,
+                         None, None, None, None, None])
+            styles[len(rows) - 1] = "error"
+            caption = f"{self.failure.error}: {self.failure.message}"
+        return TableView(f"{self.scheme} {list(self.shape)}, policy {self.policy}",
+                         ["hop", "move", "path", "bytes moved", "copies", "ms", "scales",
+                          "q changed", "scale drift", "max |error|", "bit-exact"], rows,
+                         caption=caption, styles=styles)
+
+
+def measure_transfer(x: Any, scheme: QuantScheme | str, *, policy: Policy | str = Policy.NATIVE,
+                     source: DeviceLike = "cpu:0", target: DeviceLike = "cpu:1",
+                     path: Path | str | None = None, hops: int = 1, calibration: str = "minmax",
+                     progress: Progress | None = None) -> TransferMeasurement:
+    """Quantize `x` on `source`, move it `hops` times (source → target → source …) under
+    `policy`, and measure every hop."""
+    if hops < 1:
+        raise RouterLabError(f"hops must be at least 1, got {hops}")
+    chosen = Policy.parse(policy)
+    ends = [parse_device(source), parse_device(target)]
+    rt = Runtime(dict.fromkeys(ends))
+    values = np.asarray(x, dtype=np.float32)
+    tensor = rt.quantize(rt.tensor(values, ends[0], "f32"), scheme, calibration=calibration)
+    if progress is not None:
+        progress(0, hops, "quantized")
+    original = held(rt, tensor).tensor
+    first_plan = rt.plan_transfer(tensor, ends[1], path, policy=chosen.value)
+    result = TransferMeasurement(
+        chosen, str(original.scheme), original.shape, str(ends[0]), str(ends[1]), first_plan,
+        _flat(original.scales_f32()), _global(original), values.size * 4, original.nbytes)
+    for number in range(1, hops + 1):
+        here, there = ends[(number - 1) % 2], ends[number % 2]
+        try:
+            tensor, hop = _hop(rt, tensor, there, path, chosen, number, original, ends[0])
+        except RouterLabError as error:
+            return _with(result, failure=Failure.of(error))
+        result.hops.append(hop)
+        if progress is not None:
+            progress(number, hops, f"hop {number}: {here} -> {there}")
+    return result
+
+
+def held(rt: Runtime, tensor: RouterTensor) -> QPrimitive:
+    """The primitive a device's registry holds for `tensor` (a look: no status effect)."""
+    handle = rt.session(tensor.device).interpreter.handles.get_handle_ref(tensor.id)
+    if not isinstance(handle, QPrimitive):
+        raise RouterLabError(f"tensor #{int(tensor.id)} on {tensor.device} is not quantized")
+    return handle
+
+
+def _hop(rt: Runtime, tensor: RouterTensor, there: Device, path: Path | str | None,
+         policy: Policy, number: int, original: QuantizedTensor,
+         origin: Device) -> tuple[RouterTensor, Hop]:
+    before = held(rt, tensor)
+    here = tensor.device
+    backends = [rt.session(d).interpreter.backend for d in rt.devices]
+    target_backend = rt.session(there).interpreter.backend
+    copied, copies, arrived = (sum(b.bytes_copied for b in backends),
+                               sum(b.copies for b in backends), target_backend.bytes_copied)
+    plan = rt.plan_transfer(tensor, there, path, policy=policy.value)
+    start = time.perf_counter()
+    moved = rt.to_device(tensor, there, path, policy=policy.value)
+    seconds = time.perf_counter() - start
+    after = held(rt, moved).tensor
+    hop = Hop(
+        hop=number, source=str(here), target=str(moved.device), path=plan.path.value,
+        seconds=seconds, bytes_moved=target_backend.bytes_copied - arrived,
+        bytes_copied=sum(b.bytes_copied for b in backends) - copied,
+        copies=sum(b.copies for b in backends) - copies, scheme=str(after.scheme),
+        scales=_flat(after.scales_f32()), global_scale=_global(after),
+        q_changed=_changed(before.tensor, after), q_changed_total=_changed(original, after),
+        scale_drift=_drift(original, after),
+        max_abs_error=_error(before.tensor, here.profile, after, moved.device.profile),
+        max_abs_error_total=_error(original, origin.profile, after, moved.device.profile),
+        bit_exact=original.bit_equal(after))
+    return moved, hop
+
+
+def _with(result: TransferMeasurement, failure: Failure) -> TransferMeasurement:
+    return TransferMeasurement(**{**result.__dict__, "failure": failure})
+
+
+def _flat(array: np.ndarray) -> list[float]:
+    return [float(v) for v in np.asarray(array, dtype=np.float64).reshape(-1)]
+
+
+def _global(tensor: QuantizedTensor) -> float | None:
+    return None if tensor.global_scale is None else float(tensor.global_scale)
+
+
+def _effective(tensor: QuantizedTensor) -> np.ndarray:
+    scales = tensor.scales_f32().astype(np.float64)
+    return scales if tensor.global_scale is None else scales * float(tensor.global_scale)
+
+
+def _changed(before: QuantizedTensor, after: QuantizedTensor) -> int:
+    return int(np.count_nonzero(to_host(before.q()) != to_host(after.q())))
+
+
+def _drift(original: QuantizedTensor, after: QuantizedTensor) -> float:
+    first, now = _effective(original), _effective(after)
+    if first.shape != now.shape:
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(first == 0, np.where(now == 0, 0.0, np.inf), np.abs(now / first - 1))
+    return float(ratio.max()) if ratio.size else 0.0
+
+
+def _error(before: QuantizedTensor, before_profile: Profile, after: QuantizedTensor,
+           after_profile: Profile) -> float:
+    a = to_host(before.dequantize(before_profile)).astype(np.float64)
+    b = to_host(after.dequantize(after_profile)).astype(np.float64)
+    return float(np.abs(a - b).max()) if a.size else 0.0
+
+
+def _scales_text(scales: list[float] | None, global_scale: float | None) -> str | None:
+    if scales is None:
+        return None
+    shown = ", ".join(f"{s:.6g}" for s in scales[:4]) + (" …" if len(scales) > 4 else "")
+    return f"[{shown}]" + ("" if global_scale is None else f" × {global_scale:.6g}")
