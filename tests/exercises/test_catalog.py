@@ -78,3 +78,25 @@ def test_sealing_needs_the_right_key() -> None:
     except ValueError:
         return
     raise AssertionError("a wrong key opened the solution")
+
+
+def _imported_names(source: str) -> set[str]:
+    import ast
+
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+def test_each_starter_imports_what_its_solution_needs() -> None:
+    """A student should not have to hunt for imports (and a linter's autofix must not strip
+    the starters' imports for the TODO)."""
+    for exercise in load_catalog():
+        solution = exercise.solution_source()
+        if solution is None:
+            continue
+        starter = (Path(str(exercise.folder)) / "starter.py").read_text()
+        missing = _imported_names(solution) - _imported_names(starter)
+        assert not missing, f"{exercise.id}: the starter lacks {sorted(missing)}"

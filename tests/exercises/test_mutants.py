@@ -33,6 +33,16 @@ MUTANTS = [
      "the subnormal ladders", True),
     ("quant-3", "word |= (value & mask) << (k * bits)", "word |= value << (k * bits)",
      "negative Q4 value", False),
+    ("fix-1", "return policy in MOVING_POLICIES", "return policy != 'reject'",
+     "a quantized tensor moves under native", False),
+    ("fix-1", "return not (policy == \"legacy\" and _kind(kind) is Kind.UINT)", "return True",
+     "plain tensors move under every policy", False),
+    ("fix-2", "HandleKind(Kind.QUANTIZED, handles.get_tensor_handle(ir))",
+     "HandleKind(Kind.QUANTIZED, handles.get(ir.id, __import__('routerlab.core.ir').core.ir"
+     ".READ_WRITE))", "a shared one is copied", False),
+    ("fix-2", "backend.count_copy(scales.nbytes", "(scales.nbytes", "the scales travel", False),
+    ("fix-2", "scales = np.array(tensor.scales, copy=True)", "scales = tensor.scales",
+     "owns its values and its scales", True),
 ]
 
 

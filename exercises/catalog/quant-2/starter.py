@@ -1,3 +1,4 @@
+import math  # noqa: F401 (for the TODO)
 import struct
 
 MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "ue4m3": 448.0}

@@ -1,5 +1,6 @@
 from typing import Any
 
+from routerlab.core.errors import BurnPanic, MissingHandleError  # noqa: F401 (for the TODO)
 from routerlab.core.ir import TensorId, TensorStatus
 
 

@@ -1,4 +1,4 @@
-from routerlab.core.backend import Backend, HandleKind
+from routerlab.core.backend import Backend, HandleKind, Kind  # noqa: F401 (for the TODO)
 from routerlab.core.handles import HandleContainer
 from routerlab.core.ir import TensorId, TensorIr
 
