@@ -16,9 +16,13 @@ import typer
 from routerlab import __version__
 
 COMMAND_MODULES = [
+    "tour",
     "doctor",
     "simulate",
     "quantize",
+    "transfer",
+    "compare",
+    "validate",
     "lab",
     "exercises",
     "teacher",

@@ -18,7 +18,7 @@ from routerlab.core.transfer.policies import Policy
 from routerlab.core.view import TableView
 
 COLUMNS = ["policy", "outcome", "bytes moved", "× f32", "copies", "ms", "max |error|",
-           "q changed", "scale drift", "bit-exact", "what happens"]
+           "q changed", "scale drift", "bit-exact"]
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,11 @@ class PolicyComparison:
         native = self._maybe(Policy.NATIVE)
         for m in self.measurements:
             if not m.ok:
+                failure = m.failure
+                where = "" if failure is None or failure.source is None else \
+                    f" ({failure.error} at {failure.source})"
                 what = "refuses before submitting" if m.policy is Policy.REJECT else \
-                    f"panics like Burn ({_first_line(m.failure.message if m.failure else '')})"
+                    f"panics like Burn{where}"
                 parts.append(f"{m.policy} {what}")
                 continue
             last = m.last
@@ -62,21 +65,24 @@ class PolicyComparison:
             last = m.last
             if last is None:
                 failure = m.failure
-                rows.append([m.policy.value, m.plan.outcome.value, 0, 0.0, 0, None, None, None,
-                             None, None, None if failure is None else
-                             f"{failure.error}: {_first_line(failure.message)}"])
+                outcome = m.plan.outcome.value if failure is None else \
+                    f"{m.plan.outcome.value} ({failure.error})"
+                rows.append([m.policy.value, outcome, 0, 0.0, 0, None, None, None, None, None])
                 styles[i] = "error" if m.policy is Policy.LEGACY else "muted"
                 continue
             rows.append([m.policy.value, m.plan.outcome.value, m.bytes_moved,
                          round(m.bytes_moved / (m.f32_bytes * len(m.hops)), 3), m.copies,
                          round(m.seconds * 1e3, 3), last.max_abs_error_total,
-                         last.q_changed_total, last.scale_drift, last.bit_exact, m.plan.action])
+                         last.q_changed_total, last.scale_drift, last.bit_exact])
             if last.bit_exact:
                 styles[i] = "added"
         first = self.measurements[0]
         title = (f"Policies: {first.scheme} {list(first.shape)}, {first.source} -> {first.target}"
                  f" ({first.plan.path}), {self.hops} hop(s)")
-        return TableView(title, COLUMNS, rows, caption=self.verdict(), styles=styles)
+        caption = ("measured: bytes the target backend received and copies every backend made, "
+                   "over all hops; × f32 = bytes moved per hop / the f32 payload; errors and "
+                   "drift against the tensor as first quantized")
+        return TableView(title, COLUMNS, rows, caption=caption, styles=styles)
 
     def to_dict(self) -> dict[str, Any]:
         return {"hops": self.hops, "verdict": self.verdict(), "table": self.view().to_dict(),
@@ -104,7 +110,3 @@ def compare_policies(x: Any, scheme: QuantScheme | str, *, source: DeviceLike = 
         if progress is not None:
             progress((index + 1) * hops, total, f"{policy.value}: done")
     return PolicyComparison(tuple(results), hops)
-
-
-def _first_line(text: str) -> str:
-    return text.split(" (session ")[0].splitlines()[0] if text else ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,8 @@ from routerlab.core.transfer.policies import Policy
 from routerlab.core.transfer.qtensor import QPrimitive
 from routerlab.core.view import TableView
 
+HOP_COLUMNS = ["hop", "move", "bytes moved", "copies", "ms", "scales", "q changed",
+               "scale drift", "max |error|", "bit-exact"]
 Progress = Callable[[int, int, str], None]
 """`progress(done, total, what)`: called as work advances (the CLI draws a bar from it)."""
 
@@ -149,7 +151,7 @@ class TransferMeasurement:
 
     def view(self) -> TableView:
         """One row per hop: the drift curve as a table."""
-        rows = [[h.hop, f"{h.source} -> {h.target}", h.path, h.bytes_moved, h.copies,
+        rows = [[h.hop, f"{h.source} -> {h.target}", h.bytes_moved, h.copies,
                  round(h.seconds * 1e3, 3), _scales_text(h.scales, h.global_scale),
                  h.q_changed_total, h.scale_drift, h.max_abs_error_total, h.bit_exact]
                 for h in self.hops]
@@ -158,14 +160,12 @@ class TransferMeasurement:
                    f"{_scales_text(self.original_scales, self.original_global)}")
         styles: dict[int, str] = {}
         if self.failure is not None:
-            rows.append(["—", f"{self.source} -> {self.target}", self.plan.path.value, 0, 0, None,
-                         None, None, None, None, None])
+            rows.append(["—", f"{self.source} -> {self.target}", 0, 0, None, None, None, None,
+                         None, None])
             styles[len(rows) - 1] = "error"
             caption = f"{self.failure.error}: {self.failure.message}"
-        return TableView(f"{self.scheme} {list(self.shape)}, policy {self.policy}",
-                         ["hop", "move", "path", "bytes moved", "copies", "ms", "scales",
-                          "q changed", "scale drift", "max |error|", "bit-exact"], rows,
-                         caption=caption, styles=styles)
+        return TableView(f"{self.scheme} {list(self.shape)}, policy {self.policy}, path "
+                         f"{self.plan.path}", HOP_COLUMNS, rows, caption=caption, styles=styles)
 
 
 def measure_transfer(x: Any, scheme: QuantScheme | str, *, policy: Policy | str = Policy.NATIVE,
@@ -191,13 +191,23 @@ def measure_transfer(x: Any, scheme: QuantScheme | str, *, policy: Policy | str 
     for number in range(1, hops + 1):
         here, there = ends[(number - 1) % 2], ends[number % 2]
         try:
-            tensor, hop = _hop(rt, tensor, there, path, chosen, number, original, ends[0])
+            tensor, hop = measure_hop(rt, tensor, there, path, chosen, number, original,
+                                      ends[0])
         except RouterLabError as error:
             return _with(result, failure=Failure.of(error))
         result.hops.append(hop)
         if progress is not None:
             progress(number, hops, f"hop {number}: {here} -> {there}")
     return result
+
+
+def on_backend(device: DeviceLike, backend: str | None) -> Device:
+    """`device`, with `backend`'s profile when the device names none (`cpu:0` + cubecl →
+    `cpu:0@cubecl`); an explicit `@profile` wins."""
+    parsed = parse_device(device)
+    if backend is None or (isinstance(device, str) and "@" in device):
+        return parsed
+    return replace(parsed, profile=Profile.parse(backend))
 
 
 def held(rt: Runtime, tensor: RouterTensor) -> QPrimitive:
@@ -208,10 +218,20 @@ def held(rt: Runtime, tensor: RouterTensor) -> QPrimitive:
     return handle
 
 
-def _hop(rt: Runtime, tensor: RouterTensor, there: Device, path: Path | str | None,
-         policy: Policy, number: int, original: QuantizedTensor,
-         origin: Device) -> tuple[RouterTensor, Hop]:
+def measure_hop(rt: Runtime, tensor: RouterTensor, there: DeviceLike,
+                path: Path | str | None = None, policy: Policy | str = Policy.NATIVE,
+                number: int = 1, original: QuantizedTensor | None = None,
+                origin: Device | None = None) -> tuple[RouterTensor, Hop]:
+    """Move a quantized `tensor` of any runtime to `there` under `policy`, and measure it.
+
+    `original` (default: the tensor as it is now) and `origin` (the device whose profile
+    dequantizes it; default: where it is now) are what the `*_total` columns compare with.
+    A refusal or a panic propagates, after the runtime has rolled the step back."""
+    policy = Policy.parse(policy)
+    there = parse_device(there)
     before = held(rt, tensor)
+    original = before.tensor if original is None else original
+    origin = tensor.device if origin is None else origin
     here = tensor.device
     backends = [rt.session(d).interpreter.backend for d in rt.devices]
     target_backend = rt.session(there).interpreter.backend

@@ -1,0 +1,71 @@
+"""`routerlab tour`: the guided story of moving a quantized tensor, paced for a terminal.
+
+The story (steps, sentences, results, tables) is `routerlab.core.tour.tour()`; this module only
+renders each step as a rich panel and waits for Enter between steps, unless `--no-pause` is given
+or stdin is not a terminal (`./run tour` passes `--no-pause` then too).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from routerlab.core.tour import TourStep
+
+_BORDER = {"ok": "green", "refused": "yellow", "panic": "red", "info": "blue"}
+
+
+def register(app: typer.Typer) -> None:
+    app.command(help="A guided tour: move a quantized tensor under every policy (start here).")(
+        tour
+    )
+
+
+def tour(
+    no_pause: Annotated[bool, typer.Option("--no-pause", help="Do not wait for Enter between "
+                                                              "steps.")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
+) -> None:
+    from routerlab.cli.render import make_console
+    from routerlab.core.tour import TOTAL_STEPS
+    from routerlab.core.tour import tour as story
+
+    console = make_console(plain)
+    pause = not no_pause and sys.stdin.isatty()
+    for step in story():
+        render_step(console, step, TOTAL_STEPS, plain)
+        if pause and step.number < TOTAL_STEPS:
+            console.input("[dim]Enter to continue (Ctrl-C to stop)[/dim] " if not plain
+                          else "Enter to continue (Ctrl-C to stop) ")
+
+
+def render_step(console: Console, step: TourStep, total: int, plain: bool) -> None:
+    """One step: a panel with the text, the code that ran and the error, then its tables."""
+    from rich.columns import Columns
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.text import Text
+    from routerlab.cli.render import to_rich
+
+    parts: list = [Text(step.text)]
+    if step.code:
+        parts += [Text(""), Syntax(step.code, "python", theme="ansi_dark", background_color=None)
+                  if not plain else Text(step.code)]
+    if step.error:
+        where = "" if step.source is None else f"\n  at {step.source}"
+        parts += [Text(""), Text(f"{step.error}{where}", style=None if plain else "bold red")]
+    border = "none" if plain else _BORDER.get(step.outcome, "none")
+    console.print()
+    console.print(Panel(Group(*parts), title=f"Step {step.number}/{total}: {step.title}",
+                        title_align="left", border_style=border))
+    registries = [to_rich(v) for v in step.views if v.title.startswith("Registry ")]
+    for view in step.views:
+        if not view.title.startswith("Registry "):
+            console.print(to_rich(view))
+    if registries:
+        console.print(Columns(registries, padding=(0, 4)))

@@ -1,0 +1,128 @@
+"""`routerlab transfer`: quantize a tensor, move it under one policy, and show what it cost.
+
+    routerlab transfer (--values JSON [--shape S] | --random SHAPE --seed N) --scheme q8s
+                       --from cpu:0 --to cpu:1 --policy native [--path local|bytes|bridge]
+                       [--hops K] [--backend ndarray|flex|cubecl] [--json]
+
+The measuring is `routerlab.core.transfer.measure`; this module parses options, draws a progress
+bar for long work and renders. The exit status is 1 when the transfer did not happen (a refusal,
+or Burn's panic under `legacy`); with `--json` the one JSON object is printed first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from routerlab.core.transfer.measure import Progress
+
+LONG_WORK = 1 << 20
+"""Elements × hops from which a progress bar is drawn (on a terminal)."""
+
+
+def register(app: typer.Typer) -> None:
+    app.command(help="Move a quantized tensor under one policy and measure every hop.")(transfer)
+
+
+Values = Annotated[str | None, typer.Option("--values", help="Flat JSON list of numbers.")]
+Shape = Annotated[str | None, typer.Option("--shape", help="Shape for --values, e.g. 2,16.")]
+Random = Annotated[str | None, typer.Option("--random", help="A random normal tensor of this "
+                                                              "shape instead of --values.")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed for --random.")]
+Source = Annotated[str, typer.Option("--from", help="Source device, e.g. cpu:0.")]
+Target = Annotated[str, typer.Option("--to", help="Target device, e.g. cpu:1, peer2/cpu:0.")]
+PathOpt = Annotated[str | None, typer.Option("--path", help="Force a path: local, bytes or "
+                                                            "bridge (default: from the devices).")]
+Hops = Annotated[int, typer.Option("--hops", min=1, help="Moves back and forth.")]
+Backend = Annotated[str | None, typer.Option("--backend", help="Profile for devices given "
+                                                               "without @profile: ndarray, flex "
+                                                               "or cubecl.")]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+Plain = Annotated[bool, typer.Option("--plain", help="No colour.")]
+
+
+def transfer(
+    values: Values = None, shape: Shape = None, random: Random = None, seed: Seed = 0,
+    scheme: Annotated[str, typer.Option("--scheme", help="Scheme string, e.g. q8s, "
+                                                         "q4f:block=32.")] = "q8s",
+    source: Source = "cpu:0", target: Target = "cpu:1",
+    policy: Annotated[str, typer.Option("--policy", help="native, dequantize, requantize, "
+                                                         "reject or legacy.")] = "native",
+    path: PathOpt = None, hops: Hops = 1, backend: Backend = None, json_out: Json = False,
+    plain: Plain = False,
+) -> None:
+    from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.core.transfer.measure import measure_transfer, on_backend
+    from routerlab.core.transfer.policies import Policy
+
+    chosen = Policy.parse(policy)
+    x = read_tensor(values, shape, random, seed)
+    console = make_console(plain)
+    with progress_bar(make_console(plain, stderr=True), x.size * hops) as progress:
+        measured = measure_transfer(x, scheme, policy=chosen, source=on_backend(source, backend),
+                                    target=on_backend(target, backend), path=path, hops=hops,
+                                    progress=progress)
+    if json_out:
+        print_json(measured.to_dict())
+    else:
+        render_plan(console, measured.plan, plain)
+        console.print(to_rich(measured.view()))
+        if measured.failure is not None:
+            render_failure(console, measured.failure.error, measured.failure.message,
+                           measured.failure.source, measured.failure.layer, plain)
+    if not measured.ok:
+        raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
+
+
+def read_tensor(values: str | None, shape: str | None, random: str | None, seed: int) -> Any:
+    """The float tensor of `--values/--shape` or `--random/--seed` (the quantize command's
+    parsing, shared)."""
+    from routerlab.core.quant.inputs import random_tensor, tensor_from
+
+    return random_tensor(random, seed, values, shape) if random is not None else \
+        tensor_from(values, shape)
+
+
+@contextmanager
+def progress_bar(console: Console, work: int) -> Iterator[Progress | None]:
+    """A rich progress bar fed by the core's plain callback, for long work on a terminal only."""
+    if work < LONG_WORK or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
+                  "{task.total}"), TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def advance(done: int, total: int, what: str) -> None:
+            bar.update(task, completed=done, total=total, description=what)
+
+        yield advance
+
+
+def render_plan(console: Console, plan: Any, plain: bool) -> None:
+    """What the guard said before the transfer ran: path, policy, action, notes, walls."""
+    lines = [f"{plan.source} -> {plan.target} by path {plan.path}, policy {plan.policy}: "
+             f"{plan.action}"]
+    lines += [f"note: {note}" for note in plan.notes]
+    lines += [f"wall: {wall.line()}" for wall in plan.walls]
+    for line in lines:
+        console.print(line, markup=False, highlight=not plain)
+
+
+def render_failure(console: Console, error: str, message: str, source: str | None, layer: str,
+                   plain: bool) -> None:
+    """Burn's panic (or the refusal) in a red panel."""
+    from rich.panel import Panel
+    from rich.text import Text
+
+    where = f"raised by {layer}" + ("" if source is None else f" ({source})")
+    body = Text(f"{error}: {message}\n{where}")
+    console.print(Panel(body, title="transfer did not happen",
+                        border_style="none" if plain else "red"))

@@ -1,0 +1,44 @@
+"""`routerlab validate SCENARIO [--policy P]`: the transfer guard over a whole flow, nothing run.
+
+Every transfer of a quantized tensor is listed with what its policy would do; a step that would
+fail (and does not expect to) makes the exit status 1. `--policy` replaces every transfer's
+policy, to ask what the flow would do under it. The judging is
+`routerlab.core.transfer.flow.validate_flow`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command(help="Check a scenario's quantized transfers before running it (exit 1 if the "
+                     "flow would fail).")(validate)
+
+
+def validate(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="A scenario .toml file.")],
+    policy: Annotated[str | None, typer.Option("--policy", help="Judge every transfer under "
+                                                                "this policy instead.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
+) -> None:
+    from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.core.scenario import load_scenario
+    from routerlab.core.transfer.flow import validate_flow
+
+    report = validate_flow(load_scenario(scenario), policy)
+    if json_out:
+        print_json(report.to_dict())
+    else:
+        console = make_console(plain)
+        console.print(to_rich(report.view()))
+        for transfer in report.transfers:
+            for wall in transfer.plan.walls:
+                console.print(f"  step {transfer.step} wall: {wall.line()}", markup=False)
+        console.print(report.summary(), markup=False)
+    if not report.ok:
+        raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
