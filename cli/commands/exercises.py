@@ -255,7 +255,8 @@ def watch(
             print_report(console, report_view(event.report, event.exercise))
         else:
             style = {"mode": "dim", "done": "bold green", "next": "bold"}.get(event.kind, "")
-            console.print(event.text, style=style, highlight=False)
+            suffix = " (Ctrl-C stops)" if event.kind == "mode" else ""
+            console.print(event.text + suffix, style=style, highlight=False)
 
     stop = threading.Event()
     try:
