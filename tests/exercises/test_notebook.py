@@ -40,6 +40,17 @@ def pack_u32(values: list[int], bits: int) -> list[int]:
     return words
 
 
+BUGGY_CELL = '''def pack_u32(values, bits):
+    words = []
+    for start in range(0, len(values), 32 // bits):
+        word = 0
+        for k, value in enumerate(values[start:start + 32 // bits]):
+            word |= (value & 0xFF) << (k * bits)  # masks to 8 bits whatever `bits` is
+        words.append(word)
+    return words'''
+"""A notebook cell with a classic mistake, checked from the notebook and from a file."""
+
+
 def test_check_returns_html_with_the_same_rows_as_the_terminal(workspace: Workspace) -> None:
     view = check("quant-3", dir=workspace.root)
     html = view._repr_html_()
@@ -88,6 +99,9 @@ def test_a_real_notebook_and_the_terminal_give_the_same_verdicts(
         "for view in (starter, solved):\n"
         "    print(json.dumps([view.passed, [list(r) for r in view.table.rows]]))",
         "solved",
+        BUGGY_CELL + "\n"
+        "cell = check('quant-3', pack_u32)\n"
+        "print(json.dumps([cell.passed, [list(r) for r in cell.table.rows]]))",
     ]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     folder = workspace.exercise_dir  # a notebook saved anywhere inside the workspace
@@ -100,3 +114,10 @@ def test_a_real_notebook_and_the_terminal_give_the_same_verdicts(
         terminal = _terminal(workspace, exercise_id)
         assert [terminal["passed"], terminal["checks"]] == [passed, rows]
     assert solved_nb[0] is True and starter_nb[0] is False
+    cell_nb = json.loads(notebook.cells[2].outputs[0]["text"])
+    starter = load_catalog().get("quant-3").starter()
+    workspace.file_for(load_catalog().get("quant-3")).write_text(starter + "\n" + BUGGY_CELL)
+    terminal = _terminal(workspace, "quant-3")
+    assert [terminal["passed"], terminal["checks"]] == cell_nb
+    assert cell_nb[0] is False and "passed" in [row[2] for row in cell_nb[1]], \
+        "a partly right function: Q8 passes, narrower negative values fail"
