@@ -19,7 +19,8 @@ from routerlab.core.view import TableView, format_cell, to_html
 
 __all__ = [
     "PALETTE", "Callout", "Caught", "Scoreboard", "Stepper", "Tape", "WrongAnswer", "banner",
-    "byte_regions", "catch_panic", "check", "html_of", "plot_theme", "show", "stepper", "text_of",
+    "byte_regions", "catch_panic", "check", "gpu_pair", "html_of", "plot_theme", "seal_explanation",
+    "show", "stepper", "text_of",
 ]
 
 # Mid-lightness colours: readable on JupyterLab's white and on its near-black dark theme.
@@ -44,6 +45,8 @@ class Callout:
     body: str = ""
     pre: bool = False
     """Show `body` as preformatted text (panic messages, byte dumps)."""
+    css: str = ""
+    """A `<style>` block to emit with the box (the banner carries the notebook's table style)."""
 
     def _repr_html_(self) -> str:
         background, rule = _TONES[self.tone]
@@ -54,11 +57,17 @@ class Callout:
             body = f"<div style='margin-top:.25em'>{body}</div>"
         style = (f"background:{background};border-left:4px solid {rule};padding:.5em .8em;"
                  "margin:.3em 0;border-radius:3px")
-        return (f"<div class='routerlab-callout routerlab-{self.tone}' style='{style}'>"
+        return (f"{self.css}<div class='routerlab-callout routerlab-{self.tone}' style='{style}'>"
                 f"<b>{html.escape(self.heading)}</b>{body}</div>")
 
     def __repr__(self) -> str:
         return f"[{self.tone}] {self.heading}" + (f"\n{self.body}" if self.body else "")
+
+
+# JupyterLab right-aligns table cells; RouterLab's tables hold words (ops, panics), so they read
+# better left-aligned. The banner, shown once at the top of every notebook, carries the rule.
+TABLE_CSS = ("<style>.routerlab-table td,.routerlab-table th{text-align:left !important;"
+             "vertical-align:top}</style>")
 
 
 def banner() -> Callout:
@@ -69,11 +78,37 @@ def banner() -> Callout:
     if status.usable:
         return Callout("ok", f"GPU available: {status.device_name} × {status.device_count} "
                              f"(CuPy {status.cupy_version})",
-                       "cuda:N devices run on the real GPU; cpu:N devices are simulated on numpy.")
+                       "cuda:N devices run on the real GPU; cpu:N devices are simulated on numpy.",
+                       css=TABLE_CSS)
     return Callout("warn", "No usable GPU: everything in these notebooks runs on simulated "
                            "devices (cpu:N on numpy).",
                    f"Why: {status.reason}. The lessons are the same; only notebook 07 has "
-                   "GPU-only extras, and it falls back too.")
+                   "GPU-only extras, and it falls back too.", css=TABLE_CSS)
+
+
+def gpu_pair() -> tuple[str, str, Callout]:
+    """Two devices for the GPU notebook, and a banner saying what they are.
+
+    Two usable GPUs: `cuda:0` and `cuda:1` (the same-peer path). One GPU: `cuda:0` and
+    `peer2/cuda:0`, the same GPU seen by a second server process (the bytes path). No GPU:
+    `cpu:1@cubecl` and `cpu:2@cubecl`, simulated devices that compute like CubeCL's kernels
+    (divide, round half to even, PackedU32 store), so every lesson still runs; `cpu:0` stays
+    free for the plain CPU device the notebook compares with.
+    """
+    from routerlab.core.gpu import gpu_status
+
+    status = gpu_status()
+    if status.usable and status.device_count >= 2:
+        return "cuda:0", "cuda:1", Callout(
+            "ok", f"Two GPUs ({status.device_name}): cuda:0 → cuda:1 takes the same-peer path.")
+    if status.usable:
+        return "cuda:0", "peer2/cuda:0", Callout(
+            "ok", f"One GPU ({status.device_name}): the second device is the same GPU served by "
+                  "another server process (peer2), so transfers take the bytes path.")
+    return "cpu:1@cubecl", "cpu:2@cubecl", Callout(
+        "warn", "No usable GPU: this notebook runs on cpu:1@cubecl and cpu:2@cubecl, simulated "
+                "devices that compute exactly like CubeCL's kernels (divide, round half to even, "
+                "PackedU32 store).", f"Why: {status.reason}.")
 
 
 def html_of(obj: Any) -> str:
@@ -422,27 +457,63 @@ class WrongAnswer(AssertionError):
         return [f"\x1b[31m✗ {line}\x1b[0m" for line in str(self).splitlines()]
 
 
-def check(answer: Any, truth: Any, *, hint: str = "", explain: str = "") -> Callout:
+SEALED = "sealed:"
+_UNOPENED = "(the explanation did not open: the model's answer differs from when it was sealed)"
+
+
+def seal_explanation(truth: Any, text: str) -> str:
+    """Seal the explanation of an exercise so that the notebook does not give the answer away:
+    only the right answer opens it (`check` opens it after a correct answer). Authors run this
+    once, with the value the model gives, and paste the result as `explain=`."""
+    from routerlab.exercises.answers import seal
+
+    return SEALED + seal(text, _explain_key(truth))
+
+
+def _open_explanation(explain: str, expected: Any) -> str:
+    if not explain.startswith(SEALED):
+        return explain
+    from routerlab.exercises.answers import unseal
+
+    try:
+        return unseal(explain[len(SEALED):], _explain_key(expected))
+    except ValueError:
+        return _UNOPENED
+
+
+def _explain_key(truth: Any) -> str:
+    import hashlib
+
+    from routerlab.exercises.answers import canonical
+
+    return hashlib.sha256(b"routerlab-notebook-explain\0"
+                          + canonical(truth, places=4).encode()).hexdigest()
+
+
+def check(answer: Any, truth: Any, *, hint: str = "", explain: str = "",
+          rel: float = 1e-6) -> Callout:
     """Check a prediction against what the model actually does.
 
     `answer` is the student's value; `...` (the shipped placeholder) means "not answered yet" and
     is reported without failing, so the notebook still runs top to bottom. `truth` is the value or
     a zero-argument callable asking `routerlab.core`, called only once an answer is given (so the
     answer is not shown before the student predicts). It runs again on every attempt, so it must
-    only *look* at the model, never change it. Numbers compare to 1e-6 (relative),
+    only *look* at the model, never change it. Numbers compare to `rel` (relative, 1e-6 unless
+    the question asks for rounded digits),
     strings without case or surrounding spaces, sequences element by element. A wrong answer
-    raises `WrongAnswer` with the hint; a right one shows the explanation.
+    raises `WrongAnswer` with the hint; a right one shows the explanation (`explain`, plain or
+    made by `seal_explanation`, so that it does not give the answer away before it is found).
     """
     if answer is ...:
         return Callout("info", "Not answered yet: replace the ... with your prediction and run "
-                               "this cell again.", f"Hint: {hint}" if hint else "")
+                               "this cell again.")
     expected = truth() if callable(truth) else truth
-    if not _same(answer, expected):
+    if not _same(answer, expected, rel):
         raise WrongAnswer(f"Not quite: {answer!r} is not what the model does.", hint)
-    return Callout("ok", f"Correct: {answer!r}.", explain)
+    return Callout("ok", f"Correct: {answer!r}.", _open_explanation(explain, expected))
 
 
-def _same(answer: Any, expected: Any) -> bool:
+def _same(answer: Any, expected: Any, rel: float = 1e-6) -> bool:
     if isinstance(expected, str) or isinstance(answer, str):
         return str(answer).strip().lower() == str(expected).strip().lower()
     if hasattr(expected, "tolist"):
@@ -452,10 +523,10 @@ def _same(answer: Any, expected: Any) -> bool:
     if isinstance(expected, bool) or isinstance(answer, bool):
         return answer is expected or answer == expected and type(answer) is type(expected)
     if isinstance(expected, int | float) and isinstance(answer, int | float):
-        return abs(answer - expected) <= 1e-6 * max(1.0, abs(expected))
+        return abs(answer - expected) <= rel * max(1.0, abs(expected))
     if isinstance(expected, list | tuple) and isinstance(answer, list | tuple):
         return len(answer) == len(expected) and all(
-            _same(a, e) for a, e in zip(answer, expected, strict=True))
+            _same(a, e, rel) for a, e in zip(answer, expected, strict=True))
     if isinstance(expected, set | frozenset) and isinstance(answer, set | frozenset | list | tuple):
         return set(answer) == set(expected)
     return bool(answer == expected)
