@@ -62,6 +62,13 @@ from routerlab.core.runtime import Runtime
 from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import Trace, TraceEvent
+from routerlab.core.transfer import (
+    Policy,
+    TransferPlan,
+    can_move_to_device,
+    is_quantized_handle,
+    plan_transfer,
+)
 from routerlab.core.view import TableView
 
 __all__ = [
@@ -69,12 +76,13 @@ __all__ = [
     "CastOp", "DType", "DTypeError", "DeadlockError", "DequantizeOp", "Device", "DeviceError",
     "DropOp", "ExposeLocalOp", "ExposeRemoteOp", "ExtensionMissingError", "GpuUnavailableError",
     "HandleContainer", "HandleKind", "InitOp", "Journal", "Kind", "MatmulOp",
-    "MissingHandleError", "MulOp", "NOT_INIT", "OperationIr", "Path", "Primitive", "Profile",
+    "MissingHandleError", "MulOp", "NOT_INIT", "OperationIr", "Path", "Policy", "Primitive",
+    "Profile",
     "QFloat", "QuantizeOp", "QuantizedExtension", "READ_ONLY", "READ_WRITE", "ReadOp",
     "RegisterDataOp", "RegisterLocalOp", "RegisterRemoteOp", "ReshapeOp", "RouterLabError",
     "RouterTensor", "Runtime", "ScenarioError", "SessionEnded", "ShapeError", "SwapDimsOp",
     "TableView", "TensorData", "TensorId", "TensorInterpreter", "TensorIr", "TensorStatus",
-    "Trace", "TraceEvent", "TransferOptions", "UnknownTensorError", "UseAfterDropError",
-    "automatic_path", "install_quantized_extension", "is_quantized", "make_backend",
-    "parse_device",
+    "Trace", "TraceEvent", "TransferOptions", "TransferPlan", "UnknownTensorError",
+    "UseAfterDropError", "automatic_path", "can_move_to_device", "install_quantized_extension",
+    "is_quantized", "is_quantized_handle", "make_backend", "parse_device", "plan_transfer",
 ]
