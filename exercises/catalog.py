@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import json
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -94,7 +95,7 @@ class Catalog:
         self.exercises = exercises
         self._by_id = {e.id: e for e in exercises}
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Exercise]:
         return iter(self.exercises)
 
     def __len__(self) -> int:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from routerlab.exercises.answers import unseal
 from routerlab.exercises.catalog import HINT_LEVELS, Catalog, Exercise, load_catalog
@@ -22,6 +23,8 @@ from routerlab.exercises.report import CheckReport
 from routerlab.exercises.runner import Candidate, run_checks
 from routerlab.exercises.state import Record, State, StateStore
 from routerlab.exercises.workspace import Workspace
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ class Course:
         self.problems.extend(state.problems)
         return state
 
-    def _update(self, change):  # type: ignore[no-untyped-def]
+    def _update(self, change: Callable[[State], T]) -> tuple[State, T]:
         state, result = self.store.update(change)
         self.problems.extend(state.problems)
         return state, result

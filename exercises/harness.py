@@ -41,7 +41,9 @@ def main(argv: list[str]) -> int:
         if request.get("with_solution"):
             candidates.append(_solution_candidate(exercise, suite, Path(request["scratch"]), out))
         for index, candidate in enumerate(candidates):
-            if candidate is not None:
+            if candidate is None:  # a reference solution lint could not build (reported)
+                _emit(out, index, "done")
+            else:
                 _run_candidate(index, candidate, suite, out)
     return 0
 
@@ -55,6 +57,7 @@ def _run_candidate(index: int, candidate: dict[str, str], suite: Any, out: TextI
         module = _load(path, f"routerlab_student_{index}")
     except BaseException as error:  # noqa: BLE001 - anything the student's file raises is theirs
         _emit(out, index, "problem", outcome=_load_problem(error, path, display).to_json())
+        _emit(out, index, "done")
         return
     submission = Submission(module)
     all_ok = True
@@ -65,6 +68,7 @@ def _run_candidate(index: int, candidate: dict[str, str], suite: Any, out: TextI
         _emit(out, index, "outcome", outcome=outcome.to_json())
     if all_ok:
         _emit(out, index, "unlock", key=suite.unlock(submission))
+    _emit(out, index, "done")
 
 
 def _run_check(check: Any, submission: Any, path: str, display: str) -> Outcome:

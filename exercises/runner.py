@@ -110,8 +110,17 @@ def _collect(events: list[dict], reports: list[CheckReport]) -> list[str]:
 
 def _explain_stop(reports: list[CheckReport], events: list[dict], timed_out: bool,
                   returncode: int | None, printed: str, limit: float) -> None:
-    """Turn a killed or crashed process into a plain-language problem on the right report."""
+    """Turn a killed, crashed or cut-short process into a plain-language problem on the right
+    report. A candidate is finished only when the harness said so: code that ends the process
+    early (`os._exit(0)`) must not pass on the checks it ran before."""
+    done = {e["candidate"] for e in events if e["event"] == "done"}
     if not timed_out and returncode == 0:
+        for index, report in enumerate(reports):
+            if index not in done and report.problem is None:
+                report.problem = Outcome(
+                    name="run your code", status=ERROR,
+                    message="the checks did not finish: your code ended the process early "
+                            "(exit() or os._exit()?)")
         return
     started = [e["candidate"] for e in events if e["event"] == "start"]
     current = started[-1] if started else 0

@@ -82,3 +82,14 @@ def test_the_reference_solution_passes_every_check(tmp_path: Path) -> None:
     report = _run(tmp_path, QUANT_3.solution_source())
     assert report.passed, [o.message for o in report.outcomes if not o.ok]
     assert sum(o.hidden for o in report.outcomes) >= 1
+
+
+def test_code_that_ends_the_process_early_does_not_pass(tmp_path: Path) -> None:
+    """Checks that passed before an os._exit(0) must not make a pass."""
+    solution = QUANT_3.solution_source().replace(
+        "    per_word = 32 // bits",
+        "    global CALLS\n    CALLS += 1\n    if CALLS > 3:\n        os._exit(0)\n"
+        "    per_word = 32 // bits")
+    report = _run(tmp_path, "import os\nCALLS = 0\n" + solution)
+    assert report.outcomes and all(o.ok for o in report.outcomes)
+    assert not report.passed and "ended the process early" in report.problem.message
