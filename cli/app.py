@@ -58,23 +58,15 @@ for _name in COMMAND_MODULES:
 
 
 def main() -> None:
-    """Console-script entry point: run the app, turning RouterLab's errors into one line."""
+    """Console-script entry point: run the app, turning RouterLab's errors into one line.
+
+    Typer's standalone mode already turns usage errors into a short message (exit 2) and
+    `typer.Exit(code)` into that exit status; only RouterLab's own errors need translating.
+    """
     from routerlab.core.errors import RouterLabError
 
     try:
-        app(standalone_mode=False)
+        app()
     except RouterLabError as error:
         typer.echo(f"error: {error}", err=True)
         sys.exit(1)
-    except typer.Abort:
-        typer.echo("aborted", err=True)
-        sys.exit(130)
-    except typer.Exit as done:
-        sys.exit(done.exit_code)
-    except Exception as error:  # click's usage errors arrive here in standalone_mode=False
-        import click
-
-        if isinstance(error, click.ClickException):
-            error.show()
-            sys.exit(error.exit_code)
-        raise

@@ -1,0 +1,65 @@
+"""The console script's own behaviour: version, exit codes, one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+
+from routerlab.cli import app as app_module
+
+ROUTERLAB = Path(sys.executable).parent / "routerlab"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(ROUTERLAB), *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "NO_COLOR": "1"})
+
+
+def test_version_and_python_dash_m_agree() -> None:
+    script = _run("--version")
+    module = subprocess.run([sys.executable, "-m", "routerlab", "--version"],
+                            capture_output=True, text=True, timeout=60)
+    assert script.returncode == module.returncode == 0
+    assert script.stdout == module.stdout
+    assert script.stdout.startswith("routerlab ")
+
+
+def test_unknown_command_is_a_usage_error_without_traceback() -> None:
+    result = _run("no-such-command")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "no-such-command" in result.stderr
+
+
+def test_routerlab_error_becomes_one_line_and_exit_1() -> None:
+    result = _run("simulate", "does-not-exist.toml")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert "does-not-exist.toml" in lines[0]
+
+
+def test_exit_code_raised_inside_a_command_is_kept(monkeypatch) -> None:
+    probe = typer.Typer()
+
+    @probe.command()
+    def fail() -> None:
+        raise typer.Exit(3)
+
+    @probe.command()
+    def ok() -> None:
+        pass
+
+    monkeypatch.setattr(app_module, "app", probe)
+    for argv, expected in ((["fail"], 3), (["ok"], 0)):
+        monkeypatch.setattr(sys, "argv", ["routerlab", *argv])
+        try:
+            app_module.main()
+        except SystemExit as done:
+            assert done.code == expected
+        else:  # pragma: no cover - main always exits
+            raise AssertionError("main() returned without exiting")
