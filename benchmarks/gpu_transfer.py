@@ -1,0 +1,106 @@
+"""Transfers on a real GPU through CuPy: H2D, D2H and D2D for every dtype and every policy.
+
+    .venv/bin/python benchmarks/gpu_transfer.py [--mi 64] [--repeat 5]
+
+Needs the `gpu` extra (`pip install 'routerlab[gpu]'`) and a usable CUDA GPU; without one it
+prints why (RouterLab's `gpu_status()`) and exits with status 2. Paths: cpu:0 -> cuda:0 (H2D, a
+bridge between the numpy and CuPy backends), cuda:0 -> cpu:0 (D2H), and cuda:0 -> cuda:1 (D2D, a
+same-peer move) when two GPUs are present. Plain tensors (f32, i64, u8, bool) and quantized ones
+(Q8S and Q4S, CubeCL's PackedU32 store on the GPU) under native, dequantize and requantize. Every
+move is checked (values read back equal, quantized values bit-identical for native) and timed with
+the GPU synchronized; each figure is the best of `--repeat` moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+from routerlab.core import Runtime
+from routerlab.core.gpu import gpu_status
+from routerlab.core.quant.arrays import to_host
+from routerlab.core.transfer.measure import held
+
+PLAIN = ("f32", "i64", "u8", "bool")
+QUANTIZED = ("q8s", "q4s")
+POLICIES = ("native", "dequantize", "requantize")
+
+
+def synchronize() -> None:
+    import cupy
+
+    for index in range(cupy.cuda.runtime.getDeviceCount()):
+        with cupy.cuda.Device(index):
+            cupy.cuda.runtime.deviceSynchronize()
+
+
+def timed_move(rt: Runtime, make: Any, target: str, policy: str | None, repeat: int
+               ) -> tuple[float, Any, Any]:
+    """Best time over `repeat` moves of a fresh tensor; returns (seconds, source, moved)."""
+    best, source, moved = float("inf"), None, None
+    for _ in range(repeat):
+        if moved is not None:
+            rt.drop(moved)
+        tensor = make()
+        source = held(rt, tensor).tensor if policy is not None else rt.read(tensor)
+        synchronize()
+        start = time.perf_counter()
+        moved = rt.to_device(tensor, target, policy=policy)
+        synchronize()
+        best = min(best, time.perf_counter() - start)
+    return best, source, moved
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mi", type=int, default=64, help="Mi values per tensor (default 64)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed moves (default 5)")
+    args = parser.parse_args()
+    status = gpu_status()
+    if not status.usable:
+        print(f"no usable GPU, nothing to measure: {status.reason}")
+        raise SystemExit(2)
+    print(f"GPU: {status.device_name} × {status.device_count} (CuPy {status.cupy_version})")
+    count = args.mi * 2**20
+    devices = ["cpu:0", "cuda:0"] + (["cuda:1"] if status.device_count > 1 else [])
+    paths = [("H2D", "cpu:0", "cuda:0"), ("D2H", "cuda:0", "cpu:0")]
+    if status.device_count > 1:
+        paths.append(("D2D", "cuda:0", "cuda:1"))
+    else:
+        print("D2D skipped: one GPU (cuda:1 does not exist)")
+    rt = Runtime(devices)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(count, dtype=np.float32).reshape(-1, 1024)
+    plain = {"f32": x, "i64": (x * 100).astype(np.int64), "u8": (np.abs(x) * 50).astype(np.uint8),
+             "bool": x > 0}
+    failures = 0
+    print(f"{'path':<5} {'dtype':<6} {'policy':<11} {'time':>10} {'GB/s':>8}  check")
+    for name, source, target in paths:
+        for dtype in PLAIN:
+            seconds, before, moved = timed_move(
+                rt, lambda d=dtype, s=source: rt.tensor(plain[d], s, d), target, None,
+                args.repeat)
+            same = np.array_equal(rt.read(moved), before)
+            failures += not same
+            nbytes = plain[dtype].nbytes
+            print(f"{name:<5} {dtype:<6} {'-':<11} {seconds * 1e3:8.2f}ms "
+                  f"{nbytes / seconds / 1e9:8.2f}  {'ok' if same else 'VALUES DIFFER'}")
+        for scheme in QUANTIZED:
+            for policy in POLICIES:
+                seconds, before, moved = timed_move(
+                    rt, lambda s=source, q=scheme: rt.quantize(rt.tensor(x, s, "f32"), q),
+                    target, policy, args.repeat)
+                after = held(rt, moved).tensor
+                exact = np.array_equal(to_host(after.q()), to_host(before.q())) and (
+                    policy != "native" or after.scales.tobytes() == before.scales.tobytes())
+                check = "ok" if exact or policy == "requantize" else "Q CHANGED"
+                failures += check != "ok"
+                print(f"{name:<5} {scheme:<6} {policy:<11} {seconds * 1e3:8.2f}ms "
+                      f"{after.nbytes / seconds / 1e9:8.2f}  {check} ({after.scheme})")
+    raise SystemExit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

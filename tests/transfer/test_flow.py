@@ -1,0 +1,120 @@
+"""The guard over whole scenarios: every shipped scenario under every policy, judged without
+running, and the judgement checked against a real run of the same flow."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from routerlab.core.errors import ScenarioError
+from routerlab.core.scenario import Scenario, load_scenario, parse_scenario, run_scenario
+from routerlab.core.transfer.flow import validate_flow
+
+SCENARIOS = sorted(Path(__file__).resolve().parents[2].joinpath("scenarios").glob("*.toml"))
+POLICIES = [None, "native", "dequantize", "requantize", "reject", "legacy"]
+JUDGED_BY_READS = ("read", "read_quantized")
+
+
+def _with_policy(scenario: Scenario, policy: str | None) -> Scenario:
+    """The flow as `validate --policy` imagines it: every transfer under `policy`."""
+    if policy is None:
+        return scenario
+    steps = tuple({**s, "policy": policy} if s["op"] == "to_device" else s
+                  for s in scenario.steps)
+    return dataclasses.replace(scenario, steps=steps, policy=policy)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_the_guard_agrees_with_a_real_run(path: Path, policy: str | None) -> None:
+    scenario = load_scenario(path)
+    report = validate_flow(scenario, policy)
+    run = _with_policy(scenario, policy)
+    try:
+        for _ in run_scenario(run):
+            pass
+    except ScenarioError as failure:
+        step = int(str(failure).split(": step ")[1].split(" ")[0])
+        op = scenario.steps[step - 1]["op"]
+        if op in JUDGED_BY_READS and "would fail" not in " ".join(report.problems):
+            return  # a read's own expectation (the guard does not predict values)
+        assert not report.ok, f"the guard passed a flow that fails at step {step}: {failure}"
+        assert report.problems[0].startswith(f"step {step} ({op})"), report.problems
+        return
+    assert report.ok, report.problems
+
+
+def test_shipped_quantized_scenarios_pass_the_guard_as_written() -> None:
+    for path in SCENARIOS:
+        report = validate_flow(load_scenario(path))
+        assert report.ok, (path, report.problems)
+
+
+def test_report_lists_every_quantized_transfer_with_its_plan() -> None:
+    report = validate_flow(load_scenario(SCENARIOS[0].with_name("quantized-legacy.toml")))
+    assert [(t.step, t.plan.path.value, t.verdict) for t in report.transfers] == [
+        (3, "local", "fails as expected"), (6, "bytes", "fails as expected"),
+        (9, "bridge", "fails as expected")]
+    data = report.to_dict()
+    assert data["ok"] and data["transfers"][0]["plan"]["walls"][0]["function"] == \
+        "BackendRouter::q_to_device"
+    assert report.view().caption.startswith("flow OK: 3 quantized transfer(s) checked")
+
+
+def test_a_dead_session_fails_the_steps_after_it() -> None:
+    scenario = parse_scenario('''
+devices = ["cpu:0", "cpu:1"]
+[[steps]]
+op = "tensor"
+name = "x"
+values = [1.0, -1.0]
+dtype = "f32"
+device = "cpu:0"
+[[steps]]
+op = "quantize"
+tensor = "x"
+scheme = "q8s"
+name = "q"
+[[steps]]
+op = "clone"
+tensor = "q"
+name = "keep"
+[[steps]]
+op = "to_device"
+tensor = "q"
+device = "cpu:1"
+name = "moved"
+policy = "legacy"
+expect_error = "BurnTodo"
+[[steps]]
+op = "dequantize"
+tensor = "keep"
+name = "back"
+''')
+    report = validate_flow(scenario)
+    assert not report.ok
+    assert list(report.problems) == ["step 5 (dequantize) would fail: SessionEnded: session cpu:0 has "
+                               "ended (an earlier panic or hang ended it)"]
+    assert report.view().styles == {0: "muted"}  # the expected panic: shown, not an error
+
+
+def test_a_legacy_scenario_cannot_quantize() -> None:
+    scenario = parse_scenario('''
+devices = ["cpu:0"]
+legacy = true
+[[steps]]
+op = "tensor"
+name = "x"
+values = [1.0]
+dtype = "f32"
+device = "cpu:0"
+[[steps]]
+op = "quantize"
+tensor = "x"
+scheme = "q8s"
+name = "q"
+''')
+    report = validate_flow(scenario)
+    assert list(report.problems) == ["step 2 (quantize) would fail: BurnTodo: not yet implemented "
+                               "(crates/burn-router/src/interpreter.rs:1390-1391)"]
