@@ -106,7 +106,8 @@ class _Story:
             "that interpreter arm is a todo!() too). cpu:0 now holds the values and the scale; "
             "cpu:1 holds nothing."),
             code=f"rt = Runtime([\"{SOURCE}\", \"{TARGET}\"])\n"
-                 f"q = rt.quantize(rt.tensor({list(EXAMPLE)}, \"{SOURCE}\", \"f32\"), \"{SCHEME}\")",
+                 f"x = rt.tensor({list(EXAMPLE)}, \"{SOURCE}\", \"f32\")\n"
+                 f"q = rt.quantize(x, \"{SCHEME}\")",
             outcome="ok", views=(report.view(), *self.registries()))
 
     def legacy(self) -> Iterator[TourStep]:

@@ -25,7 +25,12 @@ from routerlab.core.transfer.guard import (
     is_quantized_handle,
     plan_transfer,
 )
-from routerlab.core.transfer.policies import DEFAULT_POLICY, POLICY_NAMES, Policy, UnknownPolicyError
+from routerlab.core.transfer.policies import (
+    DEFAULT_POLICY,
+    POLICY_NAMES,
+    Policy,
+    UnknownPolicyError,
+)
 from routerlab.core.transfer.qtensor import QPrimitive, QuantizeParams
 
 __all__ = [

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device, Path, parse_device
-from routerlab.core.dtypes import AnyDType, DType, QFloat, is_quantized
+from routerlab.core.dtypes import AnyDType, DType, is_quantized
 from routerlab.core.errors import (
     BurnTodo,
     BurnUnimplemented,

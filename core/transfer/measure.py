@@ -155,7 +155,8 @@ class TransferMeasurement:
                  round(h.seconds * 1e3, 3), _scales_text(h.scales, h.global_scale),
                  h.q_changed_total, h.scale_drift, h.max_abs_error_total, h.bit_exact]
                 for h in self.hops]
-        caption = (f"{self.policy}: {self.plan.action}; stored {self.stored_bytes} B, f32 "
+        caption = (f"{self.policy} ({self.policy.summary}): {self.plan.action}; stored "
+                   f"{self.stored_bytes} B, f32 "
                    f"{self.f32_bytes} B; original scales "
                    f"{_scales_text(self.original_scales, self.original_global)}")
         styles: dict[int, str] = {}

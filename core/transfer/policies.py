@@ -8,7 +8,7 @@ notebooks and the exercises:
 | policy | what happens | reference |
 |---|---|---|
 | `native` | values, scales, global and scheme move bit-identical | Fix A, §14.3 |
-| `dequantize` | dequantize on the source, move floats, requantize with the carried scales | Fix B1 |
+| `dequantize` | dequantize, move floats, quantize with the carried scales | Fix B1 |
 | `requantize` | dequantize, move floats, recalibrate on the target (drifts) | Fix B2 |
 | `reject` | refuse on the client before anything is submitted | Fix C, §14.5 |
 | `legacy` | replay Burn 2c06be3: the panic of the layer that fires | §14.2 |
@@ -56,11 +56,6 @@ class Policy(Enum):
     def moves(self) -> bool:
         """Whether a quantized tensor arrives on the target under this policy."""
         return self in (Policy.NATIVE, Policy.DEQUANTIZE, Policy.REQUANTIZE)
-
-    @property
-    def carries_floats(self) -> bool:
-        """Whether the payload is the dequantized floats rather than the stored values."""
-        return self in (Policy.DEQUANTIZE, Policy.REQUANTIZE)
 
     @property
     def summary(self) -> str:

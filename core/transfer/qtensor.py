@@ -40,14 +40,17 @@ from routerlab.core.quant import (
     QuantScheme,
     QuantStore,
     StoreKind,
-    dequantize as dequantize_values,
     from_bytes,
     layout_of,
     pack_u32,
-    quantize as quantize_static,
     quantize_dynamic,
 )
-from routerlab.core.quant.arrays import to_host
+from routerlab.core.quant import (
+    dequantize as dequantize_values,
+)
+from routerlab.core.quant import (
+    quantize as quantize_static,
+)
 from routerlab.core.quant.backend_rules import stored_scheme
 
 
@@ -239,8 +242,3 @@ def _values_dtype(tensor: QuantizedTensor) -> DType:
 
 def _global_nbytes(tensor: QuantizedTensor) -> int:
     return 0 if tensor.global_scale is None else 4
-
-
-def host_q(tensor: QuantizedTensor) -> np.ndarray:
-    """The logical int8 values on the host (unpacked), for comparisons."""
-    return to_host(tensor.q())

@@ -5,7 +5,7 @@ wherever Burn has a `todo!()` for a quantized tensor (§14.1):
 
 | hook | Burn 2c06be3 | here |
 |---|---|---|
-| `get_tensor` | `todo!("Local transfer of QFloat(..)")` (interpreter.rs:98) | `HandleKind::Quantized` |
+| `get_tensor` | `todo!("Local transfer of QFloat(..)")` (interpreter.rs:98) | `Quantized` kind |
 | `register_tensor_to_device` | `todo!(..)` (interpreter.rs:124) | `q_to_device`, register |
 | `read_tensor` | `todo!()` (interpreter.rs:2161) | `q_into_data` (§12 bytes) |
 | `register_tensor_data` | `todo!()` (interpreter.rs:176) | `q_from_data` |

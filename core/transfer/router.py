@@ -32,7 +32,7 @@ from routerlab.core.quant import Calibration, QuantScheme, params_shape, parse_s
 from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.transfer.guard import SRC_ROUTER, TransferPlan, plan_transfer
-from routerlab.core.transfer.policies import Policy
+from routerlab.core.transfer.policies import DEFAULT_POLICY, Policy
 from routerlab.core.transfer.qtensor import QuantizeParams, scheme_on
 
 
@@ -44,7 +44,7 @@ def choose_policy(tensor: RouterTensor, policy: Policy | str | None,
         return Policy.parse(policy)
     if legacy is None:
         legacy = tensor.client.session.interpreter.legacy
-    return Policy.LEGACY if legacy else Policy.NATIVE
+    return Policy.LEGACY if legacy else DEFAULT_POLICY
 
 
 def plan(tensor: RouterTensor, target: RouterClient, path: Path | None,

@@ -94,8 +94,8 @@ name = "back"
 ''')
     report = validate_flow(scenario)
     assert not report.ok
-    assert list(report.problems) == ["step 5 (dequantize) would fail: SessionEnded: session cpu:0 has "
-                               "ended (an earlier panic or hang ended it)"]
+    assert list(report.problems) == ["step 5 (dequantize) would fail: SessionEnded: session "
+                                     "cpu:0 has ended (an earlier panic or hang ended it)"]
     assert report.view().styles == {0: "muted"}  # the expected panic: shown, not an error
 
 
