@@ -66,11 +66,14 @@ def format_cell(value: Cell) -> str:
 def to_html(view: TableView) -> str:
     """An HTML table that reads well in JupyterLab's light and dark themes (no fixed colours
     for text, only translucent backgrounds)."""
-    head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in view.columns)
+    # Left-aligned and top-aligned cells: the cells hold words (ops, panic texts), and
+    # JupyterLab's stylesheet would otherwise right-align them.
+    cell = "style='text-align:left;vertical-align:top'"
+    head = "".join(f"<th {cell}>{html.escape(c)}</th>" for c in view.columns)
     body = []
     for i, row in enumerate(view.rows):
         style = _HTML_STYLE.get(view.styles.get(i, ""), "")
-        cells = "".join(f"<td>{html.escape(format_cell(c))}</td>" for c in row)
+        cells = "".join(f"<td {cell}>{html.escape(format_cell(c))}</td>" for c in row)
         body.append(f"<tr style='{style}'>{cells}</tr>")
     caption = f"<b>{html.escape(view.title)}</b>"
     foot = f"<div style='opacity:.75'>{html.escape(view.caption)}</div>" if view.caption else ""

@@ -45,8 +45,6 @@ class Callout:
     body: str = ""
     pre: bool = False
     """Show `body` as preformatted text (panic messages, byte dumps)."""
-    css: str = ""
-    """A `<style>` block to emit with the box (the banner carries the notebook's table style)."""
 
     def _repr_html_(self) -> str:
         background, rule = _TONES[self.tone]
@@ -57,17 +55,11 @@ class Callout:
             body = f"<div style='margin-top:.25em'>{body}</div>"
         style = (f"background:{background};border-left:4px solid {rule};padding:.5em .8em;"
                  "margin:.3em 0;border-radius:3px")
-        return (f"{self.css}<div class='routerlab-callout routerlab-{self.tone}' style='{style}'>"
+        return (f"<div class='routerlab-callout routerlab-{self.tone}' style='{style}'>"
                 f"<b>{html.escape(self.heading)}</b>{body}</div>")
 
     def __repr__(self) -> str:
         return f"[{self.tone}] {self.heading}" + (f"\n{self.body}" if self.body else "")
-
-
-# JupyterLab right-aligns table cells; RouterLab's tables hold words (ops, panics), so they read
-# better left-aligned. The banner, shown once at the top of every notebook, carries the rule.
-TABLE_CSS = ("<style>.routerlab-table td,.routerlab-table th{text-align:left !important;"
-             "vertical-align:top}</style>")
 
 
 def banner() -> Callout:
@@ -78,12 +70,11 @@ def banner() -> Callout:
     if status.usable:
         return Callout("ok", f"GPU available: {status.device_name} × {status.device_count} "
                              f"(CuPy {status.cupy_version})",
-                       "cuda:N devices run on the real GPU; cpu:N devices are simulated on numpy.",
-                       css=TABLE_CSS)
+                       "cuda:N devices run on the real GPU; cpu:N devices are simulated on numpy.")
     return Callout("warn", "No usable GPU: everything in these notebooks runs on simulated "
                            "devices (cpu:N on numpy).",
                    f"Why: {status.reason}. The lessons are the same; only notebook 07 has "
-                   "GPU-only extras, and it falls back too.", css=TABLE_CSS)
+                   "GPU-only extras, and it falls back too.")
 
 
 def gpu_pair() -> tuple[str, str, Callout]:
