@@ -48,7 +48,7 @@ from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import Trace, TraceEvent
 from routerlab.core.transfer.guard import TransferPlan
-from routerlab.core.transfer.router import move, plan, q_to_device, quantize_request
+from routerlab.core.transfer.router import move, plan, q_to_device, quantize_request, upload
 from routerlab.core.view import TableView
 
 T = TypeVar("T")
@@ -143,8 +143,10 @@ class Runtime:
         return self.from_data(data, client.device)
 
     def from_data(self, data: TensorData, device: DeviceLike = "cpu:0") -> RouterTensor:
+        """Register host data on `device`; quantized data arrives in the layout the device's
+        profile holds (docs/transfers.md, "Arrival check")."""
         client = self.client(device)
-        return self.atomic("create", client.register_tensor_data, data)
+        return self.atomic("create", upload, client, data)
 
     def op(self, op_type: Any, *inputs: RouterTensor, params: Sequence[Any] = ()) -> RouterTensor:
         """Any op class of `ir.py` (or an extension's) applied to `inputs`; the inputs are

@@ -24,8 +24,9 @@ from collections.abc import Sequence
 import numpy as np
 from routerlab.core.channel import to_device
 from routerlab.core.client import RouterClient
+from routerlab.core.data import TensorData
 from routerlab.core.devices import Path
-from routerlab.core.dtypes import is_quantized
+from routerlab.core.dtypes import QFloat, is_quantized
 from routerlab.core.errors import BurnUnimplemented, DTypeError, QuantizationError
 from routerlab.core.ir import TransferOptions
 from routerlab.core.quant import Calibration, QuantScheme, params_shape, parse_scheme
@@ -33,7 +34,7 @@ from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.transfer.guard import SRC_ROUTER, TransferPlan, plan_transfer
 from routerlab.core.transfer.policies import DEFAULT_POLICY, Policy
-from routerlab.core.transfer.qtensor import QuantizeParams, scheme_on
+from routerlab.core.transfer.qtensor import QuantizeParams, arrival_scheme, scheme_on
 
 
 def choose_policy(tensor: RouterTensor, policy: Policy | str | None,
@@ -73,6 +74,18 @@ def move(tensor: RouterTensor, target: RouterClient, path: Path | None,
     if moved is not tensor:
         moved.dtype = planned.arrival_dtype
     return moved
+
+
+def upload(client: RouterClient, data: TensorData) -> RouterTensor:
+    """`Runtime.from_data`: register host data. Quantized data is checked on the client against
+    the layout the device's profile holds (a layout it cannot hold is refused before anything is
+    submitted), and the tensor takes the dtype it will be held in, as after a transfer."""
+    if not isinstance(data.dtype, QFloat) or not isinstance(data.dtype.scheme, QuantScheme):
+        return client.register_tensor_data(data)
+    held = QFloat(arrival_scheme(data.dtype.scheme, client.device.profile, data.shape))
+    tensor = client.register_tensor_data(data)
+    tensor.dtype = held
+    return tensor
 
 
 def q_to_device(tensor: RouterTensor, target: RouterClient, path: Path | None,

@@ -17,7 +17,7 @@ from routerlab.core import (
     parse_device,
     plan_transfer,
 )
-from routerlab.core.errors import DeviceError, TransferRejected
+from routerlab.core.errors import DeviceError, DTypeError, TransferRejected
 from routerlab.core.quant import parse_scheme
 from routerlab.core.transfer import UnknownPolicyError
 from routerlab.core.transfer.guard import Outcome
@@ -117,3 +117,28 @@ def test_runtime_plan_transfer_consumes_nothing() -> None:
     assert plan.path.value == "bytes" and plan.policy is Policy.DEQUANTIZE
     assert plan.to_dict()["action"].startswith("dequantize, send f32 + scales")
     assert q.alive and rt.handle_ids("cpu:0") == [int(q.id)] and held(rt, q)
+
+
+def test_router_q_to_device_shortcuts_the_same_device_and_forwards_the_rest() -> None:
+    rt = Runtime(["cpu:0", "cpu:1"])
+    q = rt.quantize(rt.tensor(np.ones((2, 16)), "cpu:0", "f32"), "q8s")
+    assert rt.q_to_device(q, "cpu:0") is q
+    moved = rt.q_to_device(q, "cpu:1", policy="dequantize")
+    assert moved.device == parse_device("cpu:1") and rt.handle_ids("cpu:0") == []
+    with pytest.raises(DTypeError, match="q_to_device moves quantized tensors"):
+        rt.q_to_device(rt.tensor([1.0], "cpu:0"), "cpu:1")
+
+
+def test_quantized_data_registers_through_q_from_data() -> None:
+    """`register_tensor_data_id` for QFloat (a `todo!()` in Burn, interpreter.rs:176)."""
+    rt = Runtime(["cpu:0", "cpu:1@cubecl"])
+    q = rt.quantize(rt.tensor(np.linspace(-1, 1, 32).reshape(2, 16), "cpu:0", "f32"), "q4s")
+    data = rt.read_data(q)
+    again = rt.from_data(data, "cpu:0")
+    assert again.dtype == q.dtype and rt.read_quantized(again).bit_equal(rt.read_quantized(q))
+    packed = rt.from_data(data, "cpu:1@cubecl")  # Native 4-bit arrives on CubeCL: repacked
+    assert str(held(rt, packed).dtype) == str(packed.dtype) == "qfloat(q4s:store=packed-u32)"
+    odd = rt.quantize(rt.tensor(np.ones((3, 3)), "cpu:0", "f32"), "q4s")
+    with pytest.raises(TransferRejected, match="cannot arrive on a cubecl device"):
+        rt.from_data(rt.read_data(odd), "cpu:1@cubecl")
+    assert rt.handle_ids("cpu:1@cubecl") == [int(packed.id)]
