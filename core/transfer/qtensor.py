@@ -221,12 +221,10 @@ def change_backend_quantized(source: Backend, target: Backend, q: QPrimitive) ->
 
 
 def arrive(backend: Backend, tensor: QuantizedTensor) -> QPrimitive:
-    """Check the layout an arriving tensor carries against what this profile reads; repack
-    explicitly where they differ, refuse where that is impossible."""
+    """Check the layout an arriving tensor carries (its scheme's store, which `QuantizedTensor`
+    ties to its values) against what this profile holds; repack explicitly where they differ,
+    refuse (`TransferRejected`) where that is impossible."""
     wanted = arrival_scheme(tensor.scheme, backend.profile, tensor.shape)
-    if tensor.layout != layout_of(tensor.scheme, tensor.shape):
-        raise QuantizationError(f"layout {tensor.layout} arrived on {backend.device} for scheme "
-                                f"{tensor.scheme}, which lays values out differently")
     return QPrimitive(repack(tensor, wanted), backend.device)
 
 

@@ -88,8 +88,7 @@ class NativeCarrier:
         return qtensor.q_from_data(backend, data)
 
     def bridge(self, source: Backend, target: Backend, q: QPrimitive) -> QPrimitive:
-        """`change_backend_quantized`: whatever `encode` ships, `decode` rebuilds."""
-        return self.decode(target, self.encode(source, q))
+        return qtensor.change_backend_quantized(source, target, q)
 
 
 class FloatCarrier(NativeCarrier):
@@ -147,6 +146,10 @@ class FloatCarrier(NativeCarrier):
             raise QuantizationError(f"a {self.policy} payload of {list(shape)} under {scheme} "
                                     f"takes {expected} bytes, got {data.num_bytes}")
         return self._quantize(backend, values.array, scheme, scales, global_scale)
+
+    def bridge(self, source: Backend, target: Backend, q: QPrimitive) -> QPrimitive:
+        """Across backends the f32 payload takes the bytes route: `encode`, then `decode`."""
+        return self.decode(target, self.encode(source, q))
 
     def _quantize(self, backend: Backend, x: Any, scheme: QuantScheme, scales: np.ndarray | None,
                   global_scale: np.float32 | None) -> QPrimitive:
