@@ -1,8 +1,8 @@
 """Maps the repository's top-level folders onto the single `routerlab` import package.
 
 The user asked for `core/`, `cli/` and `exercises/` at the top level; installed, they must be
-`routerlab.core`, `routerlab.cli` and `routerlab.exercises`, never bare `core` or `cli`. Sub-packages
-are discovered here so that adding one needs no edit to pyproject.toml.
+`routerlab.core`, `routerlab.cli` and `routerlab.exercises`, never bare `core` or `cli`.
+Sub-packages are discovered here so that adding one needs no edit to pyproject.toml.
 """
 
 from pathlib import Path

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 import numpy as np
+
 from routerlab.core import Runtime
 from routerlab.core.gpu import gpu_status
 from routerlab.core.quant.arrays import to_host

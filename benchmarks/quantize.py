@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import quantize
 

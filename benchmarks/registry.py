@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
 from routerlab.core import READ_WRITE, HandleContainer, Runtime, TensorId
 from routerlab.core.trace import Trace
 

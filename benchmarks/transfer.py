@@ -27,6 +27,7 @@ import tracemalloc
 from dataclasses import dataclass
 
 import numpy as np
+
 from routerlab.core import Runtime
 from routerlab.core.transfer.measure import held
 

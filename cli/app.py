@@ -31,7 +31,8 @@ COMMAND_MODULES = [
 
 app = typer.Typer(
     name="routerlab",
-    help="RouterLab: learn how Burn's router keeps tensor handles and moves tensors between devices.",
+    help="RouterLab: learn how Burn's router keeps tensor handles and moves tensors between "
+    "devices.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,

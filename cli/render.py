@@ -29,7 +29,8 @@ def make_console(plain: bool = False, stderr: bool = False) -> Console:
 
 def to_rich(view: TableView) -> Table:
     """A rich `Table` with the view's title, columns, rows and caption."""
-    table = Table(title=view.title, caption=view.caption or None, title_justify="left")
+    table = Table(title=view.title, caption=view.caption or None, title_justify="left",
+                  caption_justify="left")
     for i, column in enumerate(view.columns):
         cells = [format_cell(row[i]) for row in view.rows]
         # A column of short single words (ids, devices, statuses) is what a reader types back
@@ -38,7 +39,8 @@ def to_rich(view: TableView) -> Table:
         width = max([len(column), *map(len, cells)]) if atomic else None
         table.add_column(column, no_wrap=atomic, min_width=width)
     for i, row in enumerate(view.rows):
-        table.add_row(*(Text(format_cell(c)) for c in row), style=_RICH_STYLE.get(view.styles.get(i, "")))
+        style = _RICH_STYLE.get(view.styles.get(i, ""))
+        table.add_row(*(Text(format_cell(c)) for c in row), style=style)
     return table
 
 

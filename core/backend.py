@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device
 from routerlab.core.dtypes import AnyDType, DType

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.dtypes import AnyDType, DType, QFloat
 from routerlab.core.errors import DTypeError, ShapeError
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from routerlab.core.gpu import gpu_status
-from routerlab.core.view import TableView
+from routerlab.core.view import TableView, Viewable
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class Check:
 
 
 @dataclass(frozen=True)
-class DoctorReport:
+class DoctorReport(Viewable):
     checks: list[Check]
     devices: list[str]
 

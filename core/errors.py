@@ -83,7 +83,7 @@ class QuantizationError(RouterLabError):
 
 
 class TransferRejected(RouterLabError):
-    """A transfer refused before anything was submitted (the `reject` policy, or an unsafe layout)."""
+    """A transfer refused before anything was submitted (policy `reject`, or an unsafe layout)."""
 
 
 class DeadlockError(RouterLabError):

@@ -23,7 +23,7 @@ from typing import Any
 from routerlab.core.errors import BurnPanic, MissingHandleError
 from routerlab.core.ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus
 from routerlab.core.trace import Trace
-from routerlab.core.view import TableView
+from routerlab.core.view import TableView, Viewable
 
 _MISSING = object()
 UndoEntry = tuple[Any, Any, Any]
@@ -83,7 +83,7 @@ class Journal:
         self.entries.append((None, undo, args))
 
 
-class HandleContainer:
+class HandleContainer(Viewable):
     """Handles of one interpreter (one device session), keyed by `TensorId`."""
 
     __slots__ = ("_handles", "_undo", "_log", "label")

@@ -49,7 +49,8 @@ class Profile(Enum):
             return cls(name.strip().lower())
         except ValueError:
             known = ", ".join(p.value for p in cls)
-            raise RouterLabError(f"unknown backend profile {name!r}; expected one of: {known}") from None
+            raise RouterLabError(
+                f"unknown backend profile {name!r}; expected one of: {known}") from None
 
     def __str__(self) -> str:
         return self.value

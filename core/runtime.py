@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
+
 from routerlab.core.backend import make_backend
 from routerlab.core.client import RouterClient, build_op
 from routerlab.core.data import TensorData

@@ -20,6 +20,7 @@ from pathlib import Path as FilePath
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.devices import Path, parse_device
 from routerlab.core.dtypes import DType, is_quantized
 from routerlab.core.errors import RouterLabError, ScenarioError
@@ -378,7 +379,8 @@ _DEVICE = Field((str,), help="a device string", check=_parse_problem(parse_devic
 _DTYPE = Field((str,), help="a dtype name", check=_parse_problem(DType.parse))
 _OPT_DTYPE = Field((str,), False, "a dtype name", _parse_problem(DType.parse))
 _VALUE_FIELD = Field(_VALUES, help="nested list of numbers", check=_values_problem)
-_SCHEME = Field((str,), help="a scheme string (docs/schemes.md)", check=_parse_problem(parse_scheme))
+_SCHEME = Field((str,), help="a scheme string (docs/schemes.md)",
+                check=_parse_problem(parse_scheme))
 _FLOATS = Field((list,), False, "a flat list of numbers", _floats_problem)
 for _kind in (
     StepKind("tensor", {"name": _NAME, "values": _VALUE_FIELD, "device": _DEVICE,

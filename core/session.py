@@ -29,7 +29,7 @@ from routerlab.core.ir import (
     RegisterLocalOp,
     RegisterRemoteOp,
 )
-from routerlab.core.view import TableView
+from routerlab.core.view import TableView, Viewable
 
 if TYPE_CHECKING:
     from routerlab.core.server import Server
@@ -44,7 +44,7 @@ class Reply:
         self.value: Any = None
 
 
-class Session:
+class Session(Viewable):
     """One device's worker: a FIFO and an interpreter."""
 
     def __init__(self, interpreter: TensorInterpreter, server: Server) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.errors import BurnPanic, RouterLabError
 from routerlab.core.quant.calibration import Calibration
 from routerlab.core.quant.report import QuantizeReport

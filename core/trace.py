@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from routerlab.core.view import TableView
+from routerlab.core.view import TableView, Viewable
 
 Event = tuple[object, ...]
 
@@ -33,7 +33,7 @@ class TraceEvent(NamedTuple):
         return self._asdict()
 
 
-class Trace:
+class Trace(Viewable):
     """An append-only event log with numbered steps."""
 
     __slots__ = ("events", "_starts", "_steps")

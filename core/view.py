@@ -44,6 +44,22 @@ class TableView:
         return to_html(self)
 
 
+class Viewable:
+    """Mixin for core objects that describe themselves as a `TableView`.
+
+    Jupyter shows such an object as its table (`_repr_html_`), and the CLI renders the same
+    `view()` with rich, so a notebook cell `rt.trace` and `routerlab simulate --trace` agree.
+    """
+
+    __slots__ = ()
+
+    def view(self) -> TableView:
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return to_html(self.view())
+
+
 _HTML_STYLE = {
     "added": "background: rgba(46,160,67,.18)",
     "removed": "background: rgba(248,81,73,.18); text-decoration: line-through",

@@ -16,11 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from routerlab import __version__
 from routerlab.exercises.catalog import Catalog
 from routerlab.exercises.course import Course
 from routerlab.exercises.errors import GradesError
-
-from routerlab import __version__
 
 RESULTS_FORMAT = "routerlab-exercise-results"
 RESULTS_VERSION = 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+
 from routerlab.cli.commands.transfer import (
     Backend,
     Hops,

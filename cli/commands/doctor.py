@@ -9,9 +9,8 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    app.command(help="Check Python, numpy, CuPy/GPU, devices and Jupyter; say why anything is missing.")(
-        doctor
-    )
+    app.command(help="Check Python, numpy, CuPy/GPU, devices and Jupyter; "
+                     "say why anything is missing.")(doctor)
 
 
 def doctor(

@@ -14,6 +14,7 @@ import typer
 
 if TYPE_CHECKING:
     from rich.console import Console
+
     from routerlab.exercises.course import Course
     from routerlab.exercises.render import ProgressView, ReportView
 
@@ -54,6 +55,7 @@ def print_report(console: Console, view: ReportView) -> None:
     """Render a check result: headline, the table of checks, each explained failure, footer."""
     from rich.panel import Panel
     from rich.text import Text
+
     from routerlab.cli.render import to_rich
 
     console.print(Text(view.headline, style="bold green" if view.passed else "bold red"))
@@ -70,6 +72,7 @@ def print_progress(console: Console, view: ProgressView, table: bool = True) -> 
     from rich.progress_bar import ProgressBar
     from rich.table import Table
     from rich.text import Text
+
     from routerlab.cli.render import to_rich
 
     if table:
@@ -200,6 +203,7 @@ def hint(exercise_id: str = typer.Argument(..., help="An exercise id."),
     """A hint: each call gives the next level (nudge, concept, near solution)."""
     from rich.panel import Panel
     from rich.text import Text
+
     from routerlab.exercises.render import hint_view
 
     view = hint_view(_course(directory).hint(exercise_id, level))

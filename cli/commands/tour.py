@@ -14,6 +14,7 @@ import typer
 
 if TYPE_CHECKING:
     from rich.console import Console
+
     from routerlab.core.tour import TourStep
 
 _BORDER = {"ok": "green", "refused": "yellow", "panic": "red", "info": "blue"}
@@ -50,6 +51,7 @@ def render_step(console: Console, step: TourStep, total: int, plain: bool) -> No
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.text import Text
+
     from routerlab.cli.render import to_rich
 
     parts: list = [Text(step.text)]

@@ -19,6 +19,7 @@ import typer
 
 if TYPE_CHECKING:
     from rich.console import Console
+
     from routerlab.core.transfer.measure import Progress
 
 LONG_WORK = 1 << 20

@@ -14,6 +14,7 @@ dimension for splitting off values"); PackedNative and minifloat values are `uni
 from __future__ import annotations
 
 import numpy as np
+
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.arrays import to_host
 from routerlab.core.quant.layout import layout_of, params_shape, quantized_data_len

@@ -24,6 +24,7 @@ from enum import Enum
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.arrays import get_array_module, to_host
 from routerlab.core.quant.blocks import reduce_blocks

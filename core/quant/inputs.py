@@ -10,6 +10,7 @@ import json
 import math
 
 import numpy as np
+
 from routerlab.core.errors import QuantizationError, ShapeError
 
 

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.scheme import QuantScheme, QuantStore, StoreKind
 

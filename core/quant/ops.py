@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.dtypes import DType
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import DEFAULT_CPU_PROFILE, Profile

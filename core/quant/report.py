@@ -12,18 +12,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.profiles import Profile
 from routerlab.core.quant.arrays import to_host
 from routerlab.core.quant.calibration import Calibration
 from routerlab.core.quant.tensor import QuantizedTensor
-from routerlab.core.view import TableView
+from routerlab.core.view import TableView, Viewable
 
 MAX_ROWS = 64
 """Rows the table shows; the JSON always carries every element."""
 
 
 @dataclass(frozen=True)
-class QuantizeReport:
+class QuantizeReport(Viewable):
     """A float tensor, its quantized primitive under `profile`, and the reconstruction."""
 
     x: np.ndarray

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.scheme import ScaleDtype
 

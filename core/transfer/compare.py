@@ -15,14 +15,14 @@ from routerlab.core.devices import DeviceLike, Path
 from routerlab.core.quant import QuantScheme
 from routerlab.core.transfer.measure import Progress, TransferMeasurement, measure_transfer
 from routerlab.core.transfer.policies import Policy
-from routerlab.core.view import TableView
+from routerlab.core.view import TableView, Viewable
 
 COLUMNS = ["policy", "outcome", "bytes moved", "× f32", "copies", "ms", "max |error|",
            "q changed", "scale drift", "bit-exact"]
 
 
 @dataclass(frozen=True)
-class PolicyComparison:
+class PolicyComparison(Viewable):
     """One measurement per policy, in the order they were run."""
 
     measurements: tuple[TransferMeasurement, ...]

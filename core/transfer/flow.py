@@ -49,7 +49,7 @@ from routerlab.core.scenario import Scenario
 from routerlab.core.transfer.guard import Outcome, TransferPlan, plan_transfer
 from routerlab.core.transfer.policies import Policy
 from routerlab.core.transfer.qtensor import scheme_on
-from routerlab.core.view import TableView
+from routerlab.core.view import TableView, Viewable
 
 COLUMNS = ["step", "tensor", "dtype", "move", "path", "policy", "outcome", "expect_error",
            "verdict"]
@@ -91,7 +91,7 @@ class FlowTransfer:
 
 
 @dataclass(frozen=True)
-class FlowReport:
+class FlowReport(Viewable):
     """The guard's verdict on one scenario."""
 
     source: str

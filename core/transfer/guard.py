@@ -23,6 +23,7 @@ from routerlab.core.interpreter import burn_debug
 from routerlab.core.quant import QuantScheme
 from routerlab.core.transfer.policies import Policy
 from routerlab.core.transfer.qtensor import arrival_scheme
+from routerlab.core.view import TableView, Viewable
 
 SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"
 SRC_INTERP = "crates/burn-router/src/interpreter.rs"
@@ -89,7 +90,7 @@ class Wall:
 
 
 @dataclass(frozen=True)
-class TransferPlan:
+class TransferPlan(Viewable):
     """Everything the guard knows about one transfer before it happens."""
 
     dtype: AnyDType
@@ -122,6 +123,21 @@ class TransferPlan:
     def raise_if_refused(self) -> None:
         if self.outcome is Outcome.REFUSED:
             raise TransferRejected(self.refusal or self.action)
+
+    def view(self) -> TableView:
+        """The plan as a two-column table; in legacy mode one row per Burn wall on the path."""
+        rows: list[list[Any]] = [
+            ["dtype", str(self.dtype)], ["shape", str(list(self.shape))],
+            ["move", f"{self.source} -> {self.target} ({self.path.value})"],
+            ["policy", self.policy.value], ["outcome", self.outcome.value],
+            ["action", self.action], ["arrives as", str(self.arrival_dtype)],
+        ]
+        rows += [["wall", w.line()] for w in self.walls]
+        rows += [["refusal", self.refusal]] if self.refusal else []
+        rows += [["note", n] for n in self.notes]
+        bad = {i: "error" for i, r in enumerate(rows) if r[0] in ("outcome", "refusal")
+               and not self.ok}
+        return TableView("Transfer plan", ["what", "value"], rows, styles=bad)
 
     def to_dict(self) -> dict[str, Any]:
         return {"dtype": str(self.dtype), "shape": list(self.shape), "source": str(self.source),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.devices import Device, DeviceLike, Path, parse_device
 from routerlab.core.errors import BurnPanic, RouterLabError
 from routerlab.core.profiles import Profile
@@ -29,7 +30,7 @@ from routerlab.core.tensor import RouterTensor
 from routerlab.core.transfer.guard import TransferPlan
 from routerlab.core.transfer.policies import Policy
 from routerlab.core.transfer.qtensor import QPrimitive
-from routerlab.core.view import TableView
+from routerlab.core.view import TableView, Viewable
 
 HOP_COLUMNS = ["hop", "move", "bytes moved", "copies", "ms", "scales", "q changed",
                "scale drift", "max |error|", "bit-exact"]
@@ -93,7 +94,7 @@ class Hop:
 
 
 @dataclass(frozen=True)
-class TransferMeasurement:
+class TransferMeasurement(Viewable):
     """A policy over `hops` moves of one tensor, or the failure that stopped it."""
 
     policy: Policy

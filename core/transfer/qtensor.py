@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.backend import Backend, Primitive
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.backend import Backend, HandleKind, Kind, Primitive
 from routerlab.core.data import TensorData
 from routerlab.core.dtypes import DType, QFloat

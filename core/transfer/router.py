@@ -22,6 +22,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+
 from routerlab.core.channel import to_device
 from routerlab.core.client import RouterClient
 from routerlab.core.data import TensorData

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.backend import HandleKind, Kind
 from routerlab.core.dtypes import DType, QFloat
 from routerlab.core.errors import RouterLabError, TransferRejected

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import (

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
 from routerlab.core.backend import Kind, kind_of
 from routerlab.core.devices import automatic_path, parse_device
 from routerlab.core.dtypes import DType

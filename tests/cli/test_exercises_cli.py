@@ -10,11 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner, Result
+
 from routerlab.cli.app import app
 from routerlab.exercises.answers import unlock_key, unseal
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks import suite_for
-from typer.testing import CliRunner, Result
 
 RUNNER = CliRunner()
 

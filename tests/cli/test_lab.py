@@ -14,10 +14,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from routerlab.cli.app import app
 from routerlab.cli.commands import lab as lab_command
 from routerlab.core.errors import RouterLabError
-from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = re.compile(r"Open: (http://127\.0\.0\.1:(\d+)/lab\?token=([0-9a-f]+))")

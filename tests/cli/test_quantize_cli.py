@@ -14,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
+
 from routerlab.cli import app as app_module
 from routerlab.cli.app import app
-from typer.testing import CliRunner
 
 ROUTERLAB = Path(sys.executable).with_name("routerlab")
 REQUIRED = {"q", "scales", "global", "dequant", "scheme", "bytes", "max_abs_error"}

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from routerlab.cli.app import app, main
 from typer.testing import CliRunner
+
+from routerlab.cli.app import app, main
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import time
 
+from typer.testing import CliRunner
+
 from routerlab.cli.app import app
 from routerlab.core.tour import TOTAL_STEPS, tour
-from typer.testing import CliRunner
 
 
 def test_tour_runs_with_no_pause_in_a_few_seconds() -> None:

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from routerlab.cli import app as app_module
 from routerlab.cli.app import app
-from typer.testing import CliRunner
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 HOP_KEYS = {"hop", "source", "target", "path", "seconds", "bytes_moved", "bytes_copied",

@@ -7,6 +7,7 @@ import types
 
 import numpy as np
 import pytest
+
 from routerlab.core import DType, DTypeError, Runtime, TensorData, parse_device
 from routerlab.core.backend import Backend
 from routerlab.core.gpu import gpu_status

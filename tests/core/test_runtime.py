@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+
 from routerlab.core import Runtime, TableView
 
 

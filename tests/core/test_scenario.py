@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from routerlab.core import ScenarioError
 from routerlab.core.scenario import (
     STEP_KINDS,

@@ -12,6 +12,7 @@ import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
 from routerlab.core import Runtime, ShapeError
 from routerlab.core.tensor import RouterTensor
 

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+
 from routerlab.core import (
     READ_ONLY,
     BurnPanic,

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from routerlab.exercises.answers import unlock_key, unseal
 from routerlab.exercises.catalog import Exercise, load_catalog
 from routerlab.exercises.checks import suite_for

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.course import Course
 from routerlab.exercises.errors import GradesError

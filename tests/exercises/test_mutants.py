@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.runner import Candidate, run_checks
 

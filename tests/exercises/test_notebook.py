@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from routerlab.exercises import check, hint, progress, solution
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.course import Course

@@ -52,7 +52,8 @@ def test_every_pyproject_dependency_is_in_environment_yml_with_the_same_bound() 
     for requirement in wanted:
         name, bound = _split(requirement)
         assert name in conda, f"{name} is in pyproject.toml but not in environment.yml"
-        assert conda[name] == bound, f"{name}: pyproject >= {bound}, environment.yml >= {conda[name]}"
+        assert conda[name] == bound, (
+            f"{name}: pyproject >= {bound}, environment.yml >= {conda[name]}")
 
 
 def test_environment_yml_lists_nothing_pyproject_lacks() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import (

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from routerlab.core.gpu import gpu_status
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import from_bytes, quantize, quantize_dynamic

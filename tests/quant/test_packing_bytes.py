@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import (

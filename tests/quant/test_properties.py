@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import (
     QuantValue,

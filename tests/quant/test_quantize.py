@@ -11,6 +11,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+
 from routerlab.core.dtypes import DType
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile

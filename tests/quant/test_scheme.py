@@ -8,6 +8,7 @@ burn-std's `quantizable_declines_what_no_backend_can_store`
 from __future__ import annotations
 
 import pytest
+
 from routerlab.core.dtypes import QFloat, is_quantized
 from routerlab.core.errors import QuantizationError
 from routerlab.core.profiles import Profile

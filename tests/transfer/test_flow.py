@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+
 from routerlab.core.errors import ScenarioError
 from routerlab.core.scenario import Scenario, load_scenario, parse_scenario, run_scenario
 from routerlab.core.transfer.flow import validate_flow

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from routerlab.core import Runtime
 from routerlab.core.gpu import gpu_status
 from routerlab.core.quant.arrays import to_host

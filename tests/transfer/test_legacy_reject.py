@@ -14,6 +14,7 @@ Walls checked against Burn 2c06be3 (`git show 2c06be3:<path>`):
 from __future__ import annotations
 
 import pytest
+
 from routerlab.core import BurnTodo, BurnUnimplemented, Runtime, TensorData
 from routerlab.core.errors import TransferRejected
 from routerlab.core.quant import to_bytes

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from routerlab.core import BurnTodo, BurnUnimplemented, Runtime
 from routerlab.core.errors import TransferRejected
 from routerlab.core.transfer.burn_text import scheme_debug

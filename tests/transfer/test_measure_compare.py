@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from routerlab.core import Runtime
 from routerlab.core.errors import RouterLabError
 from routerlab.core.quant import parse_scheme, quantized_data_len

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
 from routerlab.core import Runtime
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.calibration import flex_validated

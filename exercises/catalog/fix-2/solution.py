@@ -1,6 +1,7 @@
 """fix-2 reference solution: Fix A's two arms, the native move of a quantized tensor."""
 
 import numpy as np
+
 from routerlab.core.backend import Backend, HandleKind, Kind, Primitive
 from routerlab.core.dtypes import DType
 from routerlab.core.handles import HandleContainer

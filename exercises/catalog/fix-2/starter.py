@@ -1,5 +1,6 @@
 # Imported for the TODOs: you will need most of these names.
 import numpy as np  # noqa: F401
+
 from routerlab.core.backend import Backend, HandleKind, Kind, Primitive  # noqa: F401
 from routerlab.core.dtypes import DType  # noqa: F401
 from routerlab.core.handles import HandleContainer
