@@ -96,6 +96,8 @@ class ScenarioContext:
     runtime: Runtime
     tensors: dict[str, RouterTensor] = field(default_factory=dict)
     policy: str | None = None
+    override: str | None = None
+    """A policy given on the command line: replaces every transfer's own (a what-if run)."""
 
     def tensor(self, label: str) -> RouterTensor:
         return self.tensors[label]
@@ -201,10 +203,15 @@ def _check_fields(table: Mapping[str, Any], fields: Mapping[str, Field], where: 
 # --- running -------------------------------------------------------------------------------
 
 
-def run_scenario(scenario: Scenario, runtime: Runtime | None = None) -> Iterator[StepResult]:
-    """Run the steps in order, yielding a `StepResult` after each."""
+def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
+                 policy: str | None = None) -> Iterator[StepResult]:
+    """Run the steps in order, yielding a `StepResult` after each. `policy` replaces the policy
+    of every transfer, as `validate_flow`'s does, so "validate --policy X" predicts exactly what
+    "simulate --policy X" then does."""
+    if policy is not None:
+        policy = Policy.parse(policy).value
     rt = runtime or Runtime(scenario.devices, legacy=scenario.legacy, arrival=scenario.arrival)
-    ctx = ScenarioContext(rt, policy=scenario.policy)
+    ctx = ScenarioContext(rt, policy=scenario.policy, override=policy)
     for number, step in enumerate(scenario.steps, start=1):
         kind = STEP_KINDS[step["op"]]
         mark = len(rt.trace)
@@ -336,7 +343,7 @@ def _read(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
 def _to_device(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
     tensor = ctx.tensor(step["tensor"])
     old = f"#{int(tensor.id)} on {tensor.device}"
-    policy = step.get("policy", ctx.policy)
+    policy = ctx.override or step.get("policy", ctx.policy)
     moved = ctx.runtime.to_device(tensor, step["device"], step.get("path"),
                                   legacy=step.get("legacy"), policy=policy,
                                   arrival=step.get("arrival"))

@@ -25,12 +25,15 @@ def simulate(
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Also print each step's events.")] = False,
+    policy: Annotated[str | None, typer.Option(
+        "--policy", help="Run every transfer under this policy (native, dequantize, requantize, "
+                         "reject, legacy) instead of the file's.")] = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.core.scenario import load_scenario, run_scenario
 
     loaded = load_scenario(scenario)
-    steps = run_scenario(loaded)
+    steps = run_scenario(loaded, policy=policy)
     if json_out:
         print_json({"scenario": str(scenario), "title": loaded.title,
                     "description": loaded.description, "devices": list(loaded.devices),

@@ -63,3 +63,28 @@ def test_errors_are_one_line_and_exit_1(tmp_path: Path, monkeypatch: pytest.Monk
     err = capsys.readouterr().err
     assert done.value.code == 1
     assert err.count("\n") == 1 and err.startswith("error: ") and expected in err
+
+
+def test_policy_flag_overrides_every_transfer_and_agrees_with_validate(capsys, monkeypatch) -> None:
+    """`simulate --policy X` runs what `validate --policy X` predicted: under `reject` the
+    native scenario's first quantized move is refused, one line, exit 1; under `dequantize` it
+    runs (the file's own `expect_q` still holds: requantizing with the carried scale is exact)."""
+    local = str(SCENARIOS / "quantized-local.toml")
+    runner = CliRunner()
+    assert runner.invoke(app, ["validate", local, "--policy", "reject"]).exit_code == 1
+    monkeypatch.setattr(sys, "argv", ["routerlab", "simulate", local, "--policy", "reject"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "step 3 (to_device)" in err[0] and "TransferRejected" in err[0]
+    ok = runner.invoke(app, ["simulate", local, "--policy", "dequantize", "--plain"])
+    assert ok.exit_code == 0, ok.output
+    assert "[policy dequantize]" in ok.output and "[policy native]" not in ok.output
+
+
+def test_unknown_policy_is_refused() -> None:
+    result = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "quantized-local.toml"),
+                                      "--policy", "teleport"])
+    assert result.exit_code != 0
+    assert "teleport" in str(result.exception) + result.output
