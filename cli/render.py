@@ -11,7 +11,8 @@ import os
 import sys
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -27,17 +28,77 @@ def make_console(plain: bool = False, stderr: bool = False) -> Console:
                    emoji=not plain, soft_wrap=False)
 
 
-def to_rich(view: TableView) -> Table:
-    """A rich `Table` with the view's title, columns, rows and caption."""
-    table = Table(title=view.title, caption=view.caption or None, title_justify="left",
-                  caption_justify="left")
+def to_rich(view: TableView) -> RenderableType:
+    """The view as a rich table with its title, columns, rows and caption.
+
+    A view too wide for the terminal (a policy comparison at 80 columns) is shown transposed,
+    one column per row, when that fits better: squeezing ten columns into 80 characters would
+    cut the very words a reader needs.
+    """
+    return _FittedTable(view)
+
+
+_SLACK = 4
+"""Characters kept free: rich needs a little more than the sum of the minimum widths."""
+
+
+class _FittedTable:
+    """Decides the table's orientation at render time, when the console width is known."""
+
+    def __init__(self, view: TableView) -> None:
+        self.view = view
+
+    def _choose(self, max_width: int) -> Table:
+        room = max_width - _SLACK
+        if _min_width(self.view) <= room or not self.view.rows:
+            return _table(self.view)
+        flipped = _transposed(self.view)
+        narrower = flipped if _min_width(flipped) < _min_width(self.view) else self.view
+        # Still too wide: let the prose columns fold below their longest word.
+        return _table(narrower, relaxed=_min_width(narrower) > room)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self._choose(options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self._choose(options.max_width))
+
+
+def _column_widths(view: TableView) -> list[tuple[bool, int]]:
+    """Per column: is it atomic (short single words), and the width it must not go below."""
+    widths = []
     for i, column in enumerate(view.columns):
         cells = [format_cell(row[i]) for row in view.rows]
         # A column of short single words (ids, devices, statuses) is what a reader types back
         # into the next command: never wrap or cut it; let the prose columns wrap instead.
         atomic = all(len(c) <= 24 and not any(ch.isspace() for ch in c) for c in cells)
-        width = max([len(column), *map(len, cells)]) if atomic else None
-        table.add_column(column, no_wrap=atomic, min_width=width)
+        if atomic:
+            width = max([len(column), *map(len, cells)])
+        else:  # prose wraps, but keeps room for its longest word (up to 16 characters)
+            width = min(16, max(len(w) for text in [column, *cells] for w in text.split() or [""]))
+        widths.append((atomic, width))
+    return widths
+
+
+def _min_width(view: TableView) -> int:
+    return sum(width + 3 for _, width in _column_widths(view)) + 1
+
+
+def _transposed(view: TableView) -> TableView:
+    """Columns become rows: the first column's cells head the new columns."""
+    heads = [view.columns[0], *(format_cell(row[0]) for row in view.rows)]
+    rows = [[name, *(row[j] for row in view.rows)] for j, name in enumerate(view.columns)][1:]
+    return TableView(view.title, heads, rows, view.caption)
+
+
+def _table(view: TableView, relaxed: bool = False) -> Table:
+    table = Table(title=view.title, caption=view.caption or None, title_justify="left",
+                  caption_justify="left")
+    for column, (atomic, width) in zip(view.columns, _column_widths(view), strict=True):
+        if atomic or not relaxed:
+            table.add_column(column, no_wrap=atomic, min_width=width)
+        else:
+            table.add_column(column, overflow="fold")
     for i, row in enumerate(view.rows):
         style = _RICH_STYLE.get(view.styles.get(i, ""))
         table.add_row(*(Text(format_cell(c)) for c in row), style=style)

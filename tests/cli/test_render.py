@@ -1,0 +1,46 @@
+"""The terminal renderer: same cells as the view, never cut at 80 columns."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from routerlab.cli.render import to_rich
+from routerlab.core.view import TableView
+
+WIDE = TableView(
+    "Policies", ["policy", "outcome", "bytes moved", "× f32", "copies", "ms", "max |error|",
+                 "q changed", "scale drift", "bit-exact"],
+    [["native", "moves", 12300, 0.25, 6, 0.4, 0.0, 0, 0.0, True],
+     ["requantize", "moves", 49152, 1.0, 3, 0.6, 3.15889, 507, 0.185185, False],
+     ["reject", "refused (TransferRejected)", 0, 0.0, 0, None, None, None, None, None]],
+    caption="measured")
+
+
+def _render(view: TableView, width: int) -> list[str]:
+    console = Console(width=width, record=True, no_color=True)
+    console.print(to_rich(view))
+    return console.export_text().splitlines()
+
+
+def test_a_wide_view_fits_80_columns_by_turning_sideways() -> None:
+    lines = _render(WIDE, 80)
+    assert max(map(len, lines)) <= 80
+    header = next(line for line in lines if "policy" in line)
+    assert all(name in header for name in ("native", "requantize", "reject"))
+    text = "\n".join(lines)
+    for word in ("12300", "49152", "3.15889", "0.185185", "bytes moved", "scale drift"):
+        assert word in text, word
+
+
+def test_a_view_that_fits_keeps_its_columns() -> None:
+    lines = _render(WIDE, 200)
+    header = next(line for line in lines if "policy" in line)
+    assert all(name in header for name in WIDE.columns)
+
+
+def test_ids_are_never_cut_or_wrapped() -> None:
+    view = TableView("Exercises", ["id", "title"],
+                     [["registry-1", "Read a handle with a status " * 3],
+                      ["lifecycle-2", "Count the Drop ops " * 3]])
+    text = "\n".join(_render(view, 40))
+    assert "registry-1" in text and "lifecycle-2" in text
