@@ -41,7 +41,10 @@ from routerlab.core.quant import (
 )
 from routerlab.core.quant.scale_dtype import to_storage
 
-VECTORS = (
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "burn-quant-vectors.json"
+"""A copy of the team's reference file (../shared/reference/), kept in the repository so that a
+clone tests on its own; `test_vendored_vectors_match_the_reference` catches drift."""
+SHARED_VECTORS = (
     Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "burn-quant-vectors.json"
 )
 F32 = np.float32
@@ -56,6 +59,11 @@ def _load() -> list[dict[str, Any]]:
 
 
 CASES = _load()
+
+
+@pytest.mark.skipif(not SHARED_VECTORS.exists(), reason="no ../shared/reference beside the clone")
+def test_vendored_vectors_match_the_reference() -> None:
+    assert json.loads(SHARED_VECTORS.read_text()) == CASES
 
 
 def _name(case: dict[str, Any]) -> str:
