@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
 
+from routerlab.core.choices import Choice
 from routerlab.core.errors import DeviceError, RouterLabError
 from routerlab.core.profiles import DEFAULT_CPU_PROFILE, DEFAULT_GPU_PROFILE, Profile
 
@@ -67,24 +67,13 @@ def parse_device(text: DeviceLike) -> Device:
     return Device(kind, int(match["index"]), match["peer"] or LOCAL_PEER, profile)
 
 
-class Path(Enum):
+class Path(Choice, noun="transfer path", error=DeviceError):
     """How a tensor moves between two devices (docs/ARCHITECTURE.md)."""
 
     SAME = "same"
     LOCAL = "local"
     BYTES = "bytes"
     BRIDGE = "bridge"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @classmethod
-    def parse(cls, name: str) -> Path:
-        try:
-            return cls(name.strip().lower())
-        except ValueError:
-            known = ", ".join(p.value for p in cls)
-            raise DeviceError(f"unknown transfer path {name!r}; expected one of: {known}") from None
 
 
 def automatic_path(source: Device, target: Device) -> Path:

@@ -10,18 +10,18 @@ predicates so that the same fall-throughs can be replayed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
+from routerlab.core.choices import Choice
 from routerlab.core.errors import DTypeError
 
 if TYPE_CHECKING:
     from routerlab.core.quant.scheme import QuantScheme
 
 
-class DType(Enum):
+class DType(Choice, noun="dtype", error=DTypeError):
     """A plain (non-quantized) element type. The value is the short name used in files."""
 
     F64 = "f64"
@@ -66,15 +66,6 @@ class DType(Enum):
         return 1 if self is DType.BOOL else self.numpy.itemsize
 
     @classmethod
-    def parse(cls, name: str) -> DType:
-        """`"f32"` → `DType.F32`; a clear error lists the names that exist."""
-        try:
-            return cls(name.strip().lower())
-        except ValueError:
-            known = ", ".join(d.value for d in cls)
-            raise DTypeError(f"unknown dtype {name!r}; expected one of: {known}") from None
-
-    @classmethod
     def from_numpy(cls, dtype: np.dtype[Any]) -> DType:
         """The DType that stores a numpy dtype (for tensors created from arrays)."""
         dtype = np.dtype(dtype)
@@ -84,9 +75,6 @@ class DType(Enum):
             if candidate is not DType.FLEX32 and np.dtype(name) == dtype:
                 return candidate
         raise DTypeError(f"numpy dtype {dtype} has no RouterLab dtype")
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _FLOATS = frozenset({DType.F64, DType.F32, DType.FLEX32, DType.F16, DType.BF16})

@@ -10,9 +10,8 @@ every quantize/dequantize on it follows that profile's knobs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
-from routerlab.core.errors import RouterLabError
+from routerlab.core.choices import Choice
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,7 @@ class ProfileSpec:
     source: str
 
 
-class Profile(Enum):
+class Profile(Choice, noun="backend profile"):
     """A Burn backend whose quantization arithmetic a device reproduces."""
 
     NDARRAY = "ndarray"
@@ -42,18 +41,6 @@ class Profile(Enum):
     @property
     def spec(self) -> ProfileSpec:
         return _SPECS[self]
-
-    @classmethod
-    def parse(cls, name: str) -> Profile:
-        try:
-            return cls(name.strip().lower())
-        except ValueError:
-            known = ", ".join(p.value for p in cls)
-            raise RouterLabError(
-                f"unknown backend profile {name!r}; expected one of: {known}") from None
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _SPECS = {

@@ -14,9 +14,8 @@ everything it touched.
 
 from __future__ import annotations
 
-from enum import Enum
-
 from routerlab.core.backend import HandleKind
+from routerlab.core.choices import Choice
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device
 from routerlab.core.errors import BurnPanic, DeadlockError, DeviceError
@@ -25,21 +24,11 @@ from routerlab.core.session import Session
 from routerlab.core.trace import Trace
 
 
-class Arrival(Enum):
+class Arrival(Choice, noun="arrival order", error=DeviceError):
     """Which side of a transfer the scheduler runs first."""
 
     SOURCE_FIRST = "source-first"
     TARGET_FIRST = "target-first"
-
-    @classmethod
-    def parse(cls, value: Arrival | str) -> Arrival:
-        if isinstance(value, Arrival):
-            return value
-        try:
-            return cls(value)
-        except ValueError:
-            raise DeviceError(f"unknown arrival order {value!r}; expected source-first or "
-                              "target-first") from None
 
 
 class Server:

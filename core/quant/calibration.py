@@ -20,11 +20,11 @@ onto their dtype is *not* done here; it happens when quantizing (`quantize.py`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 import numpy as np
 
+from routerlab.core.choices import Choice
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.arrays import get_array_module, to_host
 from routerlab.core.quant.blocks import reduce_blocks
@@ -34,22 +34,13 @@ from routerlab.core.quant.scheme import QuantScheme, ScaleDtype, check_quantizab
 F32 = np.float32
 
 
-class Calibration(Enum):
+class Calibration(Choice, noun="calibration", error=QuantizationError):
     """`Calibration` (burn-std quantization.rs): the range a tensor is mapped from."""
 
     MINMAX = "minmax"
     """`(min(x), max(x))` per tensor or per block."""
     ABSMEAN = "absmean"
     """BitNet b1.58: `gamma = mean(|x|)`, range `[-gamma, gamma]`; no two-level form."""
-
-    @classmethod
-    def parse(cls, name: str) -> Calibration:
-        try:
-            return cls(name.strip().lower())
-        except ValueError:
-            raise QuantizationError(
-                f"unknown calibration {name!r}; expected one of: minmax, absmean"
-            ) from None
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ target cannot hold), so a refused transfer leaves every registry untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from routerlab.core.backend import HandleKind, Kind, kind_of
+from routerlab.core.choices import Choice
 from routerlab.core.devices import Device, Path, automatic_path, check_forced_path
 from routerlab.core.dtypes import AnyDType, QFloat
 from routerlab.core.errors import RouterLabError, TransferRejected
@@ -57,16 +57,13 @@ def can_move_to_device(kind: HandleKind | Kind | AnyDType, policy: Policy | str 
     return not (chosen is Policy.LEGACY and plain is Kind.UINT)
 
 
-class Outcome(Enum):
+class Outcome(Choice):
     """What a planned transfer ends in."""
 
     NOOP = "no-op"
     MOVE = "moves"
     REFUSED = "refused"
     PANIC = "panics"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

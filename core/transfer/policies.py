@@ -19,8 +19,7 @@ except `legacy`, which also replays Burn's unsigned-int walls.
 
 from __future__ import annotations
 
-from enum import Enum
-
+from routerlab.core.choices import Choice
 from routerlab.core.errors import RouterLabError
 
 
@@ -28,7 +27,7 @@ class UnknownPolicyError(RouterLabError):
     """A policy name that is not one of the five."""
 
 
-class Policy(Enum):
+class Policy(Choice, noun="transfer policy", error=UnknownPolicyError):
     """One way of moving a quantized tensor. The value is the contract string."""
 
     NATIVE = "native"
@@ -36,21 +35,6 @@ class Policy(Enum):
     REQUANTIZE = "requantize"
     REJECT = "reject"
     LEGACY = "legacy"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @classmethod
-    def parse(cls, value: Policy | str) -> Policy:
-        """`"native"` → `Policy.NATIVE`; an unknown name lists the five that exist."""
-        if isinstance(value, Policy):
-            return value
-        try:
-            return cls(value.strip().lower())
-        except (ValueError, AttributeError):
-            raise UnknownPolicyError(
-                f"unknown transfer policy {value!r}; expected one of: "
-                f"{', '.join(p.value for p in cls)}") from None
 
     @property
     def moves(self) -> bool:
