@@ -1,0 +1,46 @@
+"""`./run`, the README's entry point: it reinstalls only when needed."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_run():
+    loader = importlib.machinery.SourceFileLoader("routerlab_run_script", str(ROOT / "run"))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_an_install_with_more_extras_serves_a_command_needing_fewer() -> None:
+    run = _load_run()
+    stamps = ["test,notebooks:abc"]
+    assert run._installed(stamps, "", "abc")
+    assert run._installed(stamps, "notebooks", "abc")
+    assert run._installed(stamps, "test,notebooks", "abc")
+    assert not run._installed(stamps, "gpu", "abc")
+    assert not run._installed(stamps, "", "changed")  # pyproject.toml or setup.py changed
+    assert not run._installed([], "", "abc")
+
+
+def test_the_digest_follows_the_project_files() -> None:
+    run = _load_run()
+    assert run._digest() == run._digest() and len(run._digest()) == 16
+
+
+def test_run_refuses_an_old_python_with_one_line() -> None:
+    """The version check is the first thing `ensure_venv` does; exercised with a fake version."""
+    code = ("import sys, importlib.machinery as m, importlib.util as u;"
+            f"l=m.SourceFileLoader('r', {str(ROOT / 'run')!r});"
+            "s=u.spec_from_loader('r', l); r=u.module_from_spec(s); l.exec_module(r);"
+            "sys.version_info=(3, 10, 0); r.ensure_venv('')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith("RouterLab needs Python 3.11 or newer")
