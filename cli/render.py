@@ -40,6 +40,8 @@ def to_rich(view: TableView) -> RenderableType:
 
 _SLACK = 4
 """Characters kept free: rich needs a little more than the sum of the minimum widths."""
+_SIDEWAYS_FROM = 6
+"""Only a view this wide turns sideways; a narrower one (a registry) reads better wrapped."""
 
 
 class _FittedTable:
@@ -50,7 +52,7 @@ class _FittedTable:
 
     def _choose(self, max_width: int) -> Table:
         room = max_width - _SLACK
-        if _min_width(self.view) <= room or not self.view.rows:
+        if _min_width(self.view) <= room or len(self.view.columns) < _SIDEWAYS_FROM:
             return _table(self.view)
         flipped = _transposed(self.view)
         narrower = flipped if _min_width(flipped) < _min_width(self.view) else self.view
@@ -59,6 +61,8 @@ class _FittedTable:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self._choose(options.max_width)
+        if self.view.caption:  # under the table, but as wide as the terminal, not the table
+            yield Text(self.view.caption, style="dim")
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self._choose(options.max_width))
@@ -92,8 +96,7 @@ def _transposed(view: TableView) -> TableView:
 
 
 def _table(view: TableView, relaxed: bool = False) -> Table:
-    table = Table(title=view.title, caption=view.caption or None, title_justify="left",
-                  caption_justify="left")
+    table = Table(title=view.title, title_justify="left")
     for column, (atomic, width) in zip(view.columns, _column_widths(view), strict=True):
         if atomic or not relaxed:
             table.add_column(column, no_wrap=atomic, min_width=width)

@@ -73,9 +73,6 @@ def transfer(
     else:
         render_plan(console, measured.plan, plain)
         console.print(to_rich(measured.view()))
-        if measured.failure is not None:
-            render_failure(console, measured.failure.error, measured.failure.message,
-                           measured.failure.source, measured.failure.layer, plain)
     if not measured.ok:
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
 
@@ -116,14 +113,3 @@ def render_plan(console: Console, plan: Any, plain: bool) -> None:
     for line in lines:
         console.print(line, markup=False, highlight=not plain)
 
-
-def render_failure(console: Console, error: str, message: str, source: str | None, layer: str,
-                   plain: bool) -> None:
-    """Burn's panic (or the refusal) in a red panel."""
-    from rich.panel import Panel
-    from rich.text import Text
-
-    where = f"raised by {layer}" + ("" if source is None else f" ({source})")
-    body = Text(f"{error}: {message}\n{where}")
-    console.print(Panel(body, title="transfer did not happen",
-                        border_style="none" if plain else "red"))

@@ -165,7 +165,9 @@ class TransferMeasurement(Viewable):
             rows.append(["—", f"{self.source} -> {self.target}", 0, 0, None, None, None, None,
                          None, None])
             styles[len(rows) - 1] = "error"
-            caption = f"{self.failure.error}: {self.failure.message}"
+            where = self.failure.layer + ("" if self.failure.source is None
+                                          else f", at {self.failure.source}")
+            caption = f"{self.failure.error}: {self.failure.message} (raised by {where})"
         return TableView(f"{self.scheme} {list(self.shape)}, policy {self.policy}, path "
                          f"{self.plan.path}", HOP_COLUMNS, rows, caption=caption, styles=styles)
 
