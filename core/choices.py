@@ -12,13 +12,18 @@ raised as the error class the subclass asks for.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from routerlab.core.errors import RouterLabError
 
 
 class Choice(Enum):
     """Base of the named enums; the value is the spelling in files and on the command line."""
+
+    # Declared without a value (an assignment here would make them members); each subclass gets
+    # its own in `__init_subclass__`.
+    _noun_: ClassVar[str]
+    _error_: ClassVar[type[RouterLabError]]
 
     def __init_subclass__(cls, *, noun: str = "value", error: type[RouterLabError] = RouterLabError,
                           **kwargs: Any) -> None:

@@ -20,6 +20,10 @@ class BurnPanic(RouterLabError):
     raises it, so the learner can go and read it.
     """
 
+    session: str
+    """The label of the session the panic ended; set by the server when it ends one, absent
+    before (readers use `getattr(error, "session", default)`)."""
+
     def __init__(self, message: str, source: str) -> None:
         super().__init__(message)
         self.message = message

@@ -250,8 +250,10 @@ def _values_problem(value: Any) -> str | None:
             return ()
         if isinstance(v, list) and v:
             inner = {shape(x) for x in v}
-            if len(inner) == 1 and None not in inner:
-                return (len(v), *inner.pop())
+            if len(inner) == 1:
+                only = inner.pop()
+                if only is not None:
+                    return (len(v), *only)
         return None
     return None if shape(value) is not None else \
         "expected a number or a non-empty, rectangular nested list of numbers"

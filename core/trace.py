@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 from routerlab.core.view import TableView, Viewable
 
-Event = tuple[object, ...]
+Event: TypeAlias = tuple[str, str, int | None, str | None, int, str]
+"""One recorded event: `(kind, device, tensor_id, status, nbytes, detail)`, as `TraceEvent`
+holds them after its step number."""
 
 
 class TraceEvent(NamedTuple):

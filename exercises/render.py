@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from routerlab.core.view import TableView, to_html
+from routerlab.core.view import Cell, TableView, to_html
 from routerlab.exercises.catalog import HINT_LEVELS, Exercise
 from routerlab.exercises.course import Hint, Status
 from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome
@@ -122,7 +122,8 @@ def report_view(report: CheckReport, exercise: Exercise, face: str = TERMINAL) -
 
 
 def progress_view(statuses: Sequence[Status], notes: Sequence[str] = ()) -> ProgressView:
-    rows, styles = [], {}
+    rows: list[list[Cell]] = []
+    styles: dict[int, str] = {}
     for i, s in enumerate(statuses):
         e, r = s.exercise, s.record
         rows.append([e.number, e.id, e.title, e.kind.value, f"{s.earned}/{e.points}", s.label,

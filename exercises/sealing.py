@@ -51,8 +51,8 @@ def literal_assignments(source: str) -> dict[str, Any]:
     """Top-level `NAME = <literal>` lines of a Python file, without running it."""
     values = {}
     for node in ast.parse(source).body:
-        single = isinstance(node, ast.Assign) and len(node.targets) == 1
-        if single and isinstance(node.targets[0], ast.Name):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
             try:
                 values[node.targets[0].id] = ast.literal_eval(node.value)
             except ValueError:

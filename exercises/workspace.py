@@ -125,11 +125,11 @@ def find_workspace(explicit: Path | None = None, start: Path | None = None) -> W
                                  f"create one with `routerlab exercises init {explicit}`")
         return open_workspace(root)
     here = (start or Path.cwd()).resolve()
-    root = _find_marker(here)
-    if root is None:
+    found = _find_marker(here)
+    if found is None:
         raise WorkspaceError(f"no RouterLab workspace here: no {MARKER} in {here} or above it; "
                              "run `routerlab exercises init DIR`, or pass --dir DIR")
-    return open_workspace(root)
+    return open_workspace(found)
 
 
 def open_workspace(root: Path) -> Workspace:

@@ -58,7 +58,7 @@ def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
            plain: bool = PLAIN) -> None:
     """Merge students' exported results into a CSV and summarise each exercise."""
     from routerlab.cli.render import make_console, to_rich
-    from routerlab.core.view import TableView
+    from routerlab.core.view import Cell, TableView
     from routerlab.exercises.catalog import load_catalog
     from routerlab.exercises.grading import gradebook
 
@@ -67,10 +67,11 @@ def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
     console = make_console(plain)
     for problem in book.problems:
         console.print(f"warning: {problem}", style="yellow", highlight=False)
-    rows = [[s.id, s.students, f"{s.pass_rate:.0%}",
-             "—" if s.median_attempts is None else f"{s.median_attempts:g}",
-             f"{s.hint_users}/{s.students}", f"{s.mean_hint_level:.1f}", s.solutions_viewed]
-            for s in book.summaries()]
+    rows: list[list[Cell]] = [
+        [s.id, s.students, f"{s.pass_rate:.0%}",
+         "—" if s.median_attempts is None else f"{s.median_attempts:g}",
+         f"{s.hint_users}/{s.students}", f"{s.mean_hint_level:.1f}", s.solutions_viewed]
+        for s in book.summaries()]
     console.print(to_rich(TableView(
         f"{len(book.students)} students", ["exercise", "students", "pass rate",
                                            "median attempts", "used hints", "mean hint level",

@@ -60,7 +60,7 @@ def render_step(console: Console, step: TourStep, total: int, plain: bool) -> No
                   if not plain else Text(step.code)]
     if step.error:
         where = "" if step.source is None else f"\n  at {step.source}"
-        parts += [Text(""), Text(f"{step.error}{where}", style=None if plain else "bold red")]
+        parts += [Text(""), Text(f"{step.error}{where}", style="" if plain else "bold red")]
     border = "none" if plain else _BORDER.get(step.outcome, "none")
     console.print()
     console.print(Panel(Group(*parts), title=f"Step {step.number}/{total}: {step.title}",

@@ -14,6 +14,8 @@ The string maps onto Burn's builders one part at a time:
 
 from __future__ import annotations
 
+from enum import Enum
+
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.scheme import (
     BlockSize,
@@ -28,7 +30,7 @@ from routerlab.core.quant.scheme import (
 _PARTS = ("block", "scale", "global", "store", "mode")
 
 
-def _choices(enum: type) -> str:
+def _choices(enum: type[Enum]) -> str:
     return ", ".join(member.value for member in enum)
 
 

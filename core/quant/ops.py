@@ -30,7 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 
@@ -146,6 +146,10 @@ def _effective(scales: np.ndarray, glob: np.float32 | None, profile: Profile) ->
     return eff.astype(F32)
 
 
+InvalidMode: TypeAlias = Literal["ignore", "raise"]
+"""The `np.errstate` modes this module uses for IEEE invalid (see `_Kernel.invalid`)."""
+
+
 @dataclass(frozen=True)
 class _Kernel:
     """The elementwise arithmetic of one profile: `x / s` or `x * (1/s)`, clamp, round."""
@@ -160,7 +164,7 @@ class _Kernel:
     `as i8` (and the model) turns it into 0."""
 
     @property
-    def invalid(self) -> str:
+    def invalid(self) -> InvalidMode:
         """The `np.errstate` mode for IEEE invalid: "raise" turns a NaN input into an exception
         at the int8 cast; with a zero scale `0 / 0` is expected, so NaN was checked beforehand."""
         return "ignore" if self.fix_nan else "raise"
@@ -193,7 +197,7 @@ class _Kernel:
         xp.copyto(out, v, casting="unsafe")
 
 
-def _chunked(n: int, body: Callable[[int, int], None], invalid: str) -> None:
+def _chunked(n: int, body: Callable[[int, int], None], invalid: InvalidMode) -> None:
     """Run `body(begin, end)` over `[0, n)` in CHUNK-sized pieces, split across the thread pool,
     each thread under `np.errstate(all="ignore", invalid=invalid)` (error state is per thread)."""
     per_thread = -(-n // _THREADS)

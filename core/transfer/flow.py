@@ -49,7 +49,7 @@ from routerlab.core.scenario import Scenario
 from routerlab.core.transfer.guard import Outcome, TransferPlan, plan_transfer
 from routerlab.core.transfer.policies import Policy
 from routerlab.core.transfer.qtensor import scheme_on
-from routerlab.core.view import TableView, Viewable
+from routerlab.core.view import Cell, TableView, Viewable
 
 COLUMNS = ["step", "tensor", "dtype", "move", "path", "policy", "outcome", "expect_error",
            "verdict"]
@@ -115,7 +115,8 @@ class FlowReport(Viewable):
                                f"; not checked: {', '.join(self.unchecked)}")
 
     def view(self) -> TableView:
-        rows, styles = [], {}
+        rows: list[list[Cell]] = []
+        styles: dict[int, str] = {}
         for i, t in enumerate(self.transfers):
             p = t.plan
             rows.append([t.step, t.label, str(p.dtype), f"{p.source} -> {p.target}", p.path.value,

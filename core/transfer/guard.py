@@ -12,7 +12,7 @@ target cannot hold), so a refused transfer leaves every registry untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from routerlab.core.backend import HandleKind, Kind, kind_of
 from routerlab.core.choices import Choice
@@ -145,6 +145,18 @@ class TransferPlan(Viewable):
                 "notes": list(self.notes)}
 
 
+class _PlanBase(TypedDict):
+    """The fields `plan_transfer` fills in the same way whatever the outcome."""
+
+    dtype: AnyDType
+    shape: tuple[int, ...]
+    source: Device
+    target: Device
+    path: Path
+    policy: Policy
+    arrival_dtype: AnyDType
+
+
 def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, target: Device,
                   path: Path | None = None, policy: Policy | str = Policy.NATIVE) -> TransferPlan:
     """Decide what moving a tensor of `dtype` from `source` to `target` does under `policy`.
@@ -155,8 +167,8 @@ def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, targe
         path = automatic_path(source, target)
     else:
         check_forced_path(path, source, target)
-    base = dict(dtype=dtype, shape=tuple(shape), source=source, target=target, path=path,
-                policy=chosen, arrival_dtype=dtype)
+    base = _PlanBase(dtype=dtype, shape=tuple(shape), source=source, target=target, path=path,
+                     policy=chosen, arrival_dtype=dtype)
     if path is Path.SAME:
         return TransferPlan(**base, outcome=Outcome.NOOP,
                             action="same device: the input is returned, nothing is submitted")
@@ -167,16 +179,17 @@ def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, targe
                             refusal=rejection(dtype, source, target))
     if chosen is Policy.LEGACY:
         return _plan_legacy(base, dtype, path)
-    if not isinstance(getattr(dtype, "scheme", None), QuantScheme):
+    scheme = getattr(dtype, "scheme", None)
+    if not isinstance(scheme, QuantScheme):
         return TransferPlan(**base, outcome=Outcome.MOVE, action=_ACTION[chosen, path],
                             notes=("a stand-in scheme: its layout is the extension's business",))
     try:
-        arriving = arrival_scheme(dtype.scheme, target.profile, tuple(shape))
+        arriving = arrival_scheme(scheme, target.profile, tuple(shape))
     except RouterLabError as cannot:
         return TransferPlan(**base, outcome=Outcome.REFUSED, action="refused on the client",
                             refusal=f"{dtype} from {source} to {target}: {cannot}")
-    notes = () if arriving == dtype.scheme else (
-        f"repacked on arrival: {dtype.scheme} -> {arriving} ({target.profile} layout)",)
+    notes = () if arriving == scheme else (
+        f"repacked on arrival: {scheme} -> {arriving} ({target.profile} layout)",)
     base["arrival_dtype"] = QFloat(arriving)
     return TransferPlan(**base, outcome=Outcome.MOVE, action=_ACTION[chosen, path], notes=notes)
 
@@ -191,7 +204,7 @@ def rejection(dtype: AnyDType, source: Device, target: Device) -> str:
             "dequantize the tensor yourself before moving it")
 
 
-def _plan_plain(base: dict[str, Any], policy: Policy) -> TransferPlan:
+def _plan_plain(base: _PlanBase, policy: Policy) -> TransferPlan:
     kind = kind_of(base["dtype"])
     path: Path = base["path"]
     if policy is Policy.LEGACY and kind is Kind.UINT:
@@ -203,9 +216,10 @@ def _plan_plain(base: dict[str, Any], policy: Policy) -> TransferPlan:
                         action=f"{kind.value} tensor moves by path {path.value}")
 
 
-def _plan_legacy(base: dict[str, Any], dtype: AnyDType, path: Path) -> TransferPlan:
+def _plan_legacy(base: _PlanBase, dtype: AnyDType, path: Path) -> TransferPlan:
     """Burn's walls per path, outermost first (§14.1-§14.2, checked against the source)."""
     entry = Wall(ROUTER_LAYER, "BackendRouter::q_to_device", "not implemented", SRC_ROUTER)
+    walls: tuple[Wall, ...]
     if path is Path.LOCAL:
         walls = (entry,
                  Wall("source session", "TensorInterpreter::get_tensor",

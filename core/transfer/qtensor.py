@@ -198,7 +198,10 @@ def readback(backend: Backend, regions: list[Any]) -> bytes:
             region.get(out=view)
         start += size
     backend.count_copy(out.nbytes)
-    return memoryview(out).toreadonly()  # type: ignore[return-value]
+    # `out.data` is `memoryview(out)`: numpy's stubs declare ndarray's `__buffer__` only for
+    # Python >= 3.12, so under 3.11 mypy would not accept `memoryview(out)`. The read-only view
+    # stands in for `bytes` on purpose (see the docstring), which the annotation cannot say.
+    return out.data.toreadonly()  # type: ignore[return-value]  # memoryview read as bytes
 
 
 def q_from_data(backend: Backend, data: TensorData) -> QPrimitive:

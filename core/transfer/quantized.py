@@ -211,6 +211,8 @@ class QuantizedTransfers:
     def quantize(self, interp: TensorInterpreter, op: QuantizeOp) -> None:
         x = interp.handles.get_tensor_handle(op.tensor)
         params = op.params if isinstance(op.params, QuantizeParams) else QuantizeParams()
+        if not isinstance(op.out.dtype, QFloat):  # only a QuantizeOp built by hand, not by infer
+            raise QuantizationError(f"quantize produces a QFloat tensor, not {op.out.dtype}")
         out = qtensor.quantize(interp.backend, x, op.out.dtype.scheme, params)
         if out.dtype != op.out.dtype:
             raise QuantizationError(
@@ -220,6 +222,9 @@ class QuantizedTransfers:
 
     def dequantize(self, interp: TensorInterpreter, op: DequantizeOp) -> None:
         q = interp.handles.get_tensor_handle(op.input)
+        if isinstance(op.out.dtype, QFloat):  # only a DequantizeOp built by hand, not by infer
+            raise QuantizationError(  # the error quant.ops.dequantize raises for a QFloat dtype
+                f"dequantize produces F32, F64, F16 or BF16, not {op.out.dtype}")
         interp.handles.register(op.out.id, qtensor.dequantize(interp.backend, q, op.out.dtype))
 
     def change_backend(self, source: TensorInterpreter, target: TensorInterpreter, handle: Any,

@@ -174,6 +174,14 @@ def expect_equal(what: str, expected: Any, got: Any, hint: int = 2) -> None:
         raise CheckFailure(what, expected=repr(expected), got=repr(got), hint=hint)
 
 
+def registered(handle: Any | None, where: str, hint: int = 2) -> Any:
+    """`handle` (a `get_handle_ref` result), or a failure saying `where` holds nothing: a missing
+    entry is the student's arm at work, not an error of the check (`AttributeError` on None)."""
+    if handle is None:
+        raise CheckFailure(f"nothing is registered {where}", hint=hint)
+    return handle
+
+
 def outcome_of(call: Callable[[], Any]) -> tuple[str, Any]:
     """("ok", value) or ("raises", exception type name): what a call did, for comparisons in
     which raising (a Burn panic, say) is itself the expected behaviour."""

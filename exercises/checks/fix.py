@@ -37,6 +37,7 @@ from routerlab.exercises.checks.base import (
     Suite,
     expect_equal,
     installed,
+    registered,
 )
 
 F32 = np.float32
@@ -196,9 +197,14 @@ def _native_move(scheme: str, profile: str, shared: bool, seed: int,
     return {"bit_equal": arrived.bit_equal(source), "bytes": copied,
             "device": str(getattr(primitive, "device", None)),
             "ids": (rt.handle_ids(a), rt.handle_ids(b)),
-            "shares": source_prim is not None and (
-                np.shares_memory(primitive.tensor.values, source_prim.tensor.values)
-                or np.shares_memory(primitive.tensor.scales, source_prim.tensor.scales))}
+            "shares": source_prim is not None and _shares_memory(
+                registered(primitive, f"on {b} under the moved tensor's id"), source_prim)}
+
+
+def _shares_memory(one: Any, other: Any) -> bool:
+    """Whether two quantized primitives share their values' or their scales' memory."""
+    return (np.shares_memory(one.tensor.values, other.tensor.values)
+            or np.shares_memory(one.tensor.scales, other.tensor.scales))
 
 
 def _expect_native(sub: Submission, scheme: str, profile: str = "flex",

@@ -73,7 +73,13 @@ def student_tensors(sub: Submission) -> Iterator[None]:
 
 def _drops(rt: Runtime) -> list[int]:
     """The ids named by the Drop ops the sessions received, in order."""
-    return [int(e.tensor_id) for e in rt.trace.read() if e.kind == "drop"]
+    ids: list[int] = []
+    for e in rt.trace.read():
+        if e.kind == "drop":
+            # The session records a Drop op under the id of the tensor it names, never None.
+            assert e.tensor_id is not None, f"a drop event without a tensor id: {e}"
+            ids.append(int(e.tensor_id))
+    return ids
 
 
 @counts.visible("status_for: the last reference is ReadWrite, a shared one ReadOnly", hint=2)

@@ -49,7 +49,7 @@ def student_runtime(get_handle: Callable[..., Any],
             handle = get_handle(self._handles, TensorId(id), status)
             if self._undo is not None and before is not _ABSENT and id not in self._handles:
                 self._undo.append((self._handles, id, before))
-            self._log(("get", self.label, id, status, 0, ""))
+            self._log(("get", self.label, id, status._value_, 0, ""))  # plain text, as the model
             return handle
 
     runtime = Runtime(devices)

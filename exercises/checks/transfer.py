@@ -27,6 +27,7 @@ from routerlab.exercises.checks.base import (
     Submission,
     Suite,
     expect_equal,
+    registered,
 )
 
 moves = Suite("transfer-1")
@@ -73,9 +74,11 @@ def _move(dtype: DType, shared: bool) -> dict[str, Any]:
     keep = rt.clone(x) if shared else None
     y = rt.to_device(x, "cpu:1")
     handle = rt.session("cpu:1").interpreter.handles.get_handle_ref(y.id)
+    where = "on cpu:1 under the moved tensor's id"
     return {"cpu:0": rt.handle_ids("cpu:0"), "cpu:1": rt.handle_ids("cpu:1"),
-            "values": rt.read(y).tolist(), "dtype": str(handle.dtype),
-            "on": str(handle.device), "kept": keep is not None and bool(rt.handle_ids("cpu:0"))}
+            "values": rt.read(y).tolist(), "dtype": str(registered(handle, where).dtype),
+            "on": str(registered(handle, where).device),
+            "kept": keep is not None and bool(rt.handle_ids("cpu:0"))}
 
 
 def _expect_move(sub: Submission, dtype: DType, shared: bool = False) -> None:
@@ -149,7 +152,10 @@ def _(sub: Submission) -> None:
         y = rt.to_device(x, "cpu:1")
         source = rt.session("cpu:0").interpreter.handles.get_handle_ref(keep.id)
         target = rt.session("cpu:1").interpreter.handles.get_handle_ref(y.id)
-    if target is source or np.shares_memory(target.array, source.array):
+    if target is source or np.shares_memory(
+            registered(target, "on cpu:1 under the moved tensor's id").array,
+            registered(source, "on cpu:0 under the kept clone's id (a shared tensor's entry "
+                               "stays)").array):
         raise CheckFailure("the registered primitive on cpu:1 shares memory with cpu:0's: use "
                            "the target backend's *_to_device, which copies", hint=3)
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from routerlab.core.view import TableView, format_cell, to_html
+from routerlab.core.view import Cell, TableView, format_cell, to_html
 
 __all__ = [
     "PALETTE", "Callout", "Caught", "Scoreboard", "Stepper", "Tape", "WrongAnswer", "banner",
@@ -230,7 +230,7 @@ class Stepper:
     def static_html(self) -> str:
         if self.static is not None:
             return html_of(self.static)
-        rows = [[i + 1, caption] for i, (caption, _) in enumerate(self.frames)]
+        rows: list[list[Cell]] = [[i + 1, caption] for i, (caption, _) in enumerate(self.frames)]
         return to_html(TableView(self.title, ["step", "what happens"], rows))
 
     def page(self, index: int) -> str:
@@ -315,7 +315,7 @@ class Tape:
     def view(self) -> TableView:
         """One row per snapshot: the line, the ops the sessions ran, the ids each registry holds."""
         devices = sorted({d for s in self.snaps for d in s.handles})
-        rows = []
+        rows: list[list[Cell]] = []
         for i, snap in enumerate(self.snaps):
             ops = "; ".join(e.detail for e in snap.events if e.kind in ("op", "drop"))
             rows.append([i + 1, snap.caption, ops or "(nothing sent)",
