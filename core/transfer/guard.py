@@ -11,8 +11,8 @@ target cannot hold), so a refused transfer leaves every registry untouched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from routerlab.core.backend import HandleKind, Kind, kind_of
 from routerlab.core.choices import Choice
@@ -145,18 +145,6 @@ class TransferPlan(Viewable):
                 "notes": list(self.notes)}
 
 
-class _PlanBase(TypedDict):
-    """The fields `plan_transfer` fills in the same way whatever the outcome."""
-
-    dtype: AnyDType
-    shape: tuple[int, ...]
-    source: Device
-    target: Device
-    path: Path
-    policy: Policy
-    arrival_dtype: AnyDType
-
-
 def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, target: Device,
                   path: Path | None = None, policy: Policy | str = Policy.NATIVE) -> TransferPlan:
     """Decide what moving a tensor of `dtype` from `source` to `target` does under `policy`.
@@ -167,31 +155,32 @@ def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, targe
         path = automatic_path(source, target)
     else:
         check_forced_path(path, source, target)
-    base = _PlanBase(dtype=dtype, shape=tuple(shape), source=source, target=target, path=path,
-                     policy=chosen, arrival_dtype=dtype)
+    # The fields every outcome shares; each branch below fills in outcome and action.
+    base = TransferPlan(dtype=dtype, shape=tuple(shape), source=source, target=target, path=path,
+                        policy=chosen, outcome=Outcome.MOVE, action="", arrival_dtype=dtype)
     if path is Path.SAME:
-        return TransferPlan(**base, outcome=Outcome.NOOP,
+        return replace(base, outcome=Outcome.NOOP,
                             action="same device: the input is returned, nothing is submitted")
     if not is_quantized_handle(dtype):
         return _plan_plain(base, chosen)
     if chosen is Policy.REJECT:
-        return TransferPlan(**base, outcome=Outcome.REFUSED, action="refused on the client",
+        return replace(base, outcome=Outcome.REFUSED, action="refused on the client",
                             refusal=rejection(dtype, source, target))
     if chosen is Policy.LEGACY:
         return _plan_legacy(base, dtype, path)
     scheme = getattr(dtype, "scheme", None)
     if not isinstance(scheme, QuantScheme):
-        return TransferPlan(**base, outcome=Outcome.MOVE, action=_ACTION[chosen, path],
+        return replace(base, outcome=Outcome.MOVE, action=_ACTION[chosen, path],
                             notes=("a stand-in scheme: its layout is the extension's business",))
     try:
         arriving = arrival_scheme(scheme, target.profile, tuple(shape))
     except RouterLabError as cannot:
-        return TransferPlan(**base, outcome=Outcome.REFUSED, action="refused on the client",
+        return replace(base, outcome=Outcome.REFUSED, action="refused on the client",
                             refusal=f"{dtype} from {source} to {target}: {cannot}")
     notes = () if arriving == scheme else (
         f"repacked on arrival: {scheme} -> {arriving} ({target.profile} layout)",)
-    base["arrival_dtype"] = QFloat(arriving)
-    return TransferPlan(**base, outcome=Outcome.MOVE, action=_ACTION[chosen, path], notes=notes)
+    return replace(base, outcome=Outcome.MOVE, action=_ACTION[chosen, path], notes=notes,
+                   arrival_dtype=QFloat(arriving))
 
 
 def rejection(dtype: AnyDType, source: Device, target: Device) -> str:
@@ -204,19 +193,19 @@ def rejection(dtype: AnyDType, source: Device, target: Device) -> str:
             "dequantize the tensor yourself before moving it")
 
 
-def _plan_plain(base: _PlanBase, policy: Policy) -> TransferPlan:
-    kind = kind_of(base["dtype"])
-    path: Path = base["path"]
+def _plan_plain(base: TransferPlan, policy: Policy) -> TransferPlan:
+    kind = kind_of(base.dtype)
+    path = base.path
     if policy is Policy.LEGACY and kind is Kind.UINT:
-        wall = _UINT_WALLS[path](base["dtype"])
-        return TransferPlan(**base, outcome=Outcome.PANIC, action=f"panics: {wall.message}",
+        wall = _UINT_WALLS[path](base.dtype)
+        return replace(base, outcome=Outcome.PANIC, action=f"panics: {wall.message}",
                             walls=(wall,),
                             hangs=path is not Path.BRIDGE)
-    return TransferPlan(**base, outcome=Outcome.MOVE,
+    return replace(base, outcome=Outcome.MOVE,
                         action=f"{kind.value} tensor moves by path {path.value}")
 
 
-def _plan_legacy(base: _PlanBase, dtype: AnyDType, path: Path) -> TransferPlan:
+def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPlan:
     """Burn's walls per path, outermost first (§14.1-§14.2, checked against the source)."""
     entry = Wall(ROUTER_LAYER, "BackendRouter::q_to_device", "not implemented", SRC_ROUTER)
     walls: tuple[Wall, ...]
@@ -244,7 +233,7 @@ def _plan_legacy(base: _PlanBase, dtype: AnyDType, path: Path) -> TransferPlan:
     if hangs:
         notes.append(f"the {stop.layer} panics and ends (no catch_unwind, {SRC_WORKER}); the "
                      "target session would wait forever for the transfer")
-    return TransferPlan(**base, outcome=Outcome.PANIC, action=f"panics: {stop.message}",
+    return replace(base, outcome=Outcome.PANIC, action=f"panics: {stop.message}",
                         walls=walls, hangs=hangs, notes=tuple(notes))
 
 
