@@ -28,6 +28,16 @@ def params_shape(shape: tuple[int, ...], scheme: QuantScheme) -> tuple[int, ...]
     return (1,) if block is None else block.num_blocks(shape)
 
 
+def check_scale_count(scheme: QuantScheme, shape: tuple[int, ...], count: int) -> None:
+    """Given scales come one per block of the grid (one per tensor)."""
+    grid = params_shape(shape, scheme)
+    if count != math.prod(grid):
+        raise QuantizationError(
+            f"scheme {scheme} on shape {list(shape)} takes {math.prod(grid)} scale(s) "
+            f"(grid {list(grid)}), got {count}"
+        )
+
+
 @dataclass(frozen=True)
 class QuantLayout:
     """The physical layout of a quantized tensor's values."""

@@ -48,11 +48,17 @@ from routerlab.core.quant.calibration import (
     flex_q_params,
     flex_validated,
 )
-from routerlab.core.quant.layout import layout_of, params_shape
+from routerlab.core.quant.layout import check_scale_count, layout_of, params_shape
 from routerlab.core.quant.notation import parse_scheme
 from routerlab.core.quant.packing import pack_u32
 from routerlab.core.quant.scale_dtype import round_up, to_f32, to_storage
-from routerlab.core.quant.scheme import BlockSize, QuantScheme, ScaleDtype, check_quantizable
+from routerlab.core.quant.scheme import (
+    BlockSize,
+    QuantScheme,
+    ScaleDtype,
+    check_global_scale,
+    check_quantizable,
+)
 from routerlab.core.quant.tensor import QuantizedTensor
 
 F32 = np.float32
@@ -93,26 +99,19 @@ def _prepare(x: Any, scheme: QuantScheme | str, profile: Profile) -> tuple[Any, 
 def _given_scales(
     scheme: QuantScheme, shape: tuple[int, ...], scales: Any, global_scale: Any
 ) -> QParams:
-    grid = params_shape(shape, scheme)
     values = to_host(scales).astype(F32).reshape(-1)
-    if values.size != int(np.prod(grid)):
-        raise QuantizationError(
-            f"scheme {scheme} on shape {list(shape)} takes {int(np.prod(grid))} scale(s) "
-            f"(grid {list(grid)}), got {values.size}"
-        )
+    check_scale_count(scheme, shape, values.size)
     if not (np.isfinite(values).all() and (values >= 0).all()):
         raise QuantizationError(
             "scales must be finite and >= 0 (a quantization scale is never negative)"
         )
-    if scheme.is_two_level != (global_scale is not None):
-        need = "requires" if scheme.is_two_level else "does not take"
-        raise QuantizationError(f"scheme {scheme} {need} a per-tensor global scale")
+    check_global_scale(scheme, global_scale is not None)
     glob = None
     if global_scale is not None:
         glob = F32(global_scale)
         if not (np.isfinite(glob) and glob >= 0):
             raise QuantizationError("the global scale must be finite and >= 0")
-    return QParams(values.reshape(grid), glob)
+    return QParams(values.reshape(params_shape(shape, scheme)), glob)
 
 
 def _stored_levels(

@@ -342,6 +342,13 @@ def check_quantizable(scheme: QuantScheme) -> None:
             )
 
 
+def check_global_scale(scheme: QuantScheme, given: bool) -> None:
+    """A two-level scheme takes a per-tensor global scale and every other scheme takes none."""
+    if scheme.is_two_level != given:
+        need = "requires" if scheme.is_two_level else "does not take"
+        raise QuantizationError(f"scheme {scheme} {need} a per-tensor global scale")
+
+
 def quantizable(scheme: QuantScheme) -> bool:
     """Burn's `quantizable(scheme)`: what a backend answers through `supports_dtype`."""
     try:

@@ -23,7 +23,7 @@ from routerlab.core.quant.arrays import get_array_module, to_host, to_module
 from routerlab.core.quant.layout import QuantLayout, layout_of, params_shape
 from routerlab.core.quant.packing import unpack_u32
 from routerlab.core.quant.scale_dtype import storage_dtype, to_f32
-from routerlab.core.quant.scheme import QuantScheme
+from routerlab.core.quant.scheme import QuantScheme, check_global_scale
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,9 +60,7 @@ class QuantizedTensor:
                 f"scales {self.scales.dtype}{list(self.scales.shape)} do not fit "
                 f"{dtype}{list(grid)} for scheme {self.scheme}"
             )
-        if (self.global_scale is None) == self.scheme.is_two_level:
-            need = "requires" if self.scheme.is_two_level else "does not take"
-            raise QuantizationError(f"scheme {self.scheme} {need} a per-tensor global scale")
+        check_global_scale(self.scheme, self.global_scale is not None)
         for array in (self.values, self.scales):
             if isinstance(array, np.ndarray):
                 array.flags.writeable = False

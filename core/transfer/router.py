@@ -18,7 +18,6 @@ qtensor.rs:123-143`): the same device returns the input, anything else goes to t
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,7 +29,9 @@ from routerlab.core.devices import Path
 from routerlab.core.dtypes import QFloat, is_quantized
 from routerlab.core.errors import BurnUnimplemented, DTypeError, QuantizationError
 from routerlab.core.ir import TransferOptions
-from routerlab.core.quant import Calibration, QuantScheme, params_shape, parse_scheme
+from routerlab.core.quant import Calibration, QuantScheme, parse_scheme
+from routerlab.core.quant.layout import check_scale_count
+from routerlab.core.quant.scheme import check_global_scale
 from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.transfer.guard import SRC_ROUTER, TransferPlan, plan_transfer
@@ -119,12 +120,7 @@ def quantize_request(tensor: RouterTensor, scheme: QuantScheme | str,
             raise QuantizationError("a global scale goes with given scales; pass both or neither")
         return stored, QuantizeParams(None, None, method)
     given = tuple(float(s) for s in np.asarray(scales, dtype=np.float64).reshape(-1))
-    grid = params_shape(tensor.shape, stored)
-    if len(given) != math.prod(grid):
-        raise QuantizationError(f"scheme {stored} on shape {list(tensor.shape)} takes "
-                                f"{math.prod(grid)} scale(s) (grid {list(grid)}), got {len(given)}")
-    if stored.is_two_level != (global_scale is not None):
-        need = "requires" if stored.is_two_level else "does not take"
-        raise QuantizationError(f"scheme {stored} {need} a per-tensor global scale")
+    check_scale_count(stored, tensor.shape, len(given))
+    check_global_scale(stored, global_scale is not None)
     return stored, QuantizeParams(given, None if global_scale is None else float(global_scale),
                                   method)
