@@ -119,22 +119,11 @@ def _stored_levels(
 ) -> tuple[np.ndarray, np.float32 | None]:
     """The scales each backend stores (and divides by): rounded up to their dtypes; Flex also
     replaces zero levels."""
-    dtype = scheme.scale_dtype()
-    if profile.spec.zero_scale == "min_positive":
-        scales = flex_validated(params.scales, dtype)
-        glob = (
-            None
-            if params.global_scale is None
-            else flex_validated(np.array([params.global_scale]), ScaleDtype.F32)[0]
-        )
-    else:
-        scales = round_up(params.scales, dtype)
-        glob = (
-            None
-            if params.global_scale is None
-            else round_up(np.array([params.global_scale]), ScaleDtype.F32)[0]
-        )
-    return scales, glob
+    store = flex_validated if profile.spec.zero_scale == "min_positive" else round_up
+    scales = store(params.scales, scheme.scale_dtype())
+    if params.global_scale is None:
+        return scales, None
+    return scales, store(np.array([params.global_scale]), ScaleDtype.F32)[0]
 
 
 def _effective(scales: np.ndarray, glob: np.float32 | None, profile: Profile) -> np.ndarray:
