@@ -10,7 +10,7 @@ scales and the global always on the host (see `scale_dtype.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
@@ -79,11 +79,12 @@ class QuantizedTensor:
     @property
     def nbytes(self) -> int:
         """Bytes of the canonical layout: values, scales, and the f32 global if any."""
-        return (
-            int(self.values.nbytes)
-            + int(self.scales.nbytes)
-            + (0 if self.global_scale is None else 4)
-        )
+        return int(self.values.nbytes) + self.params_nbytes
+
+    @property
+    def params_nbytes(self) -> int:
+        """Bytes of the quantization parameters: the scales and the f32 global if any."""
+        return int(self.scales.nbytes) + (0 if self.global_scale is None else 4)
 
     def q(self) -> Any:
         """The logical int8 values in the logical shape (unpacked when packed)."""
@@ -112,14 +113,7 @@ class QuantizedTensor:
         """A copy whose values live in array module `xp` (numpy ↔ cupy); scales stay on the host."""
         if get_array_module(self.values) is xp:
             return self
-        return QuantizedTensor(
-            to_module(self.values, xp),
-            self.scales,
-            self.global_scale,
-            self.scheme,
-            self.shape,
-            self.layout,
-        )
+        return replace(self, values=to_module(self.values, xp))
 
     # --- equality ---
     def bit_equal(self, other: QuantizedTensor) -> bool:

@@ -24,7 +24,7 @@ measurements read what really moved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -133,7 +133,7 @@ def repack(tensor: QuantizedTensor, scheme: QuantScheme) -> QuantizedTensor:
     layout = layout_of(scheme, tensor.shape)
     q = tensor.q()
     values = q if layout.packed_axis is None else pack_u32(q, scheme.value.bits, layout.packed_axis)
-    return QuantizedTensor(values, tensor.scales, tensor.global_scale, scheme, tensor.shape, layout)
+    return replace(tensor, values=values, scheme=scheme, layout=layout)
 
 
 # --- the ops --------------------------------------------------------------------------------
@@ -164,12 +164,10 @@ def q_to_device(backend: Backend, q: QPrimitive) -> QPrimitive:
     the values (device memory) and of the scales and global (host), each counted."""
     if q.device == backend.device:
         return q
-    values = backend.to_device(Primitive(q.tensor.values, _values_dtype(q.tensor), q.device))
     tensor = q.tensor
-    scales = np.array(tensor.scales, copy=True)
-    backend.count_copy(scales.nbytes + _global_nbytes(tensor))
-    moved = QuantizedTensor(values.array, scales, tensor.global_scale, tensor.scheme, tensor.shape,
-                            tensor.layout)
+    values = backend.to_device(Primitive(tensor.values, _values_dtype(tensor), q.device))
+    backend.count_copy(tensor.params_nbytes)
+    moved = replace(tensor, values=values.array, scales=np.array(tensor.scales, copy=True))
     return arrive(backend, moved)
 
 
@@ -213,9 +211,8 @@ def q_from_data(backend: Backend, data: TensorData) -> QPrimitive:
         backend.count_copy(data.num_bytes)
     else:
         values = backend.to_device(Primitive(tensor.values, _values_dtype(tensor), _HOST))
-        backend.count_copy(tensor.scales.nbytes + _global_nbytes(tensor))
-        tensor = QuantizedTensor(values.array, tensor.scales, tensor.global_scale, tensor.scheme,
-                                 tensor.shape, tensor.layout)
+        backend.count_copy(tensor.params_nbytes)
+        tensor = replace(tensor, values=values.array)
     return arrive(backend, tensor)
 
 
@@ -240,7 +237,3 @@ _HOST = Device("host", 0)
 
 def _values_dtype(tensor: QuantizedTensor) -> DType:
     return DType.U32 if tensor.layout.storage_dtype == np.uint32 else DType.I8
-
-
-def _global_nbytes(tensor: QuantizedTensor) -> int:
-    return 0 if tensor.global_scale is None else 4
