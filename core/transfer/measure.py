@@ -198,7 +198,7 @@ def measure_transfer(x: Any, scheme: QuantScheme | str, *, policy: Policy | str 
             tensor, hop = measure_hop(rt, tensor, there, path, chosen, number, original,
                                       ends[0])
         except RouterLabError as error:
-            return _with(result, failure=Failure.of(error))
+            return replace(result, failure=Failure.of(error))
         result.hops.append(hop)
         if progress is not None:
             progress(number, hops, f"hop {number}: {here} -> {there}")
@@ -258,10 +258,6 @@ def measure_hop(rt: Runtime, tensor: RouterTensor, there: DeviceLike,
         max_abs_error_total=_error(original, origin.profile, after, moved.device.profile),
         bit_exact=original.bit_equal(after))
     return moved, hop
-
-
-def _with(result: TransferMeasurement, failure: Failure) -> TransferMeasurement:
-    return TransferMeasurement(**{**result.__dict__, "failure": failure})
 
 
 def _flat(array: np.ndarray) -> list[float]:
