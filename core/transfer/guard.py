@@ -35,11 +35,7 @@ ROUTER_LAYER = "client (router)"
 def is_quantized_handle(kind: HandleKind | Kind | AnyDType) -> bool:
     """True for a `HandleKind::Quantized` (or its `Kind`, or a `QFloat` dtype): the one kind of
     handle Burn's transfer arms never handled (`interpreter.rs:88-127`)."""
-    if isinstance(kind, HandleKind):
-        kind = kind.kind
-    if not isinstance(kind, Kind):
-        kind = kind_of(kind)
-    return kind is Kind.QUANTIZED
+    return _kind(kind) is Kind.QUANTIZED
 
 
 def can_move_to_device(kind: HandleKind | Kind | AnyDType, policy: Policy | str = Policy.NATIVE,
@@ -50,11 +46,16 @@ def can_move_to_device(kind: HandleKind | Kind | AnyDType, policy: Policy | str 
     `legacy` (Burn panics). Plain kinds move under every policy, except unsigned ints in legacy
     mode, which hit Burn's uint walls (§8 table)."""
     chosen = Policy.parse(policy)
-    if is_quantized_handle(kind):
+    moved = _kind(kind)
+    if moved is Kind.QUANTIZED:
         return chosen.moves
-    plain = kind.kind if isinstance(kind, HandleKind) else (
-        kind if isinstance(kind, Kind) else kind_of(kind))
-    return not (chosen is Policy.LEGACY and plain is Kind.UINT)
+    return not (chosen is Policy.LEGACY and moved is Kind.UINT)
+
+
+def _kind(kind: HandleKind | Kind | AnyDType) -> Kind:
+    if isinstance(kind, HandleKind):
+        return kind.kind
+    return kind if isinstance(kind, Kind) else kind_of(kind)
 
 
 class Outcome(Choice):
@@ -160,23 +161,23 @@ def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, targe
                         policy=chosen, outcome=Outcome.MOVE, action="", arrival_dtype=dtype)
     if path is Path.SAME:
         return replace(base, outcome=Outcome.NOOP,
-                            action="same device: the input is returned, nothing is submitted")
+                       action="same device: the input is returned, nothing is submitted")
     if not is_quantized_handle(dtype):
         return _plan_plain(base, chosen)
     if chosen is Policy.REJECT:
         return replace(base, outcome=Outcome.REFUSED, action="refused on the client",
-                            refusal=rejection(dtype, source, target))
+                       refusal=rejection(dtype, source, target))
     if chosen is Policy.LEGACY:
         return _plan_legacy(base, dtype, path)
     scheme = getattr(dtype, "scheme", None)
     if not isinstance(scheme, QuantScheme):
         return replace(base, outcome=Outcome.MOVE, action=_ACTION[chosen, path],
-                            notes=("a stand-in scheme: its layout is the extension's business",))
+                       notes=("a stand-in scheme: its layout is the extension's business",))
     try:
         arriving = arrival_scheme(scheme, target.profile, tuple(shape))
     except RouterLabError as cannot:
         return replace(base, outcome=Outcome.REFUSED, action="refused on the client",
-                            refusal=f"{dtype} from {source} to {target}: {cannot}")
+                       refusal=f"{dtype} from {source} to {target}: {cannot}")
     notes = () if arriving == scheme else (
         f"repacked on arrival: {scheme} -> {arriving} ({target.profile} layout)",)
     return replace(base, outcome=Outcome.MOVE, action=_ACTION[chosen, path], notes=notes,
@@ -199,10 +200,9 @@ def _plan_plain(base: TransferPlan, policy: Policy) -> TransferPlan:
     if policy is Policy.LEGACY and kind is Kind.UINT:
         wall = _UINT_WALLS[path](base.dtype)
         return replace(base, outcome=Outcome.PANIC, action=f"panics: {wall.message}",
-                            walls=(wall,),
-                            hangs=path is not Path.BRIDGE)
+                       walls=(wall,), hangs=path is not Path.BRIDGE)
     return replace(base, outcome=Outcome.MOVE,
-                        action=f"{kind.value} tensor moves by path {path.value}")
+                   action=f"{kind.value} tensor moves by path {path.value}")
 
 
 def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPlan:
@@ -210,10 +210,7 @@ def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPla
     entry = Wall(ROUTER_LAYER, "BackendRouter::q_to_device", "not implemented", SRC_ROUTER)
     walls: tuple[Wall, ...]
     if path is Path.LOCAL:
-        walls = (entry,
-                 Wall("source session", "TensorInterpreter::get_tensor",
-                      f"not yet implemented: Local transfer of {burn_debug(dtype)} tensors is not "
-                      "supported yet", f"{SRC_INTERP}:98"),
+        walls = (entry, _get_tensor_wall(dtype),
                  Wall("target session", "TensorInterpreter::register_tensor_to_device",
                       "not yet implemented: Local transfer of quantized tensors is not supported "
                       "yet", f"{SRC_INTERP}:124", reached=False))
@@ -224,9 +221,7 @@ def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPla
                  Wall("target session", "TensorInterpreter::register_tensor_data_id",
                       "not yet implemented", f"{SRC_INTERP}:176", reached=False))
     else:
-        walls = (entry,
-                 Wall("client (channel)", "change_client_backend (default, bridge)",
-                      "not implemented", SRC_CHANNEL))
+        walls = (entry, _BRIDGE_WALL)
     stop = walls[1]
     hangs = path is not Path.BRIDGE
     notes = [f"Burn's router entry fires first: {entry.line()}"]
@@ -234,17 +229,25 @@ def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPla
         notes.append(f"the {stop.layer} panics and ends (no catch_unwind, {SRC_WORKER}); the "
                      "target session would wait forever for the transfer")
     return replace(base, outcome=Outcome.PANIC, action=f"panics: {stop.message}",
-                        walls=walls, hangs=hangs, notes=tuple(notes))
+                   walls=walls, hangs=hangs, notes=tuple(notes))
 
+
+def _get_tensor_wall(dtype: AnyDType) -> Wall:
+    """`get_tensor`'s `todo!` for any dtype that is not float, int or bool (same-peer path)."""
+    return Wall("source session", "TensorInterpreter::get_tensor",
+                f"not yet implemented: Local transfer of {burn_debug(dtype)} tensors is not "
+                "supported yet", f"{SRC_INTERP}:98")
+
+
+_BRIDGE_WALL = Wall("client (channel)", "change_client_backend (default, bridge)",
+                    "not implemented", SRC_CHANNEL)
+"""The default `change_client_backend`'s `unimplemented!()` for any dtype without a bridge arm."""
 
 _UINT_WALLS = {
-    Path.LOCAL: lambda dtype: Wall("source session", "TensorInterpreter::get_tensor",
-                                   f"not yet implemented: Local transfer of {burn_debug(dtype)} "
-                                   "tensors is not supported yet", f"{SRC_INTERP}:98"),
+    Path.LOCAL: _get_tensor_wall,
     Path.BYTES: lambda dtype: Wall("source session", "TensorInterpreter::read_tensor_async",
                                    "not implemented", f"{SRC_INTERP}:2163"),
-    Path.BRIDGE: lambda dtype: Wall("client (channel)", "change_client_backend (default, bridge)",
-                                    "not implemented", SRC_CHANNEL),
+    Path.BRIDGE: lambda dtype: _BRIDGE_WALL,
 }
 
 _ACTION = {
