@@ -23,7 +23,7 @@ import numpy as np
 
 from routerlab.core.devices import Path, parse_device
 from routerlab.core.dtypes import DType, is_quantized
-from routerlab.core.errors import RouterLabError, ScenarioError
+from routerlab.core.errors import RouterLabError, ScenarioError, UnknownTensorError
 from routerlab.core.quant import Calibration, parse_scheme
 from routerlab.core.runtime import Runtime
 from routerlab.core.server import Arrival
@@ -100,7 +100,14 @@ class ScenarioContext:
     """A policy given on the command line: replaces every transfer's own (a what-if run)."""
 
     def tensor(self, label: str) -> RouterTensor:
-        return self.tensors[label]
+        """The tensor a step named `label`. Validation knows every label a step defines, but a
+        step that failed as expected (`expect_error`) defined nothing, so a later use of its
+        label is found only here."""
+        try:
+            return self.tensors[label]
+        except KeyError:
+            raise UnknownTensorError(f"tensor {label!r} does not exist: the step that defines it "
+                                     "failed") from None
 
 
 @dataclass(frozen=True)

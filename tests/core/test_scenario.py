@@ -99,6 +99,16 @@ def test_expect_error_lets_the_run_continue() -> None:
         list(run_scenario(unexpected))
 
 
+def test_a_label_whose_step_failed_as_expected_is_one_clear_error() -> None:
+    """Validation accepts the label (the step defines it); running finds it was never made."""
+    text = HEAD + MAKE_X + ('[[steps]]\nop = "reshape"\ntensor = "x"\nshape = [3]\nname = "y"\n'
+                            'expect_error = "ShapeError"\n'
+                            '[[steps]]\nop = "drop"\ntensor = "y"\n')
+    with pytest.raises(ScenarioError, match=r"step 3 \(drop\) failed: UnknownTensorError: "
+                                            r"tensor 'y' does not exist"):
+        list(run_scenario(parse_scenario(text)))
+
+
 def test_new_step_kinds_plug_in() -> None:
     def run_double(ctx, step):  # type: ignore[no-untyped-def]
         x = ctx.tensor(step["tensor"])
