@@ -26,7 +26,7 @@ from routerlab.core.backend import make_backend
 from routerlab.core.client import RouterClient, build_op
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device, DeviceLike, Path, parse_device
-from routerlab.core.dtypes import AnyDType, DType, QFloat
+from routerlab.core.dtypes import AnyDType, DType, QFloat, is_quantized
 from routerlab.core.errors import DeviceError, DTypeError, UnknownTensorError
 from routerlab.core.handles import Journal
 from routerlab.core.interpreter import QuantizedExtension, TensorInterpreter
@@ -195,7 +195,12 @@ class Runtime:
         return self.atomic("read", read)
 
     def read(self, tensor: RouterTensor, consume: bool = False) -> np.ndarray:
-        """Read back as a numpy array (see `read_data`)."""
+        """Read back as a numpy array (see `read_data`). A quantized tensor is refused before
+        anything is read, so `consume=True` does not free it on the way to the error."""
+        tensor.check()
+        if is_quantized(tensor.dtype):
+            raise DTypeError("quantized TensorData has no plain array view; use read_quantized "
+                             "or dequantize")
         return self.read_data(tensor, consume).to_numpy()
 
     def to_device(self, tensor: RouterTensor, device: DeviceLike, path: Path | str | None = None,
@@ -247,10 +252,14 @@ class Runtime:
                                                      else dtype,))
 
     def read_quantized(self, tensor: RouterTensor, consume: bool = False) -> QuantizedTensor:
-        """Read a quantized tensor back: its canonical bytes (§12) as a `QuantizedTensor`."""
+        """Read a quantized tensor back: its canonical bytes (§12) as a `QuantizedTensor`. A
+        plain tensor is refused before anything is read (so `consume=True` keeps it)."""
+        tensor.check()
+        if not is_quantized(tensor.dtype):
+            raise DTypeError(f"read_quantized reads quantized tensors, not {tensor.dtype}; "
+                             "use read")
         data = self.read_data(tensor, consume)
-        if not isinstance(data.dtype, QFloat):
-            raise DTypeError(f"read_quantized reads quantized tensors, not {data.dtype}; use read")
+        assert isinstance(data.dtype, QFloat)  # the read carries the tensor's own dtype
         return from_bytes(data.bytes, data.shape, data.dtype.scheme)
 
     def submit(self, device: DeviceLike, op: OperationIr) -> TensorData | None:

@@ -181,3 +181,16 @@ def test_values_that_are_not_a_numeric_array(populated, snapshot, values) -> Non
     with pytest.raises((ShapeError, DTypeError)):
         rt.tensor(values, "cpu:0")
     assert snapshot(rt) == before
+
+
+def test_reading_with_the_wrong_reader_consumes_nothing(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
+    """`read` of a quantized tensor and `read_quantized` of a plain one fail before the read, so
+    even `consume=True` leaves the tensor registered and alive."""
+    rt, a, *_ = populated
+    q = rt.quantize(rt.tensor([1.0, 2.0, 3.0, 4.0], "cpu:1"), "q8s")
+    before = snapshot(rt)
+    with pytest.raises(DTypeError, match="no plain array view"):
+        rt.read(q, consume=True)
+    with pytest.raises(DTypeError, match="read_quantized reads quantized tensors, not f64"):
+        rt.read_quantized(a, consume=True)
+    assert snapshot(rt) == before and q.alive and a.alive and a.count == 2
