@@ -168,7 +168,9 @@ def _failure_block(same: list[Outcome], exercise: Exercise, face: str) -> Block:
         how = _hint_call(exercise.id, outcome.hint, face)
         lines += ["", f"this hint may help ({level}): {how}"]
     if len(same) > 1:
-        lines.insert(1, f"(and {len(same) - 1} more checks fail the same way)")
+        more = len(same) - 1
+        what = "1 more check fails" if more == 1 else f"{more} more checks fail"
+        lines.insert(1, f"(and {what} the same way)")
     kind = "hidden check" if outcome.hidden else "check"
     return Block(f"✗ {kind}: {outcome.name}", "\n".join(lines), "error")
 
