@@ -505,6 +505,16 @@ def check(answer: Any, truth: Any, *, hint: str = "", explain: str = "",
 
 
 def _same(answer: Any, expected: Any, rel: float = 1e-6) -> bool:
+    """Whether a notebook prediction matches the model's live answer.
+
+    Deliberately not `exercises.answers.canonical`, the rule of the classroom exercises: those
+    compare *digests* of a canonical text (the right answer is not shipped), so they can only test
+    equality after rounding, and each answer part's `form` does its own lenient parsing. Here the
+    model's value is at hand, so
+    numbers compare with a relative tolerance (notebook 06 asks for three significant digits,
+    which no fixed number of decimals expresses), strings ignore case and spaces, and a set
+    accepts a list in any order. One rule for both would change what some answer accepts.
+    """
     if isinstance(expected, str) or isinstance(answer, str):
         return str(answer).strip().lower() == str(expected).strip().lower()
     if hasattr(expected, "tolist"):
