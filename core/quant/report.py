@@ -9,6 +9,7 @@ scales, the reconstruction, the error and the canonical bytes. `to_dict()` is th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -33,11 +34,12 @@ class QuantizeReport(Viewable):
     calibration: Calibration | None
     """None for static quantization (scales given)."""
 
-    @property
+    @cached_property
     def dequant(self) -> np.ndarray:
+        """The reconstruction, flat; computed once, for the table, the caption and the JSON."""
         return to_host(self.tensor.dequantize(self.profile)).reshape(-1)
 
-    @property
+    @cached_property
     def max_abs_error(self) -> float:
         error = np.abs(self.dequant - self.x.reshape(-1))
         return float(error.max()) if error.size else 0.0
