@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from routerlab.core.devices import DeviceLike, Path
+from routerlab.core.errors import RouterLabError
 from routerlab.core.quant import QuantScheme
 from routerlab.core.transfer.measure import Progress, TransferMeasurement, measure_transfer
 from routerlab.core.transfer.policies import Policy
@@ -29,8 +30,13 @@ class PolicyComparison(Viewable):
     hops: int
 
     def get(self, policy: Policy | str) -> TransferMeasurement:
+        """The measurement of `policy`; a `RouterLabError` when it was not compared."""
         chosen = Policy.parse(policy)
-        return next(m for m in self.measurements if m.policy is chosen)
+        found = self._maybe(chosen)
+        if found is None:
+            compared = ", ".join(m.policy.value for m in self.measurements)
+            raise RouterLabError(f"policy {chosen.value!r} was not compared here ({compared})")
+        return found
 
     def verdict(self) -> str:
         """One line that says which policy to pick and why, from the measured numbers."""

@@ -102,3 +102,10 @@ def test_comparison_side_by_side() -> None:
     assert set(data) == {"hops", "verdict", "table", "policies"}
     assert data["policies"]["requantize"]["hops"][0]["scales"] == pytest.approx([0.8])
     assert comparison.get("native").bytes_moved == 21
+
+
+def test_get_names_a_policy_that_was_not_compared() -> None:
+    comparison = compare_policies([-0.9, 0.5, 0.2], "q2f", policies=["native"])
+    assert comparison.get("native").ok
+    with pytest.raises(RouterLabError, match=r"policy 'reject' was not compared here \(native\)"):
+        comparison.get("reject")
