@@ -1,6 +1,6 @@
 """Int8 per-tensor quantize/dequantize throughput: RouterLab vs PyTorch vs a raw copy.
 
-    .venv/bin/python benchmarks/quantize.py [--mi 64] [--repeat 5]
+    .venv/bin/python benchmarks/quantize.py [--mi 64] [--repeat 7]
 
 Quantizes 64 Mi float32 values (256 MiB) with a given scale (Q8S, static, as
 `torch.quantize_per_tensor` takes one), then dequantizes them, for each RouterLab profile; the
@@ -86,7 +86,7 @@ def main() -> None:
 
     print(
         f"{n:,} float32 values ({nbytes / 2**20:.0f} MiB), {SCHEME} per tensor, scale "
-        f"{scale:.6g}, {os.cpu_count()} CPUs, best of {args.repeat} interleaved rounds"
+        f"{scale:.6g}, {os.cpu_count()} CPUs, best of {args.repeat + 1} interleaved rounds"
     )
     print(f"raw copy of the same bytes    {gbps(nbytes, best['raw copy'])}")
     if isinstance(reference, str):

@@ -14,7 +14,7 @@ and for a two-level scheme (`normalize_scales`, burn-backend quantization/scheme
     block scales = block scales / global
 
 so the largest block scale lands exactly on the dtype maximum (448 for UE4M3). Rounding the scales
-onto their dtype is *not* done here; it happens when quantizing (`quantize.py`).
+onto their dtype is *not* done here; it happens when quantizing (`ops.py`).
 """
 
 from __future__ import annotations
@@ -61,8 +61,7 @@ def compute_range(x: Any, scheme: QuantScheme, calibration: Calibration) -> tupl
         if scheme.is_two_level:
             raise QuantizationError(
                 "AbsMean calibration has no two-level form: BitNet's gamma is a mean over the "
-                "whole "
-                "tensor or block, which a per-tensor scale cannot decompose"
+                "whole tensor or block, which a per-tensor scale cannot decompose"
             )
         magnitude = xp.abs(x)
         if block is None:

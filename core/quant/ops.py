@@ -12,9 +12,10 @@ profiles differ exactly where Burn's backends do (`routerlab.core.profiles`):
   cubek-quant quantize.rs).
 
 Non-finite inputs: an infinite `x` clamps to the range, exactly as in Burn (`x / s` is ±inf, then
-`clamp`); a NaN is refused with a `QuantizationError` (Burn's `as i8` would silently make it 0),
-and calibration refuses both. A NaN *quotient* from a zero scale (`0 / 0` on cubecl) becomes 0, as
-Rust's `as i8` makes it.
+`clamp`); a NaN is refused with a `QuantizationError` (Flex's `as i8` would silently make it 0,
+NdArray's `Q::from(..).unwrap()` in `quantize_one` would panic, burn-ndarray
+ops/quantization.rs), and calibration refuses both. A NaN *quotient* from a zero scale (`0 / 0` on
+cubecl) becomes 0, as Rust's `as i8` makes it.
 
 Everything is array code on the input's array module (numpy or CuPy). On numpy, large tensors run
 in cache-sized chunks over a few threads (numpy releases the GIL inside its loops) through

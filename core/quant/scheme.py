@@ -337,8 +337,7 @@ def check_quantizable(scheme: QuantScheme) -> None:
         if global_dtype is not ScaleDtype.F32:
             raise QuantizationError(
                 f"two-level scheme {scheme}: a two-level scheme stores its per-tensor scale as "
-                "f32, "
-                f"got {global_dtype.value}"
+                f"f32, got {global_dtype.value}"
             )
 
 
