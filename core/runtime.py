@@ -70,7 +70,6 @@ class Runtime:
         self.legacy = legacy
         self.arrival = Arrival.parse(arrival)
         self._quantized = quantized
-        self._ids = itertools.count()
         self._minted = 0
         self._interpreter_ids = map(TensorId, itertools.count()).__next__
         self._clients: dict[Device, RouterClient] = {}
@@ -83,8 +82,9 @@ class Runtime:
     # --- devices -----------------------------------------------------------------------------
 
     def _new_id(self) -> TensorId:
+        """The next client id; ids are 0, 1, 2, … so `_minted` is also the next one."""
         self._minted += 1
-        return TensorId(next(self._ids))
+        return TensorId(self._minted - 1)
 
     def client(self, device: DeviceLike) -> RouterClient:
         """The client of `device`, creating its session on first use (Burn's `get_client`)."""
@@ -210,11 +210,7 @@ class Runtime:
         bridge). `policy` (native, dequantize, requantize, reject, legacy; docs/transfers.md)
         decides how a quantized tensor moves; `legacy` overrides the interpreters' setting for
         this transfer only (a given `policy` wins over it)."""
-        target = self.client(device)
-        forced = Path.parse(path) if isinstance(path, str) else path
-        order = self.arrival if arrival is None else Arrival.parse(arrival)
-        return self.atomic(f"to_device {target.device}", move, tensor, target, forced, policy,
-                           legacy, order)
+        return self._transfer("to_device", move, tensor, device, path, policy, legacy, arrival)
 
     def q_to_device(self, tensor: RouterTensor, device: DeviceLike,
                     path: Path | str | None = None, *, legacy: bool | None = None,
@@ -222,18 +218,25 @@ class Runtime:
                     arrival: Arrival | str | None = None) -> RouterTensor:
         """The router's own `q_to_device` in front of `to_device`: with policy `legacy` it is
         Burn's `unimplemented!()` (ops/qtensor.rs:34-39), the first wall a real call meets."""
+        return self._transfer("q_to_device", q_to_device, tensor, device, path, policy, legacy,
+                              arrival)
+
+    def _transfer(self, what: str, work: Callable[..., RouterTensor], tensor: RouterTensor,
+                  device: DeviceLike, path: Path | str | None, policy: str | None,
+                  legacy: bool | None, arrival: Arrival | str | None) -> RouterTensor:
+        """Read the options of `to_device` / `q_to_device` the one way, then run `work` as one
+        step."""
         target = self.client(device)
-        forced = Path.parse(path) if isinstance(path, str) else path
+        forced = _path(path)
         order = self.arrival if arrival is None else Arrival.parse(arrival)
-        return self.atomic(f"q_to_device {target.device}", q_to_device, tensor, target, forced,
-                           policy, legacy, order)
+        return self.atomic(f"{what} {target.device}", work, tensor, target, forced, policy, legacy,
+                           order)
 
     def plan_transfer(self, tensor: RouterTensor, device: DeviceLike,
                       path: Path | str | None = None, *, policy: str | None = None,
                       legacy: bool | None = None) -> TransferPlan:
         """What `to_device` would do, without doing it (the guard; nothing is submitted)."""
-        forced = Path.parse(path) if isinstance(path, str) else path
-        return plan(tensor, self.client(device), forced, policy, legacy)
+        return plan(tensor, self.client(device), _path(path), policy, legacy)
 
     # --- quantized tensors -------------------------------------------------------------------
 
@@ -248,8 +251,7 @@ class Runtime:
 
     def dequantize(self, tensor: RouterTensor, dtype: DType | str = DType.F32) -> RouterTensor:
         """`x̂ = s * q` on the tensor's device (the interpreter's `Dequantize` arm)."""
-        return self.op(DequantizeOp, tensor, params=(DType.parse(dtype) if isinstance(dtype, str)
-                                                     else dtype,))
+        return self.op(DequantizeOp, tensor, params=(DType.parse(dtype),))
 
     def read_quantized(self, tensor: RouterTensor, consume: bool = False) -> QuantizedTensor:
         """Read a quantized tensor back: its canonical bytes (§12) as a `QuantizedTensor`. A
@@ -298,3 +300,7 @@ class Runtime:
         """Bytes copied by every backend so far (uploads, readbacks, device copies)."""
         return sum(c.session.interpreter.backend.bytes_copied for c in self._clients.values())
 
+
+def _path(path: Path | str | None) -> Path | None:
+    """A path given by name is parsed; None stays None (automatic, from the topology)."""
+    return None if path is None else Path.parse(path)
