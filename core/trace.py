@@ -3,7 +3,7 @@
 The core only records; the CLI and notebooks render `Trace.view()` / `explain(id)`. Recording sits
 on the handle registry's hot path, so an event is one `list.append` of a short tuple
 `(kind, device, tensor_id, status, nbytes, detail)`; step numbers are kept as a separate list of
-boundaries and attached only when the trace is read.
+boundaries (step N starts at event `_starts[N]`) and attached only when the trace is read.
 """
 
 from __future__ import annotations
@@ -38,22 +38,21 @@ class TraceEvent(NamedTuple):
 class Trace(Viewable):
     """An append-only event log with numbered steps."""
 
-    __slots__ = ("events", "_starts", "_steps")
+    __slots__ = ("events", "_starts")
 
     def __init__(self) -> None:
         self.events: list[Event] = []
         self._starts: list[int] = [0]
-        self._steps: list[int] = [0]
+        """The index of the first event of each step: step N starts at `_starts[N]`."""
 
     @property
     def step(self) -> int:
-        return self._steps[-1]
+        return len(self._starts) - 1
 
     def begin_step(self) -> int:
         """Start the next step; events recorded from now on carry its number."""
         self._starts.append(len(self.events))
-        self._steps.append(self._steps[-1] + 1)
-        return self._steps[-1]
+        return self.step
 
     def record(self, kind: str, device: str, tensor_id: int | None = None, status: object = None,
                nbytes: int = 0, detail: str = "") -> None:
@@ -67,16 +66,16 @@ class Trace(Viewable):
 
     def read(self, start: int = 0) -> list[TraceEvent]:
         """Events from index `start` on, with step numbers and plain-text statuses."""
-        out = []
-        for index in range(start, len(self.events)):
-            kind, device, tid, status, nbytes, detail = self.events[index]
-            step = self._steps[bisect.bisect_right(self._starts, index) - 1]
-            out.append(TraceEvent(step, kind, device, tid, status, nbytes, detail))
-        return out
+        return [self._event(index) for index in range(start, len(self.events))]
 
     def explain(self, tensor_id: int) -> list[TraceEvent]:
-        """One tensor's history, in order."""
-        return [e for e in self.read() if e.tensor_id == int(tensor_id)]
+        """One tensor's history, in order (only its events are given step numbers)."""
+        wanted = int(tensor_id)
+        return [self._event(i) for i, event in enumerate(self.events) if event[2] == wanted]
+
+    def _event(self, index: int) -> TraceEvent:
+        """The event at `index`, with the number of the step it was recorded in."""
+        return TraceEvent(bisect.bisect_right(self._starts, index) - 1, *self.events[index])
 
     def view(self, events: Iterable[TraceEvent] | None = None, title: str = "Trace") -> TableView:
         rows = [[e.step, e.kind, e.device, e.tensor_id, e.status, e.nbytes or None, e.detail]
