@@ -34,8 +34,7 @@ class Device:
 
     def __str__(self) -> str:
         peer = "" if self.peer == LOCAL_PEER else f"{self.peer}/"
-        default = DEFAULT_GPU_PROFILE if self.kind == "cuda" else DEFAULT_CPU_PROFILE
-        profile = "" if self.profile is default else f"@{self.profile}"
+        profile = "" if self.profile is default_profile(self.kind) else f"@{self.profile}"
         return f"{peer}{self.kind}:{self.index}{profile}"
 
     def same_backend(self, other: Device) -> bool:
@@ -44,6 +43,11 @@ class Device:
 
 
 DeviceLike = Device | str
+
+
+def default_profile(kind: str) -> Profile:
+    """The profile a device string without `@profile` gets, and that its `str` leaves out."""
+    return DEFAULT_GPU_PROFILE if kind == "cuda" else DEFAULT_CPU_PROFILE
 
 
 def parse_device(text: DeviceLike) -> Device:
@@ -59,11 +63,9 @@ def parse_device(text: DeviceLike) -> Device:
         raise DeviceError(f"unknown device kind {kind!r} in {text!r}; expected one of: "
                           f"{', '.join(KINDS)}")
     try:
-        profile = Profile.parse(match["profile"]) if match["profile"] else None
+        profile = Profile.parse(match["profile"]) if match["profile"] else default_profile(kind)
     except RouterLabError as error:
         raise DeviceError(f"{text!r}: {error}") from None
-    if profile is None:
-        profile = DEFAULT_GPU_PROFILE if kind == "cuda" else DEFAULT_CPU_PROFILE
     return Device(kind, int(match["index"]), match["peer"] or LOCAL_PEER, profile)
 
 
