@@ -64,7 +64,7 @@ def bridge_change_backend(tensor: RouterTensor, target: RouterClient,
     source.sync()
     desc = tensor.into_ir()
     source_interp, target_interp = source.session.interpreter, target.session.interpreter
-    legacy = source_interp.legacy if options.legacy is None else options.legacy
+    legacy = source_interp.legacy_for(options)
     kind = kind_of(desc.dtype)
     handle = source_interp.get_tensor_handle(desc)
     if legacy and kind in (Kind.UINT, Kind.QUANTIZED):

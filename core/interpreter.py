@@ -151,8 +151,14 @@ class TensorInterpreter:
             CastOp: self._cast, QuantizeOp: self._quantize, DequantizeOp: self._dequantize,
         }
 
-    def _legacy(self, options: TransferOptions) -> bool:
+    def legacy_for(self, options: TransferOptions) -> bool:
+        """Whether one transfer replays Burn 2c06be3: its own `legacy`, else this interpreter's."""
         return self.legacy if options.legacy is None else options.legacy
+
+    def _backend_arm(self, kind: Kind, action: str) -> Callable[[Any], Any]:
+        """Burn's per-kind backend call, `B::{kind}_{action}` (`float_from_data`,
+        `uint_to_device`, …). The quantized kind never gets here: the extension serves it."""
+        return getattr(self.backend, f"{kind.value}_{action}")  # type: ignore[no-any-return]
 
     def extension(self, what: str) -> QuantizedExtension:
         if self.quantized is None:
@@ -231,7 +237,7 @@ class TensorInterpreter:
                    options: TransferOptions = DEFAULT_TRANSFER) -> HandleKind:
         """Take the typed primitive for a same-peer transfer (interpreter.rs:88-100)."""
         kind = kind_of(tensor.dtype)
-        if self._legacy(options) and kind in (Kind.UINT, Kind.QUANTIZED):
+        if self.legacy_for(options) and kind in (Kind.UINT, Kind.QUANTIZED):
             raise BurnTodo(SRC_GET_TENSOR, f"Local transfer of {burn_debug(tensor.dtype)} "
                                            "tensors is not supported yet")
         if kind is Kind.QUANTIZED:
@@ -244,20 +250,14 @@ class TensorInterpreter:
         """Move a primitive from another interpreter onto this device, register it
         (interpreter.rs:108-127)."""
         if tensor.kind is Kind.QUANTIZED:
-            if self._legacy(options):
+            if self.legacy_for(options):
                 raise BurnTodo(SRC_TO_DEVICE,
                                "Local transfer of quantized tensors is not supported yet")
             self.extension("register_tensor_to_device of a quantized tensor") \
                 .register_tensor_to_device(self, id, tensor, options)
             return
-        to_device = {Kind.FLOAT: self.backend.float_to_device, Kind.INT: self.backend.int_to_device,
-                     Kind.UINT: self.backend.uint_to_device,
-                     Kind.BOOL: self.backend.bool_to_device}[tensor.kind]
-        self._register_moved(id, tensor.primitive, to_device)
-
-    def _register_moved(self, id: TensorId, primitive: Primitive,
-                        to_device: Callable[[Primitive], Primitive]) -> None:
-        moved = to_device(primitive)
+        primitive = tensor.primitive
+        moved = self._backend_arm(tensor.kind, "to_device")(primitive)
         if moved is not primitive:
             self.trace.record("copy", str(self.device), id, None, moved.nbytes,
                               f"{primitive.device} -> {self.device}")
@@ -267,37 +267,31 @@ class TensorInterpreter:
                              options: TransferOptions = DEFAULT_TRANSFER) -> None:
         """`register_tensor_data_id` (interpreter.rs:162-178): upload host bytes under `id`."""
         kind = kind_of(data.dtype)
-        if self._legacy(options) and kind is Kind.UINT:
+        if self.legacy_for(options) and kind is Kind.UINT:
             self.trace.record("note", str(self.device), id, None, 0,
                               "legacy: uint data matches no branch; nothing registered "
                               f"({SRC}:162-178)")
             return
         if kind is Kind.QUANTIZED:
-            if self._legacy(options):
+            if self.legacy_for(options):
                 raise BurnTodo(SRC_FROM_DATA)
             self.extension("register_tensor_data of quantized data").register_tensor_data(
                 self, id, data, options)
             return
-        from_data = {Kind.FLOAT: self.backend.float_from_data, Kind.INT: self.backend.int_from_data,
-                     Kind.UINT: self.backend.uint_from_data,
-                     Kind.BOOL: self.backend.bool_from_data}[kind]
-        self.handles.register(id, from_data(data))
+        self.handles.register(id, self._backend_arm(kind, "from_data")(data))
 
     def read_tensor(self, tensor: TensorIr,
                     options: TransferOptions = DEFAULT_TRANSFER) -> TensorData:
         """`read_tensor_async` (interpreter.rs:2139-2176): take the primitive, read it back."""
         kind = kind_of(tensor.dtype)
         if kind is Kind.QUANTIZED:
-            if self._legacy(options):
+            if self.legacy_for(options):
                 raise BurnTodo(SRC_READ_QFLOAT)
             return self.extension("read_tensor of a quantized tensor").read_tensor(
                 self, tensor, options)
-        if kind is Kind.UINT and self._legacy(options):
+        if kind is Kind.UINT and self.legacy_for(options):
             raise BurnUnimplemented(SRC_READ_OTHER)
-        into_data = {Kind.FLOAT: self.backend.float_into_data,
-                     Kind.INT: self.backend.int_into_data,
-                     Kind.UINT: self.backend.uint_into_data,
-                     Kind.BOOL: self.backend.bool_into_data}[kind]
+        into_data: Callable[[Primitive], TensorData] = self._backend_arm(kind, "into_data")
         return into_data(self.handles.get_tensor_handle(tensor))
 
     def register_alias(self, new_id: TensorId, src_id: TensorId) -> None:
