@@ -81,9 +81,9 @@ class FlowTransfer:
     @property
     def short_verdict(self) -> str:
         """The verdict without the error text (the summary line carries it)."""
-        return self.verdict.split(":")[0] + (f" ({self.verdict.split(':')[1].strip()})"
-                                              if self.verdict.startswith("FAILS: ") and
-                                              self.verdict.count(":") > 1 else "")
+        head, _, rest = self.verdict.partition(":")
+        error, named, _ = rest.partition(":")
+        return f"{head} ({error.strip()})" if head == "FAILS" and named else head
 
     def to_dict(self) -> dict[str, Any]:
         return {"step": self.step, "tensor": self.label, "plan": self.plan.to_dict(),
@@ -216,7 +216,7 @@ class _Walk:
 
     def _unjudged(self) -> set[str]:
         """Step kinds whose own checks (values read back) the guard does not predict."""
-        return {"read", "read_quantized"} | {k for k in self.unchecked}
+        return {"read", "read_quantized", *self.unchecked}
 
     # --- transfers ------------------------------------------------------------------------
 
