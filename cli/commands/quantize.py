@@ -44,28 +44,26 @@ def quantize(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     plain: bool = typer.Option(False, "--plain", help="No colour."),
 ) -> None:
+    from routerlab.cli.commands.transfer import read_tensor
     from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.core.profiles import Profile
     from routerlab.core.quant.calibration import Calibration
-    from routerlab.core.quant.inputs import parse_floats, random_tensor, tensor_from
+    from routerlab.core.quant.inputs import parse_floats
     from routerlab.core.quant.ops import quantize as quantize_static
     from routerlab.core.quant.ops import quantize_dynamic
     from routerlab.core.quant.report import QuantizeReport
 
     profile = Profile.parse(backend)
-    if random is not None:
-        x = random_tensor(random, seed, values, shape)
-    else:
-        x = tensor_from(values, shape)
+    x = read_tensor(values, shape, random, seed)
+    method: Calibration | None = None
     if scales is None:
         method = Calibration.parse(calibration)
         tensor = quantize_dynamic(x, scheme, profile=profile, calibration=method)
-        report = QuantizeReport(x, tensor, profile, method)
     else:
         tensor = quantize_static(
             x, scheme, parse_floats("--scales", scales), global_scale, profile=profile
         )
-        report = QuantizeReport(x, tensor, profile, None)
+    report = QuantizeReport(x, tensor, profile, method)
     if json_out:
         print_json(report.to_dict())
         return

@@ -78,8 +78,8 @@ def transfer(
 
 
 def read_tensor(values: str | None, shape: str | None, random: str | None, seed: int) -> Any:
-    """The float tensor of `--values/--shape` or `--random/--seed` (the quantize command's
-    parsing, shared)."""
+    """The float tensor of `--values/--shape` or `--random/--seed`, read one way by the
+    transfer, compare and quantize commands."""
     from routerlab.core.quant.inputs import random_tensor, tensor_from
 
     return random_tensor(random, seed, values, shape) if random is not None else \
