@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import platform
 
 import typer
@@ -29,5 +28,6 @@ def doctor(
     console.print(f"RouterLab {__version__} on Python {platform.python_version()}, "
                   f"modelling Burn {BURN_COMMIT[:7]}")
     console.print(to_rich(report.view()))
-    if importlib.util.find_spec("jupyterlab") is None:
+    missing = {check.name for check in report.checks if not check.ok}
+    if "jupyterlab" in missing:  # the report's own probe, not a second one
         console.print("JupyterLab is missing: pip install 'routerlab[notebooks]'")
