@@ -103,10 +103,8 @@ def init(
 def list_(directory: Path = DIR, plain: bool = PLAIN,
           json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Every exercise with its status, points, attempts and hints used, and a progress bar."""
-    from routerlab.exercises.render import progress_view
-
     course = _course(directory)
-    view = progress_view(course.statuses(), course.problems)
+    view = _progress(course)
     if json_out:
         from routerlab.cli.render import print_json
 
@@ -120,10 +118,8 @@ def list_(directory: Path = DIR, plain: bool = PLAIN,
 @exercises_app.command()
 def progress(directory: Path = DIR, plain: bool = PLAIN) -> None:
     """How far you are: exercises passed, points, and what comes next."""
-    from routerlab.exercises.render import progress_view
-
     course = _course(directory)
-    view = progress_view(course.statuses(), course.problems)
+    view = _progress(course)  # reading the progress file first is what finds its repairs
     console = _console(plain)
     _notes(console, course)
     print_progress(console, view, table=False)
@@ -190,9 +186,10 @@ def _verdict(report: Any, view: ReportView) -> dict[str, Any]:
 
 
 def _progress(course: Course) -> ProgressView:
+    """Every exercise's status, with the repairs made to the progress file as its notes."""
     from routerlab.exercises.render import progress_view
 
-    return progress_view(course.statuses())
+    return progress_view(course.statuses(), course.problems)
 
 
 @exercises_app.command()
