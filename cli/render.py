@@ -52,12 +52,15 @@ class _FittedTable:
 
     def _choose(self, max_width: int) -> Table:
         room = max_width - _SLACK
-        if _min_width(self.view) <= room or len(self.view.columns) < _SIDEWAYS_FROM:
+        width = _min_width(self.view)
+        if width <= room or len(self.view.columns) < _SIDEWAYS_FROM:
             return _table(self.view)
-        flipped = _transposed(self.view)
-        narrower = flipped if _min_width(flipped) < _min_width(self.view) else self.view
+        narrower, flipped = self.view, _transposed(self.view)
+        flipped_width = _min_width(flipped)
+        if flipped_width < width:
+            narrower, width = flipped, flipped_width
         # Still too wide: let the prose columns fold below their longest word.
-        return _table(narrower, relaxed=_min_width(narrower) > room)
+        return _table(narrower, relaxed=width > room)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self._choose(options.max_width)
