@@ -205,9 +205,9 @@ class Backend:
     # --- arithmetic --------------------------------------------------------------------------
 
     def _wrap(self, array: Any, dtype: AnyDType) -> Primitive:
-        """Keep the declared dtype (numpy upcasts bf16 matmul to f32, for example)."""
-        with self._on_device():
-            return Primitive(array.astype(self._storage(dtype), copy=False), dtype, self.device)
+        """Keep the declared dtype (numpy upcasts bf16 matmul to f32, for example). Called inside
+        the caller's `_on_device()`, where the cast allocates."""
+        return Primitive(array.astype(self._storage(dtype), copy=False), dtype, self.device)
 
     def add(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         with self._on_device():
@@ -231,7 +231,8 @@ class Backend:
             return self._wrap(swapped, primitive.dtype)
 
     def cast(self, primitive: Primitive, dtype: AnyDType) -> Primitive:
-        return self._wrap(primitive.array, dtype)
+        with self._on_device():
+            return self._wrap(primitive.array, dtype)
 
 
 def make_backend(device: Device) -> Backend:
