@@ -28,6 +28,16 @@ def test_version_and_python_dash_m_agree() -> None:
     assert script.stdout.startswith("routerlab ")
 
 
+def test_help_imports_neither_numpy_nor_the_core() -> None:
+    """`routerlab --help` stays light: every command imports the core inside its function."""
+    probe = ("import sys; import routerlab.cli.app; "
+             "print(sorted(m for m in sys.modules if m == 'numpy' or "
+             "m.startswith('routerlab.core')))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr
+
+
 def test_unknown_command_is_a_usage_error_without_traceback() -> None:
     result = _run("no-such-command")
     assert result.returncode == 2
