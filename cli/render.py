@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import textwrap
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -52,15 +53,14 @@ class _FittedTable:
 
     def _choose(self, max_width: int) -> Table:
         room = max_width - _SLACK
-        width = _min_width(self.view)
-        if width <= room or len(self.view.columns) < _SIDEWAYS_FROM:
-            return _table(self.view)
-        narrower, flipped = self.view, _transposed(self.view)
-        flipped_width = _min_width(flipped)
-        if flipped_width < width:
-            narrower, width = flipped, flipped_width
-        # Still too wide: let the prose columns fold below their longest word.
-        return _table(narrower, relaxed=width > room)
+        views = [self.view]
+        if len(self.view.columns) >= _SIDEWAYS_FROM:
+            views.append(_transposed(self.view))
+        for view in views:  # the first orientation that fits as it is
+            if _min_width(view) <= room:
+                return _table(view)
+        # None fits: the narrowest, squeezed (headers wrap, prose columns fold).
+        return _table(min(views, key=lambda v: _min_width(v, tight=True)), tight=True)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self._choose(options.max_width)
@@ -71,8 +71,11 @@ class _FittedTable:
         return Measurement.get(console, options, self._choose(options.max_width))
 
 
-def _column_widths(view: TableView) -> list[tuple[bool, int]]:
-    """Per column: is it atomic (short single words), and the width it must not go below."""
+def _column_widths(view: TableView, tight: bool = False) -> list[tuple[bool, int]]:
+    """Per column: is it atomic (short single words), and the width it must not go below.
+
+    An atomic column never wraps its cells. `tight` is for a table that does not fit: then a
+    header of several words wider than its cells ("mean hint level") goes on several lines."""
     widths = []
     for i, column in enumerate(view.columns):
         cells = [format_cell(row[i]) for row in view.rows]
@@ -80,15 +83,16 @@ def _column_widths(view: TableView) -> list[tuple[bool, int]]:
         # into the next command: never wrap or cut it; let the prose columns wrap instead.
         atomic = all(len(c) <= 24 and not any(ch.isspace() for ch in c) for c in cells)
         if atomic:
-            width = max([len(column), *map(len, cells)])
+            header = column.split() if tight else [column]
+            width = max([*map(len, header or [""]), *map(len, cells)])
         else:  # prose wraps, but keeps room for its longest word (up to 16 characters)
             width = min(16, max(len(w) for text in [column, *cells] for w in text.split() or [""]))
         widths.append((atomic, width))
     return widths
 
 
-def _min_width(view: TableView) -> int:
-    return sum(width + 3 for _, width in _column_widths(view)) + 1
+def _min_width(view: TableView, tight: bool = False) -> int:
+    return sum(width + 3 for _, width in _column_widths(view, tight)) + 1
 
 
 def _transposed(view: TableView) -> TableView:
@@ -98,11 +102,14 @@ def _transposed(view: TableView) -> TableView:
     return TableView(view.title, heads, rows, view.caption)
 
 
-def _table(view: TableView, relaxed: bool = False) -> Table:
+def _table(view: TableView, tight: bool = False) -> Table:
     table = Table(title=view.title, title_justify="left")
-    for column, (atomic, width) in zip(view.columns, _column_widths(view), strict=True):
-        if atomic or not relaxed:
-            table.add_column(column, no_wrap=atomic, min_width=width)
+    for column, (atomic, width) in zip(view.columns, _column_widths(view, tight), strict=True):
+        if atomic:  # its header wraps by hand: rich would wrap the cells too
+            table.add_column("\n".join(textwrap.wrap(column, width)) or column, no_wrap=True,
+                             min_width=width)
+        elif not tight:
+            table.add_column(column, min_width=width)
         else:
             table.add_column(column, overflow="fold")
     for i, row in enumerate(view.rows):

@@ -44,3 +44,18 @@ def test_ids_are_never_cut_or_wrapped() -> None:
                       ["lifecycle-2", "Count the Drop ops " * 3]])
     text = "\n".join(_render(view, 40))
     assert "registry-1" in text and "lifecycle-2" in text
+
+
+def test_short_word_columns_with_long_headers_all_survive_80_columns() -> None:
+    """The shape of `teacher grades`' summary: seven columns of short values under headers of
+    several words. The headers wrap; no column is cropped away."""
+    view = TableView("Per exercise", ["exercise", "students", "passed", "pass rate",
+                                      "median attempts", "mean hint level", "solutions viewed"],
+                     [["registry-1", 3, 2, "67%", 2.0, 1.33, 1],
+                      ["lifecycle-2", 3, 3, "100%", 1.0, 0.0, 3]])
+    lines = _render(view, 80)
+    assert max(map(len, lines)) <= 80
+    text = "\n".join(lines)
+    for word in ("registry-1", "lifecycle-2", "100%", "1.33", "median", "hint", "solutions",
+                 "viewed"):
+        assert word in text, word
