@@ -370,9 +370,10 @@ def _hops(policy: str) -> dict[str, Any]:
         moved = True
     except RouterLabError:
         moved = False
+    hops = rt.bytes_copied() - before  # before the read below, which copies bytes too
     alive = all(rt.session(d).ended is None for d in rt.devices)
     exact = moved and rt.read_quantized(q).bit_equal(start)
-    return {"moved": moved, "exact": exact, "bytes": rt.bytes_copied() - before, "alive": alive}
+    return {"moved": moved, "exact": exact, "bytes": hops, "alive": alive}
 
 
 def _policy_answers() -> dict[str, Any]:
