@@ -4,6 +4,7 @@ both editable (how `./run` installs it) and as a wheel in a fresh virtual enviro
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -44,10 +45,20 @@ def test_editable_install_puts_no_bare_core_or_cli_on_site_packages() -> None:
     assert probe.stdout.split() == ["None", "None"]
 
 
+def _clean_copy(target: Path) -> Path:
+    """The source tree without build leftovers: a stale `build/lib` in the checkout could
+    otherwise ship a module that no longer exists."""
+    leftovers = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
+                                       "__pycache__", "test-artifacts", ".hypothesis")
+    shutil.copytree(ROOT, target, ignore=leftovers)
+    return target
+
+
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_runs_doctor(tmp_path: Path) -> None:
+    source = _clean_copy(tmp_path / "src")
     built = _run(sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
-                 tmp_path / "dist", ROOT)
+                 tmp_path / "dist", source)
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = (tmp_path / "dist").glob("routerlab-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
