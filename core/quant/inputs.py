@@ -1,7 +1,7 @@
 """User-typed tensors: a flat JSON list of numbers plus a shape, or a seeded random tensor.
 
 Shared by `routerlab quantize` and anything else that takes values as text; every problem is one
-readable `RouterLabError` line, never a traceback.
+readable `RouterLabError` line, never a traceback (nor a numpy warning printed before it).
 """
 
 from __future__ import annotations
@@ -13,6 +13,14 @@ import numpy as np
 
 from routerlab.core.errors import QuantizationError, ShapeError
 
+MAX_ELEMENTS = 1 << 31
+"""The most elements a typed or random tensor may have: 2**31, 8 GiB of f32.
+
+A fixed count rather than one computed from free memory, so the same command behaves the same on
+every machine. Quantizing needs the input, the int8 values and the dequantized copy at once
+(about 2.25 x the f32 bytes), so this is already past what a teaching tool can show or most
+machines can hold; a larger shape is refused before anything is allocated, and an allocation
+that fails below it (a smaller machine) becomes a `QuantizationError` too."""
 
 def parse_floats(option: str, text: str) -> list[float]:
     """A flat JSON list of numbers (`[-1.8, 0, 0.5]`)."""
@@ -32,13 +40,18 @@ def parse_floats(option: str, text: str) -> list[float]:
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
-    """`"2,16"` → `(2, 16)`; every dim a positive integer."""
+    """`"2,16"` → `(2, 16)`; every dim a positive integer, at most `MAX_ELEMENTS` in all."""
     try:
         dims = tuple(int(piece) for piece in text.split(","))
     except ValueError:
         raise ShapeError(f"shape {text!r} is not comma-separated integers, e.g. 2,16") from None
     if not dims or any(d <= 0 for d in dims):
         raise ShapeError(f"shape {text!r} needs at least one dim, each > 0")
+    if math.prod(dims) > MAX_ELEMENTS:
+        raise ShapeError(
+            f"shape {text!r} has {math.prod(dims):,} elements; RouterLab takes at most "
+            f"{MAX_ELEMENTS:,} (2**31, 8 GiB of f32)"
+        )
     return dims
 
 
@@ -54,20 +67,35 @@ def tensor_from(values: str | None, shape: str | None) -> np.ndarray:
         raise ShapeError(
             f"{len(flat)} values do not fill shape {list(dims)} ({math.prod(dims)} elements)"
         )
-    if not all(math.isfinite(v) for v in flat):
+    with np.errstate(over="ignore"):  # beyond f32's range becomes inf, refused just below
+        tensor = np.asarray(flat, dtype=np.float32)
+    if not np.isfinite(tensor).all():
         raise QuantizationError(
-            "--values holds NaN or infinite values; quantization takes finite numbers"
+            "--values holds NaN or infinite values (or values beyond f32's range, +-3.4e38); "
+            "quantization takes finite numbers"
         )
-    return np.asarray(flat, dtype=np.float32).reshape(dims)
+    return tensor.reshape(dims)
 
 
 def random_tensor(
     shape: str, seed: int, values: str | None, explicit_shape: str | None
 ) -> np.ndarray:
-    """A standard-normal f32 tensor of `shape` from `numpy.random.default_rng(seed)`."""
+    """A standard-normal f32 tensor of `shape` from `numpy.random.default_rng(seed)`.
+
+    The seed must be >= 0 (numpy's seed sequence takes no negative integer); the shape at most
+    `MAX_ELEMENTS` elements, and an allocation numpy cannot make is a `QuantizationError`.
+    """
     if values is not None:
         raise QuantizationError("give either --values or --random, not both")
+    if seed < 0:
+        raise QuantizationError(f"--seed must be >= 0 (numpy takes no negative seed), got {seed}")
     dims = parse_shape(shape)
     if explicit_shape is not None and parse_shape(explicit_shape) != dims:
         raise ShapeError(f"--shape {explicit_shape} disagrees with --random {shape}")
-    return np.random.default_rng(seed).standard_normal(dims, dtype=np.float32)
+    try:
+        return np.random.default_rng(seed).standard_normal(dims, dtype=np.float32)
+    except MemoryError:
+        raise QuantizationError(
+            f"not enough memory for a random tensor of shape {list(dims)} "
+            f"({math.prod(dims) * 4 / 2**30:.1f} GiB of f32); try a smaller --random"
+        ) from None

@@ -91,7 +91,8 @@ def _refuse_nan(x: Any) -> None:
 
 def _prepare(x: Any, scheme: QuantScheme | str, profile: Profile) -> tuple[Any, QuantScheme]:
     xp = get_array_module(x)
-    array = xp.asarray(x, dtype=F32)
+    with np.errstate(over="ignore"):  # an f64 beyond f32's range is inf, as Burn's cast makes it
+        array = xp.asarray(x, dtype=F32)
     requested = _as_scheme(scheme).resolve(profile)
     check_quantizable(requested)
     return array, stored_scheme(requested, profile, tuple(array.shape))
@@ -100,18 +101,23 @@ def _prepare(x: Any, scheme: QuantScheme | str, profile: Profile) -> tuple[Any, 
 def _given_scales(
     scheme: QuantScheme, shape: tuple[int, ...], scales: Any, global_scale: Any
 ) -> QParams:
-    values = to_host(scales).astype(F32).reshape(-1)
+    with np.errstate(over="ignore"):  # beyond f32's range is inf, refused below without a warning
+        values = to_host(scales).astype(F32).reshape(-1)
     check_scale_count(scheme, shape, values.size)
     if not (np.isfinite(values).all() and (values >= 0).all()):
         raise QuantizationError(
-            "scales must be finite and >= 0 (a quantization scale is never negative)"
+            "scales must be finite in f32 (at most 3.4e38) and >= 0 (a quantization scale is never "
+            "negative)"
         )
     check_global_scale(scheme, global_scale is not None)
     glob = None
     if global_scale is not None:
-        glob = F32(global_scale)
+        with np.errstate(over="ignore"):
+            glob = F32(global_scale)
         if not (np.isfinite(glob) and glob >= 0):
-            raise QuantizationError("the global scale must be finite and >= 0")
+            raise QuantizationError(
+                "the global scale must be finite in f32 (at most 3.4e38) and >= 0"
+            )
     return QParams(values.reshape(params_shape(shape, scheme)), glob)
 
 

@@ -159,6 +159,16 @@ def test_table_shows_the_same_numbers() -> None:
         (["--values", "[1,2]", "--calibration", "median"], "unknown calibration 'median'"),
         (["--values", "[1,2]", "--random", "2"], "either --values or --random"),
         ([], "give the tensor with --values"),
+        (["--random", "4", "--seed", "-1"], "--seed must be >= 0"),
+        (["--random", "100000,100000"], "RouterLab takes at most 2,147,483,648"),
+        (["--values", "[1]", "--shape", "65536,65536"], "RouterLab takes at most"),
+        (["--values", "[1e39]"], "beyond f32's range"),
+        (["--values", "[1,2]", "--scales", "[1e39]"], "scales must be finite in f32"),
+        (
+            ["--values", "[1,2]", "--scheme", "q8s:block=2:scale=ue4m3:global=f32",
+             "--scales", "[1]", "--global", "1e39"],
+            "global scale must be finite in f32",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_1(
@@ -185,6 +195,27 @@ def test_console_script_reports_errors_in_one_line() -> None:
     assert result.returncode == 1
     assert result.stderr.startswith("error: tensor shape [3] is not a whole number of [2] blocks")
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--values", "[1e39]"], "--values holds NaN or infinite values"),
+        (["--values", "[1,2]", "--scales", "[1e39]"], "scales must be finite in f32"),
+        (["--values", "[1,2]", "--scheme", "q8s:block=2:scale=ue4m3:global=f32",
+          "--scales", "[1]", "--global", "1e39"], "the global scale must be finite in f32"),
+    ],
+)
+def test_values_beyond_f32_are_refused_without_a_warning(args: list[str], message: str) -> None:
+    """The f64 -> f32 cast overflows to inf; numpy's RuntimeWarning must not print before the
+    error (in-process, pytest would catch the warning, so this runs the console script)."""
+    result = subprocess.run(
+        [str(ROUTERLAB), "quantize", *args], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"error: {message}") and result.stderr.count("\n") == 1, (
+        result.stderr
+    )
 
 
 def test_command_module_imports_no_numpy() -> None:

@@ -8,6 +8,8 @@ reference §11.3 near-tie example (0.02 / 0.00031496: NdArray 63, Flex 64).
 
 from __future__ import annotations
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -129,6 +131,22 @@ def test_unsupported_schemes_are_refused(scheme: str, message: str) -> None:
     for profile in Profile:
         with pytest.raises(QuantizationError, match=message):
             quantize_dynamic(np.ones(16, F32), scheme, profile=profile)
+
+
+def test_values_and_scales_beyond_f32_cast_without_a_warning() -> None:
+    """An f64 beyond f32's range becomes inf as Burn's cast makes it: an infinite `x` clamps
+    (static) or is refused (calibration), an infinite scale is refused; numpy's overflow
+    RuntimeWarning is never printed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clamped = quantize(np.array([1e39, -1e39, 1.0]), "q8s", [0.1])
+        assert clamped.values.tolist() == [127, -127, 10]
+        with pytest.raises(QuantizationError, match="cannot calibrate NaN or infinite"):
+            quantize_dynamic(np.array([1e39, 1.0]), "q8s")
+        with pytest.raises(QuantizationError, match="scales must be finite in f32"):
+            quantize(np.ones(4, F32), "q8s", np.array([1e39]))
+        with pytest.raises(QuantizationError, match="global scale must be finite in f32"):
+            quantize(np.ones(4, F32), "q8s:block=4:scale=ue4m3:global=f32", [1.0], 1e39)
 
 
 def test_bad_inputs_are_refused() -> None:
