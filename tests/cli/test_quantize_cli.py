@@ -169,6 +169,7 @@ def test_table_shows_the_same_numbers() -> None:
              "--scales", "[1]", "--global", "1e39"],
             "global scale must be finite in f32",
         ),
+        (["--values", "[1,2]", "--scheme", "e5m2"], "E5M2 values are part of Burn's scheme"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_1(

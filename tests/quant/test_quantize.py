@@ -121,6 +121,8 @@ def test_the_store_a_backend_keeps() -> None:
     ("scheme", "message"),
     [
         ("e4m3", "E4M3 values are part of Burn's scheme space"),
+        ("e5m2", "E5M2 values are part of Burn's scheme space"),
+        ("e2m1", "E2M1 values are part of Burn's scheme space"),
         ("e2m1:store=packed-native", "E2M1"),
         ("q8s:scale=ue8m0", "UE8M0 scales are not yet supported"),
         ("q8s:block=4:global=f32", "reach f32's range"),
@@ -131,6 +133,8 @@ def test_unsupported_schemes_are_refused(scheme: str, message: str) -> None:
     for profile in Profile:
         with pytest.raises(QuantizationError, match=message):
             quantize_dynamic(np.ones(16, F32), scheme, profile=profile)
+        with pytest.raises(QuantizationError, match=message):
+            quantize(np.ones(16, F32), scheme, [0.1], profile=profile)
 
 
 def test_values_and_scales_beyond_f32_cast_without_a_warning() -> None:
