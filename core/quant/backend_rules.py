@@ -1,16 +1,19 @@
 """What each backend profile accepts, and the scheme its quantized primitive ends up carrying.
 
 The three Burn backends agree on the formula but not on which schemes they take or keep:
-- NdArray quantizes only the Native store (everything else is `unimplemented!`,
-  `crates/burn-ndarray/src/ops/qtensor.rs:90-170`); Q4/Q2 values are the `export_tests`
-  reference that Burn's backend tests compare GPU results against, held one i8 per value.
-- Flex quantizes any integer value and rewrites the store to Native on the primitive
-  (`crates/burn-flex/src/ops/qtensor.rs:62-64, 141, 198`): the dtype that comes back can differ
-  from the scheme asked for.
+- NdArray quantizes only the Native store (everything else, PackedNative included, is
+  `unimplemented!`, `crates/burn-ndarray/src/ops/qtensor.rs:82-169`); Q4/Q2 values are the
+  `export_tests` reference that Burn's backend tests compare GPU results against, held one i8 per
+  value.
+- Flex quantizes any integer value and rewrites the store to Native on the primitive, silently,
+  whatever store was asked for, PackedU32 or PackedNative (`crates/burn-flex/src/ops/qtensor.rs:62,
+  141, 200`): the dtype that comes back can differ from the scheme asked for.
 - CubeCL packs into u32 words along the last axis, which must be a multiple of the values per word
   ("Can't store in u32", `crates/burn-cubecl/src/ops/qtensor.rs:70-216`); with blocks, the packed
   kernel also needs the innermost block extent to be a multiple of it, so no word straddles two
-  blocks (`check_block_size_compat`, cubek-quant). Native sub-byte values cannot be stored.
+  blocks (`check_block_size_compat`, cubek-quant). Native sub-byte values cannot be stored, and
+  only E2M1 packs natively ("{value:?} doesn't support native packing",
+  `crates/burn-cubecl/src/ops/qtensor.rs:105-107`).
 """
 
 from __future__ import annotations

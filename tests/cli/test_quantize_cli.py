@@ -170,6 +170,10 @@ def test_table_shows_the_same_numbers() -> None:
             "global scale must be finite in f32",
         ),
         (["--values", "[1,2]", "--scheme", "e5m2"], "E5M2 values are part of Burn's scheme"),
+        (["--values", "[1,2]", "--scheme", "q4s:store=packed-native", "--backend", "ndarray"],
+         "only the Native store"),
+        (["--values", "[1,2]", "--scheme", "q4s:store=packed-native", "--backend", "cubecl"],
+         "Q4S doesn't support native packing"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_1(
@@ -217,6 +221,13 @@ def test_values_beyond_f32_are_refused_without_a_warning(args: list[str], messag
     assert result.stderr.startswith(f"error: {message}") and result.stderr.count("\n") == 1, (
         result.stderr
     )
+
+
+def test_packed_native_store_on_flex_is_stored_native() -> None:
+    """Burn's Flex rewrites any store to Native when quantizing (burn-flex ops/qtensor.rs:141,
+    200): a `packed-native` request comes back `store=native`, not refused."""
+    out = _json("--values", "[1,2]", "--scheme", "q4s:store=packed-native", "--backend", "flex")
+    assert out["scheme"] == "q4s:store=native" and len(bytes.fromhex(out["bytes"])) == 2 + 4
 
 
 def test_command_module_imports_no_numpy() -> None:

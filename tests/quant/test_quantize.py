@@ -137,6 +137,30 @@ def test_unsupported_schemes_are_refused(scheme: str, message: str) -> None:
             quantize(np.ones(16, F32), scheme, [0.1], profile=profile)
 
 
+@pytest.mark.parametrize("value", ["q8s", "q8f", "q4s", "q4f", "q2s", "q2f"])
+def test_packed_native_store_per_profile(value: str) -> None:
+    """What Burn 2c06be3 does with `QuantStore::PackedNative` for an integer value:
+    Flex quantizes and rewrites the store to Native (burn-flex/src/ops/qtensor.rs:141, 200);
+    NdArray's quantize match has no arm for it, `unimplemented!("Quantization not supported for
+    scheme ...")` (burn-ndarray/src/ops/qtensor.rs:169); CubeCL panics "{value:?} doesn't support
+    native packing", only E2M1 packs natively (burn-cubecl/src/ops/qtensor.rs:105-107)."""
+    x = np.linspace(-1, 1, 16, dtype=F32)
+    scheme = f"{value}:store=packed-native"
+    for run in (
+        lambda profile: quantize_dynamic(x, scheme, profile=profile),
+        lambda profile: quantize(x, scheme, [0.25], profile=profile),
+    ):
+        flex = run(Profile.FLEX)
+        assert flex.scheme.store == QuantStore.native() and str(flex.scheme) == (
+            f"{value}:store=native"
+        )
+        assert flex.values.dtype == np.int8 and flex.values.shape == (16,)
+        with pytest.raises(QuantizationError, match="quantizes only the Native store"):
+            run(Profile.NDARRAY)
+        with pytest.raises(QuantizationError, match=f"{value.upper()} doesn't support native"):
+            run(Profile.CUBECL)
+
+
 def test_values_and_scales_beyond_f32_cast_without_a_warning() -> None:
     """An f64 beyond f32's range becomes inf as Burn's cast makes it: an infinite `x` clamps
     (static) or is refused (calibration), an infinite scale is refused; numpy's overflow
