@@ -163,7 +163,15 @@ class Caught:
             return Callout("ok", "No panic: the operation went through.")
         if self.source:  # a BurnPanic: print it the way Rust does
             thread = getattr(self.error, "session", None) or "main"
-            text = f"thread '{thread}' panicked at {self.source}:\n{self.message}"
+            # The panic line carries Burn's own text (`BurnPanic.message`); what the model adds
+            # to `str(error)` (the session that ended, a target left waiting) follows, apart.
+            burn, note = self.message, ""
+            own = getattr(self.error, "message", None)
+            if isinstance(own, str) and own and self.message.startswith(own):
+                burn, note = own, self.message[len(own):].strip()
+            text = f"thread '{thread}' panicked at {self.source}:\n{burn}"
+            if note:
+                text += f"\n\n{note}"
             return Callout("error", f"Burn panics ({type(self.error).__name__})", text, pre=True)
         return Callout("error", f"{type(self.error).__name__}", self.message, pre=True)
 
