@@ -92,10 +92,17 @@ def progress_bar(console: Console, work: int) -> Iterator[Progress | None]:
     if work < LONG_WORK or not console.is_terminal:
         yield None
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
-                  "{task.total}"), TimeElapsedColumn(), console=console, transient=True) as bar:
+    # MofN shows "0/?" until the core reports a total (a plain "{task.total}" would say "None")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task("starting", total=None)
 
         def advance(done: int, total: int, what: str) -> None:

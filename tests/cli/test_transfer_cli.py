@@ -3,15 +3,19 @@ errors."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from routerlab.cli import app as app_module
+from routerlab.cli import render
 from routerlab.cli.app import app
+from routerlab.cli.commands.transfer import LONG_WORK, progress_bar
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 HOP_KEYS = {"hop", "source", "target", "path", "seconds", "bytes_moved", "bytes_copied",
@@ -117,3 +121,64 @@ def test_bad_input_is_one_line_and_exit_1(args: list[str], message: str,
     assert done.value.code == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+
+
+def _terminal_stderr(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
+    """Make the commands' stderr console a terminal writing into the returned buffer (the
+    commands build their consoles through `render.make_console` at call time)."""
+    drawn = io.StringIO()
+    plain_factory = render.make_console
+
+    def factory(plain: bool = False, stderr: bool = False) -> Console:
+        if stderr:
+            return Console(file=drawn, force_terminal=True, width=100)
+        return plain_factory(plain, stderr)
+
+    monkeypatch.setattr(render, "make_console", factory)
+    return drawn
+
+
+@pytest.mark.parametrize(("args", "last_step"), [
+    (["transfer", "--random", "1024,1024", "--hops", "2"], "hop 2: cpu:1 -> cpu:0"),
+    (["transfer", "--random", "512,1024", "--hops", "2"], "hop 2: cpu:1 -> cpu:0"),
+    (["compare", "--random", "512,512", "--hops", "1"], "legacy"),
+])
+def test_long_work_draws_a_transient_progress_bar_on_a_terminal(
+        args: list[str], last_step: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert LONG_WORK == 1 << 20  # elements x hops (x policies for compare)
+    drawn = _terminal_stderr(monkeypatch)
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    json.loads(result.stdout)  # the bar never reaches stdout
+    bar = drawn.getvalue()
+    assert last_step in bar and "━" in bar, bar
+    assert bar.endswith("\x1b[2K"), bar  # transient: the last thing drawn erases the bar's line
+
+
+@pytest.mark.parametrize("args", [
+    ["transfer", "--random", "1023,1024", "--hops", "1"],  # one row short of LONG_WORK
+    ["transfer", "--random", "4,16", "--hops", "3"],
+    ["compare", "--random", "256,256", "--hops", "3"],  # 5 policies x 3 hops x 64 Ki < 1 Mi
+])
+def test_short_work_draws_no_progress_bar(args: list[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn = _terminal_stderr(monkeypatch)
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    assert drawn.getvalue() == ""
+
+
+def test_progress_bar_needs_a_terminal_and_long_work() -> None:
+    drawn, piped_out = io.StringIO(), io.StringIO()
+    terminal = Console(file=drawn, force_terminal=True)
+    piped = Console(file=piped_out, force_terminal=False)
+    with progress_bar(terminal, LONG_WORK - 1) as progress:
+        assert progress is None
+    with progress_bar(piped, LONG_WORK * 100) as progress:
+        assert progress is None
+    assert drawn.getvalue() == piped_out.getvalue() == ""
+    with progress_bar(terminal, LONG_WORK) as progress:
+        assert progress is not None
+        progress(1, 3, "hop 1: cpu:0 -> cpu:1")
+    assert "hop 1: cpu:0 -> cpu:1" in drawn.getvalue() and "1/3" in drawn.getvalue()
+    assert "None" not in drawn.getvalue()  # before the first report the count reads 0/?
