@@ -9,7 +9,8 @@ same with PyTorch on the CPU (`torch.quantize_per_tensor(x, scale, 0, torch.qint
 run in interleaved rounds and each figure is its best round; every run allocates its output, as
 both libraries do. Throughput is float32 input bytes per second.
 Ratios above 1.0 mean RouterLab is faster. PyTorch is optional: without it the torch column is
-skipped with the reason printed.
+skipped with the reason printed. On a terminal a transient progress bar on stderr counts the
+timed calls (advanced between them, never inside one; benchmarks/_progress.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+from _progress import steps
 
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import quantize
@@ -80,9 +82,13 @@ def main() -> None:
 
     # Interleaved rounds, best of each: a shared machine's noise hits every contender alike.
     best = dict.fromkeys(runs, float("inf"))
-    for _ in range(args.repeat + 1):
-        for name, run in runs.items():
-            best[name] = min(best[name], timed(run))
+    rounds = args.repeat + 1
+    labels = [f"round {r + 1}/{rounds}: {name}" for r in range(rounds) for name in runs]
+    with steps(labels) as step:
+        for _ in range(rounds):
+            for name, run in runs.items():
+                best[name] = min(best[name], timed(run))
+                step()  # between timed calls, never inside one
 
     print(
         f"{n:,} float32 values ({nbytes / 2**20:.0f} MiB), {SCHEME} per tensor, scale "

@@ -15,7 +15,9 @@ resident throughout. Targets, checked and printed:
 - native <= 1.25 x the raw copy's time;   - native >= 3 x faster than dequantize;
 - bytes moved <= 0.26 x the f32 payload;  - peak memory <= 2.1 x the bytes moved.
 
-The exit status is 1 when a target is missed.
+The exit status is 1 when a target is missed. On a terminal a transient progress bar on stderr
+counts each case's copies and moves (advanced between them, never inside a timed call;
+benchmarks/_progress.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import tracemalloc
 from dataclasses import dataclass
 
 import numpy as np
+from _progress import steps
 
 from routerlab.core import Runtime
 from routerlab.core.transfer.measure import held
@@ -83,17 +86,25 @@ def run_case(name: str, scheme: str, source: str, target: str, count: int,
     stored = held(rt, tensor).tensor
     values = np.asarray(stored.values)
     f32_bytes = count * 4
-    raw = min(raw_copy(values) for _ in range(repeat))
     results = {p: Result() for p in POLICIES}
-    for round_ in range(repeat + 1):
-        for policy in POLICIES:
-            memory = round_ == repeat  # the last round measures memory, untimed
-            tensor, seconds, moved, peak = move(rt, tensor, policy, memory)
-            if memory:
-                results[policy].peak = peak
-            else:
-                results[policy].seconds = min(results[policy].seconds, seconds)
-                results[policy].bytes_moved = moved
+    raw = float("inf")
+    labels = [f"{name}: raw copy {r + 1}/{repeat}" for r in range(repeat)] + [
+        f"{name}: {policy} " + ("memory" if r == repeat else f"round {r + 1}/{repeat}")
+        for r in range(repeat + 1) for policy in POLICIES]
+    with steps(labels) as step:
+        for _ in range(repeat):
+            raw = min(raw, raw_copy(values))
+            step()  # between timed calls, never inside one
+        for round_ in range(repeat + 1):
+            for policy in POLICIES:
+                memory = round_ == repeat  # the last round measures memory, untimed
+                tensor, seconds, moved, peak = move(rt, tensor, policy, memory)
+                if memory:
+                    results[policy].peak = peak
+                else:
+                    results[policy].seconds = min(results[policy].seconds, seconds)
+                    results[policy].bytes_moved = moved
+                step()
     print(f"\n{name}: {count / 2**20:.0f} Mi values, {scheme}, {source} -> {target}; stored "
           f"{stored.nbytes / 2**20:.1f} MiB, f32 payload {f32_bytes / 2**20:.0f} MiB")
     print(f"  {'contender':<12} {'time':>10} {'× raw':>7} {'bytes moved':>14} {'× f32':>7} "
