@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.devices import Path, parse_device
+from routerlab.core.devices import Device, Path, parse_device
 from routerlab.core.dtypes import DType, is_quantized
 from routerlab.core.errors import RouterLabError, ScenarioError, UnknownTensorError
 from routerlab.core.quant import Calibration, parse_scheme
@@ -42,6 +42,9 @@ class Field:
     required: bool = True
     help: str = ""
     check: Callable[[Any], str | None] | None = None
+    device: bool = False
+    """The value is a device string that must be one of the file's `devices` (checked when the
+    file is loaded, like a label)."""
 
 
 @dataclass(frozen=True)
@@ -106,8 +109,35 @@ class ScenarioContext:
         try:
             return self.tensors[label]
         except KeyError:
-            raise UnknownTensorError(f"tensor {label!r} does not exist: the step that defines it "
-                                     "failed") from None
+            raise UnknownTensorError(undefined_label(label)) from None
+
+
+def undefined_label(label: str) -> str:
+    """The `UnknownTensorError` text for a label whose defining step failed (as expected); the
+    flow guard predicts the same text (`routerlab.core.transfer.flow`)."""
+    return f"tensor {label!r} does not exist: the step that defines it failed"
+
+
+BEFORE_STEPS = "before step 1 (creating the devices)"
+"""Where a run fails that cannot create a listed device (a `cuda:N` without a usable GPU)."""
+
+
+class ScenarioRunError(ScenarioError):
+    """A run that stopped: the step that failed (`None`: before the first step, while the
+    listed devices were created), its op, the class name of the error and its text. `str()` is
+    the one line the CLI prints; `to_dict()` is the `failure` object of `simulate --json`."""
+
+    def __init__(self, source: str, step: int | None, op: str | None, error: str,
+                 message: str, *, text: str | None = None) -> None:
+        where = f"step {step} ({op})" if step is not None else BEFORE_STEPS
+        super().__init__(text or f"{source}: {where} failed: {error}: {message}")
+        self.step = step
+        self.op = op
+        self.error = error
+        self.message = message
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "op": self.op, "error": self.error, "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -150,24 +180,27 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
         raise ScenarioError(f"{source}: not valid TOML: {error}") from None
     top = {"title": Field((str,), False), "description": Field((str,), False),
            "devices": Field((list,)), "legacy": Field((bool,), False),
-           "arrival": Field((str,), False), "steps": Field((list,)), "policy": _POLICY}
+           "arrival": _ARRIVAL, "steps": Field((list,)), "policy": _POLICY}
     _check_fields(doc, top, f"{source}")
     devices = doc["devices"]
     if not devices or not all(isinstance(d, str) for d in devices):
         raise ScenarioError(f"{source}: field 'devices': expected a non-empty list of device "
                             "strings")
-    if doc.get("arrival", "source-first") not in ("source-first", "target-first"):
-        raise ScenarioError(f"{source}: field 'arrival': expected 'source-first' or "
-                            "'target-first'")
+    try:
+        declared = [parse_device(d) for d in devices]
+    except RouterLabError as error:
+        raise ScenarioError(f"{source}: field 'devices': {error}") from None
+    arrival = Arrival.parse(doc.get("arrival", Arrival.SOURCE_FIRST)).value
     labels: set[str] = set()
     for number, step in enumerate(doc["steps"], start=1):
-        _check_step(step, number, labels, source)
+        _check_step(step, number, labels, source, declared)
     return Scenario(source, doc.get("title", FilePath(source).stem), doc.get("description", ""),
                     tuple(devices), tuple(doc["steps"]), doc.get("legacy", False),
-                    doc.get("arrival", "source-first"), doc.get("policy"))
+                    arrival, doc.get("policy"))
 
 
-def _check_step(step: Any, number: int, labels: set[str], source: str) -> None:
+def _check_step(step: Any, number: int, labels: set[str], source: str,
+                devices: list[Device]) -> None:
     where = f"{source}: step {number}"
     if not isinstance(step, dict):
         raise ScenarioError(f"{where}: expected a table ([[steps]])")
@@ -179,6 +212,16 @@ def _check_step(step: Any, number: int, labels: set[str], source: str) -> None:
         raise ScenarioError(f"{where}: field 'op': unknown step kind {op!r}; expected one of: "
                             f"{', '.join(sorted(STEP_KINDS))}")
     _check_fields(step, {**COMMON_FIELDS, **kind.fields}, f"{where} ({op})")
+    for name, spec in kind.fields.items():
+        if spec.device and name in step:
+            try:
+                device = parse_device(step[name])
+            except RouterLabError as error:
+                raise ScenarioError(f"{where} ({op}): field '{name}': {error}") from None
+            if device not in devices:
+                raise ScenarioError(f"{where} ({op}): field '{name}': device {step[name]!r} is "
+                                    "not in the file's 'devices' (" +
+                                    ", ".join(str(d) for d in devices) + ")")
     for name in kind.reads:
         if name in step and step[name] not in labels:
             raise ScenarioError(f"{where} ({op}): field '{name}': unknown tensor label "
@@ -217,7 +260,12 @@ def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
     "simulate --policy X" then does."""
     if policy is not None:
         policy = Policy.parse(policy).value
-    rt = runtime or Runtime(scenario.devices, legacy=scenario.legacy, arrival=scenario.arrival)
+    try:  # creates every listed device: a `cuda:N` one needs a usable GPU
+        rt = runtime or Runtime(scenario.devices, legacy=scenario.legacy,
+                                arrival=scenario.arrival)
+    except RouterLabError as failure:
+        raise ScenarioRunError(scenario.source, None, None, type(failure).__name__,
+                               str(failure)) from failure
     ctx = ScenarioContext(rt, policy=scenario.policy, override=policy)
     for number, step in enumerate(scenario.steps, start=1):
         kind = STEP_KINDS[step["op"]]
@@ -228,14 +276,16 @@ def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
         except RouterLabError as failure:
             expected = step.get("expect_error")
             if expected is None or not _matches(failure, expected):
-                raise ScenarioError(f"{scenario.source}: step {number} ({kind.name}) failed: "
-                                    f"{type(failure).__name__}: {failure}") from failure
+                raise ScenarioRunError(scenario.source, number, kind.name,
+                                       type(failure).__name__, str(failure)) from failure
             description, error = f"{kind.name} failed as expected", \
                 f"{type(failure).__name__}: {failure}"
         else:
             if "expect_error" in step:
-                raise ScenarioError(f"{scenario.source}: step {number} ({kind.name}): expected "
-                                    f"an error matching {step['expect_error']!r}, but it succeeded")
+                message = f"expected an error matching {step['expect_error']!r}, but it succeeded"
+                raise ScenarioRunError(scenario.source, number, kind.name, "ScenarioError",
+                                       message, text=f"{scenario.source}: step {number} "
+                                                     f"({kind.name}): {message}")
         yield StepResult(number, kind.name, description, rt.registries(), rt.trace.read(mark),
                          error, step.get("note", ""))
 
@@ -288,6 +338,8 @@ def _parse_problem(parse: Callable[[str], Any]) -> Callable[[Any], str | None]:
 
 _POLICY = Field((str,), False, "a transfer policy: " + ", ".join(POLICY_NAMES),
                 _parse_problem(Policy.parse))
+_ARRIVAL = Field((str,), False, "which side of a same-peer transfer runs first: "
+                 + ", ".join(str(a) for a in Arrival), _parse_problem(Arrival.parse))
 
 
 def _define(ctx: ScenarioContext, step: Mapping[str, Any], tensor: RouterTensor) -> str:
@@ -391,7 +443,8 @@ def _read_quantized(ctx: ScenarioContext, step: Mapping[str, Any]) -> str:
 
 _IN = Field((str,), help="label of the input tensor")
 _NAME = Field((str,), help="label for the result")
-_DEVICE = Field((str,), help="a device string", check=_parse_problem(parse_device))
+_DEVICE = Field((str,), help="a device string, one of the file's devices",
+                check=_parse_problem(parse_device), device=True)
 _DTYPE = Field((str,), help="a dtype name", check=_parse_problem(DType.parse))
 _OPT_DTYPE = Field((str,), False, "a dtype name", _parse_problem(DType.parse))
 _VALUE_FIELD = Field(_VALUES, help="nested list of numbers", check=_values_problem)
@@ -420,7 +473,7 @@ for _kind in (
     StepKind("to_device", {"tensor": _IN, "device": _DEVICE, "name": _NAME,
                            "path": Field((str,), False, check=_parse_problem(Path.parse)),
                            "legacy": Field((bool,), False), "policy": _POLICY,
-                           "arrival": Field((str,), False, check=_parse_problem(Arrival.parse))},
+                           "arrival": _ARRIVAL},
              _to_device, ("tensor",), ("name",), "move to another device"),
     StepKind("quantize", {"tensor": _IN, "scheme": _SCHEME, "name": _NAME, "scales": _FLOATS,
                           "global": Field((float, int), False, "the global scale (two-level)"),

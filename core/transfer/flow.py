@@ -11,7 +11,8 @@ legacy panic in a session ends that session for good (no `catch_unwind`,
 `crates/burn-remote/src/server/worker.rs:119-134`) and a same-peer target left waiting ends with
 it, so a later step on either device would fail with `SessionEnded`. A step that would fail is a
 problem unless its `expect_error` matches the predicted error; an `expect_error` on a step that
-would succeed is a problem too.
+would succeed is a problem too. A listed `cuda:N` device that this machine cannot create (no
+usable GPU, `routerlab.core.gpu.gpu_status`) is a problem before step 1, where the run fails.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from routerlab.core import gpu
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device, Path, parse_device
 from routerlab.core.dtypes import AnyDType, DType, is_quantized
@@ -28,9 +30,11 @@ from routerlab.core.errors import (
     BurnUnimplemented,
     DeviceError,
     DTypeError,
+    GpuUnavailableError,
     RouterLabError,
     SessionEnded,
     TransferRejected,
+    UnknownTensorError,
     UseAfterDropError,
 )
 from routerlab.core.interpreter import SRC_QUANTIZE
@@ -45,7 +49,7 @@ from routerlab.core.ir import (
     SwapDimsOp,
 )
 from routerlab.core.quant import parse_scheme
-from routerlab.core.scenario import Scenario
+from routerlab.core.scenario import BEFORE_STEPS, STEP_KINDS, Scenario, undefined_label
 from routerlab.core.transfer.guard import Outcome, TransferPlan, plan_transfer
 from routerlab.core.transfer.policies import Policy
 from routerlab.core.transfer.qtensor import scheme_on
@@ -140,10 +144,42 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
     """Judge every step of `scenario` without running it; `policy` replaces the policy of every
     transfer (a what-if: "and under reject?")."""
     walk = _Walk(scenario, None if policy is None else Policy.parse(policy))
+    walk.problems.extend(_device_problems(scenario))
     for number, step in enumerate(scenario.steps, start=1):
         walk.step(number, step)
     return FlowReport(scenario.source, scenario.title, walk.override, tuple(walk.transfers),
                       tuple(walk.problems), tuple(dict.fromkeys(walk.unchecked)))
+
+
+def _device_problems(scenario: Scenario) -> list[str]:
+    """A run creates every listed device before step 1 (`Runtime(devices)`), and a `cuda:N`
+    device needs a usable GPU (`routerlab.core.gpu.require_cupy`, whose texts these are). The
+    probe (`gpu_status`) runs only for a flow that lists one, so CuPy is never imported for a
+    CPU-only flow."""
+    problems = []
+    for device in map(parse_device, scenario.devices):
+        if device.kind != "cuda":
+            continue
+        status = gpu.gpu_status()
+        if not status.usable:
+            reason = f"cuda:{device.index} is not available: {status.reason}"
+        elif device.index >= status.device_count:
+            reason = f"cuda:{device.index} does not exist: {status.device_count} GPU(s) found"
+        else:
+            continue
+        problems.append(f"{BEFORE_STEPS} would fail: {GpuUnavailableError.__name__}: {reason} "
+                        f"({device} {_first_use(scenario, device)})")
+    return problems
+
+
+def _first_use(scenario: Scenario, device: Device) -> str:
+    for number, step in enumerate(scenario.steps, start=1):
+        kind = STEP_KINDS.get(step["op"])
+        fields = kind.fields.items() if kind is not None else ()
+        if any(spec.device and name in step and parse_device(step[name]) == device
+               for name, spec in fields):
+            return f"is first used by step {number}, {step['op']}"
+    return "is listed in 'devices' but used by no step"
 
 
 class _Predicted(Exception):
@@ -360,8 +396,7 @@ class _Walk:
 
     def _use(self, label: str) -> Meta | None:
         if label in self.failed:
-            raise _Predicted(RouterLabError, f"tensor {label!r} does not exist: the step that "
-                                             "defines it fails")
+            raise _Predicted(UnknownTensorError, undefined_label(label))
         if label in self.consumed:
             raise _Predicted(UseAfterDropError, f"tensor {label!r} was already dropped or "
                                                 "consumed by an earlier step")

@@ -10,6 +10,7 @@ from routerlab.core import ScenarioError
 from routerlab.core.scenario import (
     STEP_KINDS,
     Field,
+    ScenarioRunError,
     StepKind,
     load_scenario,
     parse_scenario,
@@ -71,6 +72,16 @@ def test_cross_peer_goes_through_bytes() -> None:
      r"step 2 \(drop\): field 'colour': unknown field"),
     (HEAD + MAKE_X + '[[steps]]\nop = "read"\ntensor = "x"\nconsume = 1\n',
      r"step 2 \(read\): field 'consume': expected bool, got int"),
+    (HEAD + '[[steps]]\nop = "tensor"\nname = "x"\nvalues = [1.0]\ndevice = "cpu:7"\n',
+     r"step 1 \(tensor\): field 'device': device 'cpu:7' is not in the file's 'devices' "
+     r"\(cpu:0, cpu:1, peer2/cpu:0\)"),
+    (HEAD + MAKE_X + '[[steps]]\nop = "to_device"\ntensor = "x"\ndevice = "peer3/cpu:0"\n'
+     'name = "y"\n', r"step 2 \(to_device\): field 'device': device 'peer3/cpu:0' is not in"),
+    ('devices = ["cpu:0", "gpu0"]\nsteps = []\n',
+     r"^bad.toml: field 'devices': malformed device 'gpu0'"),
+    ('devices = ["cpu:0@tpu"]\nsteps = []\n', r"^bad.toml: field 'devices': 'cpu:0@tpu': "),
+    ('arrival = "sideways"\n' + HEAD + 'steps = []\n',
+     r"^bad.toml: field 'arrival': unknown arrival order 'sideways'"),
 ])
 def test_bad_files_are_refused_with_file_step_and_field(text: str, message: str) -> None:
     with pytest.raises(ScenarioError, match=message) as info:
@@ -129,3 +140,47 @@ def test_results_are_json_ready() -> None:
     import json
     result = next(iter(run_scenario(load_scenario(SCENARIOS / "shared-add.toml"))))
     assert json.loads(json.dumps(result.to_dict()))["registries"]["cpu:0"]["rows"][0][0] == 0
+
+
+def test_a_device_outside_devices_is_refused_before_any_step_runs() -> None:
+    """Refused by loading (step 3 names it; steps 1 and 2 never run), not by step 3 at run
+    time: the same device written with its default profile is the same device."""
+    text = (HEAD + MAKE_X + '[[steps]]\nop = "to_device"\ntensor = "x"\ndevice = "cpu:1@flex"\n'
+            'name = "y"\n[[steps]]\nop = "to_device"\ntensor = "y"\ndevice = "cuda:0"\n'
+            'name = "z"\n')
+    with pytest.raises(ScenarioError, match=r"^s.toml: step 3 \(to_device\): field 'device': "
+                                            r"device 'cuda:0' is not in the file's 'devices'"):
+        parse_scenario(text, "s.toml")
+
+
+def test_top_level_and_step_arrival_are_read_alike() -> None:
+    """Both go through `Arrival.parse`: any case, spaces ignored, stored canonically."""
+    text = ('arrival = " Target-First"\n' + HEAD + MAKE_X +
+            '[[steps]]\nop = "to_device"\ntensor = "x"\ndevice = "cpu:1"\nname = "y"\n'
+            'arrival = "SOURCE-first"\n')
+    scenario = parse_scenario(text)
+    assert scenario.arrival == "target-first"
+    assert [r.step for r in run_scenario(scenario)] == [1, 2]
+
+
+def test_a_plugin_device_field_is_checked_against_devices() -> None:
+    register_step(StepKind("touch", {"device": Field((str,), device=True)},
+                           lambda ctx, step: "touched"))
+    try:
+        assert parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "cpu:1"\n')
+        with pytest.raises(ScenarioError, match=r"step 1 \(touch\): field 'device': malformed"):
+            parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "gpu"\n')
+        with pytest.raises(ScenarioError, match=r"step 1 \(touch\): field 'device': device "
+                                                r"'cpu:5' is not in"):
+            parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "cpu:5"\n')
+    finally:
+        del STEP_KINDS["touch"]
+
+
+def test_a_failed_run_carries_its_step_op_and_error() -> None:
+    scenario = parse_scenario(HEAD + MAKE_X + '[[steps]]\nop = "read"\ntensor = "x"\n'
+                              'expect = [9.0, 9.0]\n', "s.toml")
+    with pytest.raises(ScenarioRunError) as info:
+        list(run_scenario(scenario))
+    assert info.value.to_dict() == {"step": 2, "op": "read", "error": "ScenarioError",
+                                    "message": "read x: got [1.0, 2.0], expected [9.0, 9.0]"}

@@ -8,8 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from routerlab.core import gpu
 from routerlab.core.errors import ScenarioError
-from routerlab.core.scenario import Scenario, load_scenario, parse_scenario, run_scenario
+from routerlab.core.gpu import GpuStatus
+from routerlab.core.scenario import (
+    Scenario,
+    ScenarioRunError,
+    load_scenario,
+    parse_scenario,
+    run_scenario,
+)
 from routerlab.core.transfer.flow import validate_flow
 
 SCENARIOS = sorted(Path(__file__).resolve().parents[2].joinpath("scenarios").glob("*.toml"))
@@ -119,3 +127,92 @@ name = "q"
     report = validate_flow(scenario)
     assert list(report.problems) == ["step 2 (quantize) would fail: BurnTodo: not yet implemented "
                                "(crates/burn-router/src/interpreter.rs:1390-1391)"]
+
+
+def test_a_label_whose_step_failed_as_expected_is_predicted_as_the_run_fails() -> None:
+    """validate's prediction and the run's error are the same class and text."""
+    scenario = parse_scenario('''
+devices = ["cpu:0"]
+[[steps]]
+op = "tensor"
+name = "x"
+values = [1.0, 2.0]
+device = "cpu:0"
+[[steps]]
+op = "reshape"
+tensor = "x"
+shape = [3]
+name = "y"
+expect_error = "ShapeError"
+[[steps]]
+op = "drop"
+tensor = "y"
+''', "s.toml")
+    report = validate_flow(scenario)
+    assert list(report.problems) == ["step 3 (drop) would fail: UnknownTensorError: tensor 'y' "
+                                     "does not exist: the step that defines it failed"]
+    with pytest.raises(ScenarioError) as run:
+        list(run_scenario(scenario))
+    predicted = report.problems[0].split(" would fail: ", 1)[1]
+    assert str(run.value) == f"s.toml: step 3 (drop) failed: {predicted}"
+
+
+GPU_FLOW = '''
+devices = ["cpu:0", "cuda:0"]
+[[steps]]
+op = "tensor"
+name = "x"
+values = [1.0, 2.0]
+device = "cpu:0"
+[[steps]]
+op = "to_device"
+tensor = "x"
+device = "cuda:0"
+name = "y"
+'''
+
+
+def _gpu(monkeypatch: pytest.MonkeyPatch, status: GpuStatus) -> None:
+    monkeypatch.setattr(gpu, "gpu_status", lambda: status)
+
+
+def test_a_cuda_device_without_a_usable_gpu_is_predicted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run creates every listed device before step 1, so it fails there; the prediction
+    is the run's own error (forced here, so it holds on a GPU machine too)."""
+    _gpu(monkeypatch, GpuStatus(False, "no driver (forced by the test)"))
+    scenario = parse_scenario(GPU_FLOW, "g.toml")
+    report = validate_flow(scenario)
+    assert list(report.problems) == [
+        "before step 1 (creating the devices) would fail: GpuUnavailableError: cuda:0 is not "
+        "available: no driver (forced by the test) (cuda:0 is first used by step 2, to_device)"]
+    with pytest.raises(ScenarioRunError) as run:
+        list(run_scenario(scenario))
+    assert run.value.step is None and run.value.error == "GpuUnavailableError"
+    assert f"{run.value.error}: {run.value.message}" in report.problems[0]
+
+
+def test_a_usable_gpu_passes_and_a_missing_index_is_predicted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _gpu(monkeypatch, GpuStatus(True, "forced by the test", "13.0", 1, "Fake GPU"))
+    assert validate_flow(parse_scenario(GPU_FLOW)).ok
+    report = validate_flow(parse_scenario(GPU_FLOW.replace("cuda:0", "cuda:1")))
+    assert list(report.problems) == [
+        "before step 1 (creating the devices) would fail: GpuUnavailableError: cuda:1 does not "
+        "exist: 1 GPU(s) found (cuda:1 is first used by step 2, to_device)"]
+
+
+def test_a_cpu_flow_never_probes_the_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    def probe() -> GpuStatus:
+        raise AssertionError("gpu_status called for a flow without cuda devices")
+
+    monkeypatch.setattr(gpu, "gpu_status", probe)
+    assert validate_flow(load_scenario(SCENARIOS[0])).ok
+
+
+def test_this_machines_gpu_status_is_predicted() -> None:
+    """The real probe: on a machine without a usable GPU the prediction carries its reason."""
+    status = gpu.gpu_status()
+    if status.usable:
+        pytest.skip(f"a GPU is usable here ({status.device_name}): nothing to refuse")
+    report = validate_flow(parse_scenario(GPU_FLOW))
+    assert not report.ok and status.reason in report.problems[0]
