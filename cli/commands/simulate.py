@@ -3,7 +3,8 @@
 The core (`routerlab.core.scenario`) validates and runs the file and returns data; this command
 only renders it: a heading per step, then one rich table per device (`--plain` / NO_COLOR drop
 the colour), or one JSON document with `--json`. A bad file or a failing step raises a
-`RouterLabError`, which `routerlab.cli.app.main` prints as one line with exit code 1.
+`RouterLabError`, which `routerlab.cli.app.main` prints as one line with exit code 1; with
+`--json`, a run that stops still prints its document first: the steps that ran and a `failure`.
 """
 
 from __future__ import annotations
@@ -30,14 +31,21 @@ def simulate(
                          "reject, legacy) instead of the file's.")] = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core.scenario import load_scenario, run_scenario
+    from routerlab.core.scenario import ScenarioRunError, load_scenario, run_scenario
 
     loaded = load_scenario(scenario)
     steps = run_scenario(loaded, policy=policy)
     if json_out:
-        print_json({"scenario": str(scenario), "title": loaded.title,
-                    "description": loaded.description, "devices": list(loaded.devices),
-                    "steps": [result.to_dict() for result in steps]})
+        done: list[dict[str, object]] = []
+        doc = {"scenario": str(scenario), "title": loaded.title,
+               "description": loaded.description, "devices": list(loaded.devices),
+               "steps": done}
+        try:
+            done.extend(result.to_dict() for result in steps)
+        except ScenarioRunError as failure:  # the steps that ran, then what stopped the run
+            print_json({**doc, "failure": failure.to_dict()})
+            raise  # main() still prints the one line on stderr and exits 1
+        print_json(doc)
         return
     console = make_console(plain)
     console.print(f"[bold]{loaded.title}[/bold]" if not plain else loaded.title, markup=not plain)

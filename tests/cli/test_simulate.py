@@ -27,6 +27,7 @@ def test_json_is_one_document() -> None:
                                       "--json"])
     assert result.exit_code == 0
     doc = json.loads(result.output)
+    assert list(doc) == ["scenario", "title", "description", "devices", "steps"]
     assert [s["step"] for s in doc["steps"]] == [1, 2, 3, 4]
     assert doc["steps"][2]["registries"]["peer2/cpu:0"]["rows"][0][0] == 2
 
@@ -88,3 +89,26 @@ def test_unknown_policy_is_refused() -> None:
                                       "--policy", "teleport"])
     assert result.exit_code != 0
     assert "teleport" in str(result.exception) + result.output
+
+
+def test_json_of_a_failing_run_is_the_steps_that_ran_and_the_failure(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """stdout: one document (steps 1-2 ran, step 3 stopped the run); stderr: the one line;
+    exit 1."""
+    local = str(SCENARIOS / "quantized-local.toml")
+    monkeypatch.setattr(sys, "argv", ["routerlab", "simulate", local, "--json", "--policy",
+                                      "reject"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 1
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert list(doc) == ["scenario", "title", "description", "devices", "steps", "failure"]
+    assert [s["step"] for s in doc["steps"]] == [1, 2]
+    failure = doc["failure"]
+    assert (failure["step"], failure["op"], failure["error"]) == (3, "to_device",
+                                                                  "TransferRejected")
+    assert failure["message"].startswith("transfer of a quantized tensor refused")
+    assert err.count("\n") == 1
+    assert err == (f"error: {local}: step 3 (to_device) failed: TransferRejected: "
+                   f"{failure['message']}\n")
