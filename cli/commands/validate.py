@@ -8,6 +8,7 @@ policy, to ask what the flow would do under it. The judging is
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -35,7 +36,8 @@ def validate(
         print_json(report.to_dict())
     else:
         console = make_console(plain)
-        console.print(to_rich(report.view()))
+        # The summary is printed once, last (after the walls), not also as the table's caption.
+        console.print(to_rich(dataclasses.replace(report.view(), caption="")))
         for transfer in report.transfers:
             for wall in transfer.plan.walls:
                 console.print(f"  step {transfer.step} wall: {wall.line()}", markup=False)
