@@ -29,7 +29,15 @@ class TensorData:
 
     @classmethod
     def from_array(cls, array: Any, dtype: DType | None = None) -> TensorData:
-        """Copy a host array (or anything numpy accepts) into bytes, converting to `dtype`."""
+        """Copy a host array (or anything numpy accepts) into bytes, converting to `dtype`.
+
+        A value the target int, uint or bool dtype cannot hold exactly is refused with a
+        `DTypeError` naming the value, the dtype and its range, where numpy's cast would wrap it
+        (`300` as u8 would store 44, `-1` as u8 255) or truncate it (`2.7` as i32 would store 2,
+        `nan` anything at all). An integral float counts as that integer: `3.0` as i32 is 3, and
+        `0.0` / `1.0` as bool are False / True. Bool accepts 0, 1, True and False only. Float
+        dtypes keep numpy's rounding to the nearest representable value.
+        """
         try:
             host = np.asarray(array)
         except (ValueError, TypeError) as error:
@@ -37,6 +45,8 @@ class TensorData:
         if host.dtype.kind not in "biuf":
             raise DTypeError(f"values must be numbers or booleans, not {host.dtype}")
         target = dtype if dtype is not None else DType.from_numpy(host.dtype)
+        if host.dtype.kind != "b" and not target.is_float():
+            _check_exact(host, target)
         host = np.ascontiguousarray(host, dtype=target.numpy)
         return cls(host.tobytes(), tuple(int(d) for d in host.shape), target)
 
@@ -54,3 +64,36 @@ class TensorData:
     @property
     def num_elements(self) -> int:
         return math.prod(self.shape)
+
+
+def _check_exact(host: np.ndarray, target: DType) -> None:
+    """Refuse the first value of `host` (ints or floats) that `target` (an int, uint or bool
+    dtype) cannot hold exactly; numpy's cast would change it without a word."""
+    if host.size == 0:
+        return
+    if target is DType.BOOL:
+        low, high = 0, 1
+    else:
+        info = np.iinfo(target.numpy)
+        low, high = int(info.min), int(info.max)
+    if host.dtype.kind == "f":
+        values = host.astype(np.float64)  # exact for f16 / f32; the checks below are exact too
+        # `high + 1` is a power of two, so it is exact as a float (`high` itself may not be).
+        bad = (~np.isfinite(values) | (values != np.trunc(values)) | (values < float(low))
+               | (values >= float(high + 1)))
+        if not bad.any():
+            return
+    elif low <= int(host.min()) and int(host.max()) <= high:
+        return
+    value = next(v for v in host.ravel().tolist() if not low <= v <= high  # nan: not either
+                 or isinstance(v, float) and not v.is_integer())
+    if target is DType.BOOL:
+        raise DTypeError(f"value {value!r} is not a bool: bool accepts 0, 1, True and False only")
+    if not math.isfinite(value):
+        raise DTypeError(f"value {value!r} is not a finite number, and {target} holds integers "
+                         f"only ({low}..{high})")
+    if not low <= value <= high:
+        raise DTypeError(f"value {value!r} is out of range for {target}, which holds "
+                         f"{low}..{high}")
+    raise DTypeError(f"value {value!r} is not an integer, and {target} holds integers only; "
+                     "round the values first, or use a float dtype")

@@ -194,3 +194,55 @@ def test_reading_with_the_wrong_reader_consumes_nothing(populated, snapshot) -> 
     with pytest.raises(DTypeError, match="read_quantized reads quantized tensors, not f64"):
         rt.read_quantized(a, consume=True)
     assert snapshot(rt) == before and q.alive and a.alive and a.count == 2
+
+
+@pytest.mark.parametrize(("values", "dtype", "message"), [
+    ([300], "u8", r"value 300 is out of range for u8, which holds 0\.\.255"),
+    ([-1], "u8", r"value -1 is out of range for u8, which holds 0\.\.255"),
+    ([70000], "i16", r"value 70000 is out of range for i16, which holds -32768\.\.32767"),
+    ([[1, 2], [3, -129]], "i8", r"value -129 is out of range for i8, which holds -128\.\.127"),
+    ([-1], "u64", r"value -1 is out of range for u64, which holds 0\.\.18446744073709551615"),
+    ([2**63], "i64", r"value 9223372036854775808 is out of range for i64, which holds "
+                     r"-9223372036854775808\.\.9223372036854775807"),
+    ([256.0], "u8", r"value 256\.0 is out of range for u8, which holds 0\.\.255"),
+    ([1.0, 2.7], "i32", r"value 2\.7 is not an integer, and i32 holds integers only"),
+    ([float("nan")], "i32", r"value nan is not a finite number, and i32 holds integers only "
+                            r"\(-2147483648\.\.2147483647\)"),
+    ([float("inf")], "u8", r"value inf is not a finite number, and u8 holds integers only"),
+    ([0, 1, 2], "bool", r"value 2 is not a bool: bool accepts 0, 1, True and False only"),
+    ([0.5], "bool", r"value 0\.5 is not a bool: bool accepts 0, 1, True and False only"),
+])
+def test_values_the_dtype_cannot_hold(populated, snapshot, values, dtype: str,  # type: ignore[no-untyped-def]
+                                      message: str) -> None:
+    """numpy's cast would wrap (300 as u8 is 44, 70000 as i16 is 4464) or truncate (2.7 as i32
+    is 2) without a word; RouterLab refuses before anything is created."""
+    rt, *_ = populated
+    before = snapshot(rt)
+    with pytest.raises(DTypeError, match=f"^{message}"):
+        rt.tensor(values, "cpu:0", dtype)
+    assert snapshot(rt) == before
+
+
+@pytest.mark.parametrize(("values", "dtype", "stored"), [
+    ([0, 255], "u8", [0, 255]),
+    ([-32768, 32767], "i16", [-32768, 32767]),
+    ([3.0, -2.0], "i32", [3, -2]),  # integral floats are the integers they spell
+    ([2**64 - 1], "u64", [2**64 - 1]),
+    ([True, False, 1, 0, 1.0], "bool", [True, False, True, False, True]),
+    ([True, False], "u8", [1, 0]),
+])
+def test_values_at_the_edge_of_the_range_are_kept(rt: Runtime, values, dtype: str,  # type: ignore[no-untyped-def]
+                                                  stored) -> None:
+    assert rt.read(rt.tensor(values, "cpu:0", dtype)).tolist() == stored
+
+
+def test_scenario_tensor_step_refuses_a_value_out_of_range() -> None:
+    """A scenario's `tensor` step calls `Runtime.tensor`: the same error, nothing registered."""
+    from routerlab.core.scenario import parse_scenario, run_scenario
+
+    scenario = parse_scenario('devices = ["cpu:0"]\n[[steps]]\nop = "tensor"\nname = "x"\n'
+                              'values = [1, 300]\ndevice = "cpu:0"\ndtype = "u8"\n'
+                              'expect_error = "out of range for u8"\n')
+    (result,) = run_scenario(scenario)
+    assert result.error == "DTypeError: value 300 is out of range for u8, which holds 0..255"
+    assert result.registries["cpu:0"].rows == []
