@@ -48,6 +48,11 @@ class Journal:
         if self.active:
             container._undo = self.entries
 
+    def unwatch(self, container: HandleContainer) -> None:
+        """Stop journaling `container` (its device was forgotten)."""
+        self._containers.remove(container)
+        container._undo = None
+
     def begin(self) -> None:
         self.entries = []
         self.active = True

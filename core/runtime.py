@@ -4,7 +4,9 @@ A `Runtime` is the model's *process*: one id counter for every client, one serve
 session per device, one trace. Each public method is one *step*: it opens a journal, does its
 work through the client, channel and sessions, runs the sessions to completion, and either commits
 or, on any error, rolls every registry, rendezvous map and client clone count back to exactly
-where they were before raising. The methods are thin; the behaviour lives in the modules below.
+where they were before raising. A device first named by a step is created inside it, so a failed
+step also forgets the device it created (`rt.devices` and `rt.registries()` are as they were).
+The methods are thin; the behaviour lives in the modules below.
 
     rt = Runtime()
     x = rt.tensor([[1, 2], [3, 4]], device="cpu:0", dtype="f32")
@@ -87,20 +89,38 @@ class Runtime:
         return TensorId(self._minted - 1)
 
     def client(self, device: DeviceLike) -> RouterClient:
-        """The client of `device`, creating its session on first use (Burn's `get_client`)."""
+        """The client of `device`, creating its session on first use (Burn's `get_client`).
+        Inside a step the creation is journaled: if the step fails, the device is forgotten."""
         parsed = parse_device(device)
         client = self._clients.get(parsed)
         if client is not None:
             return client
-        if self._declared is not None and parsed not in self._declared:
-            known = ", ".join(str(d) for d in self._declared)
-            raise DeviceError(f"unknown device {parsed}; this runtime has: {known}")
+        self._check_declared(parsed)
         interpreter = TensorInterpreter(make_backend(parsed), self.trace, self.legacy,
                                         self._quantized, self._interpreter_ids)
         session = Session(interpreter, self.server)
         self.server.add(session)
         client = self._clients[parsed] = RouterClient(session, self.server, self._new_id)
+        if self.journal.active:
+            self.journal.on_rollback(self._forget, parsed)
         return client
+
+    def _device(self, device: DeviceLike) -> Device:
+        """Parse `device` and check that this runtime may have it, creating nothing: a step
+        checks its device before it begins and creates the device's session inside it."""
+        parsed = parse_device(device)
+        if parsed not in self._clients:
+            self._check_declared(parsed)
+        return parsed
+
+    def _check_declared(self, device: Device) -> None:
+        if self._declared is not None and device not in self._declared:
+            known = ", ".join(str(d) for d in self._declared)
+            raise DeviceError(f"unknown device {device}; this runtime has: {known}")
+
+    def _forget(self, device: Device) -> None:
+        """Undo `client`'s creation of `device` (a failed step's rollback)."""
+        self.server.remove(self._clients.pop(device).session)
 
     @property
     def devices(self) -> list[Device]:
@@ -133,21 +153,36 @@ class Runtime:
         self.journal.commit()
         return result
 
+    def _undoable(self, work: Callable[[], T]) -> T:
+        """Run `work()` under the journal but as no step (nothing in the trace, no sessions
+        run): for a look that may create a device, and must forget it if the look fails."""
+        if self.journal.active:
+            return work()
+        self.journal.begin()
+        try:
+            result = work()
+        except BaseException:
+            self.journal.rollback()
+            raise
+        self.journal.commit()
+        return result
+
     # --- tensors and ops ---------------------------------------------------------------------
 
     def tensor(self, values: Any, device: DeviceLike = "cpu:0",
                dtype: DType | str | None = None) -> RouterTensor:
-        """A new tensor from values (`*_from_data`: register the data, then `Init`)."""
-        client = self.client(device)
+        """A new tensor from values (`*_from_data`: register the data, then `Init`). Values
+        the dtype cannot hold exactly are refused (`TensorData.from_array`)."""
+        target = self._device(device)
         parsed = DType.parse(dtype) if isinstance(dtype, str) else dtype
         data = TensorData.from_array(values, parsed)
-        return self.from_data(data, client.device)
+        return self.from_data(data, target)
 
     def from_data(self, data: TensorData, device: DeviceLike = "cpu:0") -> RouterTensor:
         """Register host data on `device`; quantized data arrives in the layout the device's
         profile holds (docs/transfers.md, "Arrival check")."""
-        client = self.client(device)
-        return self.atomic("create", upload, client, data)
+        target = self._device(device)
+        return self.atomic("create", lambda: upload(self.client(target), data))
 
     def op(self, op_type: Any, *inputs: RouterTensor, params: Sequence[Any] = ()) -> RouterTensor:
         """Any op class of `ir.py` (or an extension's) applied to `inputs`; the inputs are
@@ -225,18 +260,21 @@ class Runtime:
                   device: DeviceLike, path: Path | str | None, policy: str | None,
                   legacy: bool | None, arrival: Arrival | str | None) -> RouterTensor:
         """Read the options of `to_device` / `q_to_device` the one way, then run `work` as one
-        step."""
-        target = self.client(device)
+        step (which creates the target device if this is its first use)."""
+        target = self._device(device)
         forced = _path(path)
         order = self.arrival if arrival is None else Arrival.parse(arrival)
-        return self.atomic(f"{what} {target.device}", work, tensor, target, forced, policy, legacy,
-                           order)
+        return self.atomic(f"{what} {target}", lambda: work(tensor, self.client(target), forced,
+                                                            policy, legacy, order))
 
     def plan_transfer(self, tensor: RouterTensor, device: DeviceLike,
                       path: Path | str | None = None, *, policy: str | None = None,
                       legacy: bool | None = None) -> TransferPlan:
-        """What `to_device` would do, without doing it (the guard; nothing is submitted)."""
-        return plan(tensor, self.client(device), _path(path), policy, legacy)
+        """What `to_device` would do, without doing it (the guard; nothing is submitted). A
+        refused plan forgets the target device if this call created it."""
+        target = self._device(device)
+        forced = _path(path)
+        return self._undoable(lambda: plan(tensor, self.client(target), forced, policy, legacy))
 
     # --- quantized tensors -------------------------------------------------------------------
 
@@ -267,11 +305,12 @@ class Runtime:
     def submit(self, device: DeviceLike, op: OperationIr) -> TensorData | None:
         """Send a hand-built op to a device's session and run it (for teaching Burn's panics).
         Ids must have been minted by this runtime; a `ReadOp` returns its data."""
-        client = self.client(device)
+        target = self._device(device)
         for tensor in (*op.inputs(), *op.outputs()):
             self._check_known(tensor.id)
         reply = Reply() if isinstance(op, ReadOp) else None
-        self.atomic(f"submit {op.describe()}", client.session.submit, op, reply)
+        self.atomic(f"submit {op.describe()}",
+                    lambda: self.client(target).session.submit(op, reply))
         return None if reply is None else reply.value
 
     # --- looking -----------------------------------------------------------------------------

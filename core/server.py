@@ -47,6 +47,11 @@ class Server:
         self.sessions[session.device] = session
         self.journal.watch(session.interpreter.handles)
 
+    def remove(self, session: Session) -> None:
+        """Undo `add` (a failed step forgetting the device it created)."""
+        del self.sessions[session.device]
+        self.journal.unwatch(session.interpreter.handles)
+
     def new_transfer(self, source: Device, target: Device) -> int:
         """A process-unique transfer id (`get_next_transfer_id`, client/runner.rs:431)."""
         transfer_id = self._next_transfer
@@ -57,7 +62,10 @@ class Server:
     # --- rendezvous ----------------------------------------------------------------------
 
     def expose_local(self, source: Session, transfer_id: int, kind: HandleKind) -> None:
-        pending = self._local.setdefault(source.device.peer, {})
+        pending = self._local.get(source.device.peer)
+        if pending is None:  # a peer's first exposure: journaled too, so rollback removes it
+            pending = {}
+            self.journal.set(self._local, source.device.peer, pending)
         self.journal.set(pending, transfer_id, (source, kind))
 
     def exposed_locally(self, peer: str, transfer_id: int) -> bool:

@@ -10,8 +10,11 @@ from routerlab.core import (
     DeviceError,
     DType,
     GpuUnavailableError,
+    HandleKind,
+    Kind,
     MissingHandleError,
     ReadOp,
+    RouterLabError,
     Runtime,
     ShapeError,
     TensorIr,
@@ -246,3 +249,62 @@ def test_scenario_tensor_step_refuses_a_value_out_of_range() -> None:
     (result,) = run_scenario(scenario)
     assert result.error == "DTypeError: value 300 is out of range for u8, which holds 0..255"
     assert result.registries["cpu:0"].rows == []
+
+
+def _devices_and_registries(rt: Runtime) -> tuple[list[str], dict[str, object]]:
+    return [str(d) for d in rt.devices], {d: v.to_dict() for d, v in rt.registries().items()}
+
+
+def test_failed_create_leaves_no_new_device_behind() -> None:
+    """A runtime without a device list creates a device on first use, but a step that fails
+    forgets the device it created."""
+    rt = Runtime()
+    rt.tensor([1.0], "cpu:0")
+    before = _devices_and_registries(rt)
+    with pytest.raises(DTypeError, match="out of range for u8"):
+        rt.tensor([300], "cpu:7", "u8")
+    assert _devices_and_registries(rt) == before == (["cpu:0"], before[1])
+    assert len(rt.server.sessions) == 1 and len(rt.journal._containers) == 1
+
+
+def test_failed_transfer_leaves_no_new_device_behind(snapshot) -> None:  # type: ignore[no-untyped-def]
+    """The forced path is refused inside the step, after the target was created: rolled back."""
+    rt = Runtime()
+    x = rt.tensor([1.0], "cpu:0")
+    before, seen = _devices_and_registries(rt), snapshot(rt)
+    with pytest.raises(DeviceError, match="path 'local' needs both devices on one peer"):
+        rt.to_device(x, "peer2/cpu:0", path="local")
+    with pytest.raises(DeviceError, match="path 'local' needs both devices on one peer"):
+        rt.plan_transfer(x, "peer3/cpu:0", path="local")
+    assert _devices_and_registries(rt) == before and snapshot(rt) == seen
+    assert x.alive and x.count == 1 and len(rt.server.sessions) == 1
+    y = rt.to_device(x, "peer2/cpu:0")  # the device is still there to be created by a success
+    assert [str(d) for d in rt.devices] == ["cpu:0", "peer2/cpu:0"] and rt.read(y).tolist() == [1.0]
+
+
+def test_failed_server_side_transfer_forgets_the_new_target(snapshot) -> None:  # type: ignore[no-untyped-def]
+    """A panic in the source session (legacy uint, crates/burn-router/src/interpreter.rs:98)
+    after the new target was created: the target goes; the source's session stays ended, as a
+    panicked Burn worker does, with its registry restored."""
+    rt = Runtime()
+    x = rt.tensor([1, 2], "cpu:0", "u32")
+    before = snapshot(rt)
+    with pytest.raises(BurnPanic, match="Local transfer of U32 tensors"):
+        rt.to_device(x, "cpu:5", legacy=True)
+    assert [str(d) for d in rt.devices] == ["cpu:0"] and list(rt.registries()) == ["cpu:0"]
+    assert snapshot(rt) == before and x.alive
+
+
+def test_a_peers_first_rendezvous_map_is_rolled_back_too() -> None:
+    """The first exposure on a peer creates that peer's rendezvous map inside the step; a failed
+    step removes the map along with its entry."""
+    rt = Runtime()
+    source = rt.session("peer2/cpu:0")
+
+    def expose_then_fail() -> None:
+        rt.server.expose_local(source, 0, HandleKind(Kind.FLOAT, None))
+        raise RouterLabError("fails after the exposure")
+
+    with pytest.raises(RouterLabError, match="fails after the exposure"):
+        rt.atomic("expose", expose_then_fail)
+    assert rt.server._local == {} and rt.server.pending_transfers() == 0
