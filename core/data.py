@@ -53,7 +53,8 @@ class TensorData:
     def to_numpy(self) -> np.ndarray:
         """A fresh, writable host array of the plain dtype (quantized data has no plain view)."""
         if isinstance(self.dtype, QFloat):
-            raise DTypeError("quantized TensorData has no plain array view; dequantize it")
+            raise DTypeError("quantized TensorData has no plain array view; use read_quantized "
+                             "or dequantize")
         flat = np.frombuffer(self.bytes, dtype=self.dtype.numpy).copy()
         return flat.reshape(self.shape)
 

@@ -308,3 +308,13 @@ def test_a_peers_first_rendezvous_map_is_rolled_back_too() -> None:
     with pytest.raises(RouterLabError, match="fails after the exposure"):
         rt.atomic("expose", expose_then_fail)
     assert rt.server._local == {} and rt.server.pending_transfers() == 0
+
+
+def test_tensor_data_of_a_quantized_tensor_names_both_readers(populated) -> None:  # type: ignore[no-untyped-def]
+    """`TensorData.to_numpy` says what to do instead, as `Runtime.read` does."""
+    rt, *_ = populated
+    q = rt.quantize(rt.tensor([1.0, 2.0, 3.0, 4.0], "cpu:1"), "q8s")
+    data = rt.read_data(q)
+    with pytest.raises(DTypeError, match="^quantized TensorData has no plain array view; use "
+                                         "read_quantized or dequantize$"):
+        data.to_numpy()
