@@ -29,10 +29,11 @@ from routerlab.core import (
     TensorData,
     TensorInterpreter,
     TensorIr,
+    TransferOptions,
     make_backend,
     parse_device,
 )
-from routerlab.core.interpreter import EXTRA_ARMS, register_arm
+from routerlab.core.interpreter import EXTRA_ARMS, burn_debug, register_arm
 from routerlab.core.ir import READ_WRITE, UnaryOp
 
 Q8 = QFloat("q8s-test")
@@ -267,3 +268,60 @@ def test_ops_defined_outside_the_core_plug_in() -> None:
         assert rt.read(rt.op(NegOp, rt.tensor([1.0], "cpu:0"), params=(None,))).tolist() == [-1.0]
     finally:
         del EXTRA_ARMS[NegOp]
+
+
+def _real_quantized(rt: Runtime):  # type: ignore[no-untyped-def]
+    """A q8s tensor made by the real (default) quantization extension, and its interpreter."""
+    q = rt.quantize(rt.tensor([1.0, -2.0, 3.0, 4.0], "cpu:0", "f32"), "q8s")
+    interp = rt.session("cpu:0").interpreter
+    assert type(interp.quantized).__name__ == "QuantizedTransfers"  # not FakeQuant
+    return q, interp
+
+
+@pytest.mark.parametrize("status", [READ_ONLY, READ_WRITE], ids=str)
+def test_real_get_tensor_of_qfloat_returns_the_quantized_kind(status) -> None:  # type: ignore[no-untyped-def]
+    """Fixed mode, the real extension: `get_tensor` (interpreter.rs:88-100) hands the quantized
+    primitive over as `Kind.QUANTIZED`; the IR's status decides the registry effect
+    (crates/burn-ir/src/handle.rs:93: ReadOnly keeps the entry, ReadWrite moves it out)."""
+    from routerlab.core import is_quantized_handle
+    from routerlab.core.transfer.qtensor import QPrimitive
+
+    rt = Runtime(["cpu:0", "cpu:1"])
+    q, interp = _real_quantized(rt)
+    held = interp.handles.get_handle_ref(q.id)
+    mark = len(rt.trace)
+    kind = interp.get_tensor(TensorIr(q.id, q.shape, status, q.dtype))
+    assert kind.kind is Kind.QUANTIZED and kind.name() == "quantized"
+    assert is_quantized_handle(kind) and isinstance(kind.primitive, QPrimitive)
+    assert kind.primitive is held  # the native carrier hands the registered primitive over
+    gets = [(e.kind, e.tensor_id, e.status) for e in rt.trace.read(mark)]
+    assert gets == [("get", int(q.id), str(status))]
+    if status is READ_ONLY:
+        assert rt.handle_ids("cpu:0") == [int(q.id)] and interp.handles.get_handle_ref(q.id) is held
+    else:
+        assert rt.handle_ids("cpu:0") == []
+
+
+@pytest.mark.parametrize("legacy_by", ["options", "interpreter"])
+def test_real_get_tensor_of_qfloat_replays_burns_todo_in_legacy(legacy_by: str) -> None:
+    """Legacy mode replays Burn's arm for QFloat (crates/burn-router/src/interpreter.rs:98):
+    `todo!("Local transfer of {:?} tensors is not supported yet", dtype)`, raised before the
+    registry is touched, so the ReadOnly entry stays."""
+    rt = Runtime(["cpu:0", "cpu:1"])
+    q, interp = _real_quantized(rt)
+    held, mark = interp.handles.get_handle_ref(q.id), len(rt.trace)
+    ir = TensorIr(q.id, q.shape, READ_ONLY, q.dtype)
+    with pytest.raises(BurnTodo) as info:
+        if legacy_by == "options":
+            interp.get_tensor(ir, TransferOptions(legacy=True))
+        else:
+            interp.legacy = True
+            interp.get_tensor(ir)
+    message = info.value.message
+    assert message.startswith("not yet implemented: Local transfer of QFloat(QuantScheme {")
+    assert message.endswith(") tensors is not supported yet")
+    assert message == (f"not yet implemented: Local transfer of {burn_debug(q.dtype)} tensors is "
+                       "not supported yet")
+    assert info.value.source == "crates/burn-router/src/interpreter.rs:98"
+    assert rt.handle_ids("cpu:0") == [int(q.id)] and interp.handles.get_handle_ref(q.id) is held
+    assert rt.trace.read(mark) == []
