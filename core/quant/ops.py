@@ -346,10 +346,12 @@ def quantize_dynamic(
 def dequantize(
     tensor: QuantizedTensor, *, profile: Profile = DEFAULT_CPU_PROFILE, dtype: DType = DType.F32
 ) -> Any:
-    """`x̂ = s_eff * q` in f32, then converted to `dtype` (F32, F64, F16 or BF16), on the values'
-    array module. Only NdArray differs: it dequantizes a zero `s_eff` with 0.1."""
-    if not dtype.is_float() or dtype is DType.FLEX32:
-        raise QuantizationError(f"dequantize produces F32, F64, F16 or BF16, not {dtype}")
+    """`x̂ = s_eff * q` in f32, then converted to `dtype` (F32, Flex32, F64, F16 or BF16), on the
+    values' array module. Flex32 is stored as f32, as Flex's `dequantize` does
+    (`crates/burn-flex/src/ops/qtensor.rs:231`). Only NdArray differs: it dequantizes a zero
+    `s_eff` with 0.1."""
+    if not dtype.is_float():
+        raise QuantizationError(f"dequantize produces F32, Flex32, F64, F16 or BF16, not {dtype}")
     q = tensor.q()
     xp = get_array_module(q)
     eff = _effective(to_f32(tensor.scales), tensor.global_scale, profile)
@@ -367,4 +369,4 @@ def dequantize(
         )
     else:
         out = xp.multiply(q, F32(eff.reshape(-1)[0]), dtype=F32)
-    return out if dtype is DType.F32 else out.astype(dtype.numpy)
+    return out if dtype.numpy == out.dtype else out.astype(dtype.numpy)

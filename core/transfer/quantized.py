@@ -224,7 +224,7 @@ class QuantizedTransfers:
         q = interp.handles.get_tensor_handle(op.input)
         if isinstance(op.out.dtype, QFloat):  # only a DequantizeOp built by hand, not by infer
             raise QuantizationError(  # the error quant.ops.dequantize raises for a QFloat dtype
-                f"dequantize produces F32, F64, F16 or BF16, not {op.out.dtype}")
+                f"dequantize produces F32, Flex32, F64, F16 or BF16, not {op.out.dtype}")
         interp.handles.register(op.out.id, qtensor.dequantize(interp.backend, q, op.out.dtype))
 
     def change_backend(self, source: TensorInterpreter, target: TensorInterpreter, handle: Any,

@@ -234,8 +234,17 @@ def test_dequantize_dtypes() -> None:
     assert t.dequantize(dtype=DType.F64).dtype == np.float64
     np.testing.assert_array_equal(t.dequantize(dtype=DType.F16), f32.astype(np.float16))
     np.testing.assert_array_equal(t.dequantize(dtype=DType.BF16), f32.astype(ml_dtypes.bfloat16))
-    with pytest.raises(QuantizationError, match="F32, F64, F16 or BF16"):
+    with pytest.raises(QuantizationError, match="F32, Flex32, F64, F16 or BF16"):
         t.dequantize(dtype=DType.I32)
+
+
+def test_dequantize_to_flex32_gives_f32_values() -> None:
+    """Flex's `dequantize` takes `FloatDType::Flex32` and produces f32
+    (`crates/burn-flex/src/ops/qtensor.rs:231`); reference §11.4 lists only F32, F64, F16, BF16."""
+    t = quantize_dynamic(np.array([-1.8, -1.0, 0.0, 0.5], F32), "q8s")
+    flex32 = np.asarray(t.dequantize(dtype=DType.FLEX32))
+    assert flex32.dtype == F32
+    np.testing.assert_array_equal(flex32, np.asarray(t.dequantize()))
 
 
 def test_ndarray_dequantizes_a_zero_scale_with_point_one() -> None:
