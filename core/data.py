@@ -36,7 +36,9 @@ class TensorData:
         (`300` as u8 would store 44, `-1` as u8 255) or truncate it (`2.7` as i32 would store 2,
         `nan` anything at all). An integral float counts as that integer: `3.0` as i32 is 3, and
         `0.0` / `1.0` as bool are False / True. Bool accepts 0, 1, True and False only. Float
-        dtypes keep numpy's rounding to the nearest representable value.
+        dtypes keep numpy's rounding to the nearest representable value, but a finite value too
+        large for the dtype (`1e300` as f32, `70000` as f16) is refused rather than stored as
+        infinity; `inf` and `nan` given as such stay what they are.
         """
         try:
             host = np.asarray(array)
@@ -47,8 +49,11 @@ class TensorData:
         target = dtype if dtype is not None else DType.from_numpy(host.dtype)
         if host.dtype.kind != "b" and not target.is_float():
             _check_exact(host, target)
-        host = np.ascontiguousarray(host, dtype=target.numpy)
-        return cls(host.tobytes(), tuple(int(d) for d in host.shape), target)
+        with np.errstate(over="ignore"):
+            cast = np.ascontiguousarray(host, dtype=target.numpy)
+        if target.is_float() and host.dtype.kind == "f":
+            _check_in_range(host, cast, target)
+        return cls(cast.tobytes(), tuple(int(d) for d in cast.shape), target)
 
     def to_numpy(self) -> np.ndarray:
         """A fresh, writable host array of the plain dtype (quantized data has no plain view)."""
@@ -65,6 +70,18 @@ class TensorData:
     @property
     def num_elements(self) -> int:
         return math.prod(self.shape)
+
+
+def _check_in_range(host: np.ndarray, cast: np.ndarray, target: DType) -> None:
+    """Refuse the first finite value that the float `target` rounds to infinity."""
+    overflowed = np.isfinite(host) & ~np.isfinite(cast.astype(np.float64))
+    if overflowed.any():
+        import ml_dtypes  # its finfo knows bf16 as well as numpy's floats
+
+        value = host[overflowed].ravel()[0].item()
+        largest = float(ml_dtypes.finfo(target.numpy).max)
+        raise DTypeError(f"value {value!r} is out of range for {target}, whose largest finite "
+                         f"value is {largest:.6g}")
 
 
 def _check_exact(host: np.ndarray, target: DType) -> None:

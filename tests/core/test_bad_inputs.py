@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from routerlab.core import (
@@ -318,3 +320,21 @@ def test_tensor_data_of_a_quantized_tensor_names_both_readers(populated) -> None
     with pytest.raises(DTypeError, match="^quantized TensorData has no plain array view; use "
                                          "read_quantized or dequantize$"):
         data.to_numpy()
+
+
+@pytest.mark.parametrize(("values", "dtype", "shown"), [
+    ([1.0, 1e300], "f32", "1e+300"), ([70000.0], "f16", "70000.0"), ([1e39], "bf16", "1e+39"),
+])
+def test_a_finite_value_too_large_for_a_float_dtype_is_refused(values, dtype, shown) -> None:
+    """numpy would store infinity without a word; RouterLab says which value does not fit."""
+    rt = Runtime(["cpu:0"])
+    before = rt.registries()
+    with pytest.raises(DTypeError, match=re.escape(f"value {shown} is out of range for {dtype}")):
+        rt.tensor(values, "cpu:0", dtype)
+    assert rt.registries() == before
+
+
+def test_infinities_given_as_such_are_kept() -> None:
+    rt = Runtime(["cpu:0"])
+    x = rt.tensor([float("inf"), -float("inf"), 1.0], "cpu:0", "f32")
+    assert rt.read(x).tolist() == [float("inf"), -float("inf"), 1.0]
