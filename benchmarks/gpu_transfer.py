@@ -22,7 +22,7 @@ import numpy as np
 from routerlab.core import Runtime
 from routerlab.core.gpu import gpu_status
 from routerlab.core.quant.arrays import to_host
-from routerlab.core.transfer.measure import held
+from routerlab.teaching.measure import held
 
 PLAIN = ("f32", "i64", "u8", "bool")
 QUANTIZED = ("q8s", "q4s")

@@ -32,7 +32,7 @@ import numpy as np
 from _progress import steps
 
 from routerlab.core import Runtime
-from routerlab.core.transfer.measure import held
+from routerlab.teaching.measure import held
 
 CASES = [("int8", "q8s:store=native", "cpu:0", "cpu:1"),
          ("int4 packed", "q4s:store=packed-u32", "cpu:0@cubecl", "cpu:1@cubecl")]

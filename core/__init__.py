@@ -62,7 +62,7 @@ from routerlab.core.runtime import Runtime
 from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import Trace, TraceEvent
-from routerlab.core.transfer import (
+from routerlab.core.fix import (
     Policy,
     TransferPlan,
     can_move_to_device,

@@ -123,7 +123,7 @@ class Backend:
 
     def count_copy(self, nbytes: int) -> None:
         """Count one copy made into (or out of) this device by code outside this class: the
-        quantized ops (`routerlab.core.transfer.qtensor`) copy scales and whole canonical
+        quantized ops (`routerlab.core.fix.qtensor`) copy scales and whole canonical
         buffers themselves, and are measured like every other copy."""
         self._count(nbytes)
 

@@ -10,7 +10,7 @@ two behaviours exist:
   or (for `register_tensor_data_id` with a uint) into silently registering nothing.
 * `legacy=False` (the default) is RouterLab's fix: uint has its own arm everywhere, and every
   `QFloat` arm calls the quantized extension (`QuantizedExtension`). The default one is
-  `routerlab.core.transfer.quantized.QuantizedTransfers`, loaded on first use; after
+  `routerlab.core.fix.arms.QuantizedTransfers`, loaded on first use; after
   `install_quantized_extension(None)` those arms raise `ExtensionMissingError`.
 
 Transfer entry points take a `TransferOptions` whose `legacy` overrides the interpreter's own
@@ -115,7 +115,7 @@ def installed_quantized_extension() -> QuantizedExtension | None:
     """The extension new interpreters get: RouterLab's fixed `QFloat` arms unless replaced."""
     global _installed
     if _installed is _DEFAULT:
-        from routerlab.core.transfer.quantized import QuantizedTransfers
+        from routerlab.core.fix.arms import QuantizedTransfers
 
         _installed = QuantizedTransfers()
     return _installed  # type: ignore[no-any-return]
@@ -124,7 +124,7 @@ def installed_quantized_extension() -> QuantizedExtension | None:
 def burn_debug(dtype: AnyDType) -> str:
     """A dtype as Rust's `{:?}` prints it inside Burn's todo! text: `U8`, `QFloat(…)`."""
     if isinstance(dtype, QFloat):
-        from routerlab.core.transfer.burn_text import scheme_debug
+        from routerlab.core.fix.burn_text import scheme_debug
 
         return f"QFloat({scheme_debug(dtype.scheme)})"
     return "Flex32" if dtype is DType.FLEX32 else dtype.name

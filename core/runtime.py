@@ -50,8 +50,8 @@ from routerlab.core.server import Arrival, Server
 from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import Trace, TraceEvent
-from routerlab.core.transfer.guard import TransferPlan
-from routerlab.core.transfer.router import move, plan, q_to_device, quantize_request, upload
+from routerlab.core.fix.guard import TransferPlan
+from routerlab.core.moves import move, plan, q_to_device, quantize_request, upload
 from routerlab.core.view import TableView
 
 T = TypeVar("T")

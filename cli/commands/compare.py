@@ -4,7 +4,7 @@
                       [--from cpu:0 --to cpu:1 --path P --backend B] [--json]
 
 One table (bytes, copies, time, max error, q changed, drift) and a verdict line, both from
-`routerlab.core.transfer.compare`; without a tensor, a seeded random 64×64 one.
+`routerlab.teaching.compare`; without a tensor, a seeded random 64×64 one.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ def compare(
     backend: Backend = None, json_out: Json = False, plain: Plain = False,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core.transfer.compare import compare_policies
-    from routerlab.core.transfer.measure import on_backend
-    from routerlab.core.transfer.policies import POLICY_NAMES
+    from routerlab.teaching.compare import compare_policies
+    from routerlab.teaching.measure import on_backend
+    from routerlab.core.fix.policies import POLICY_NAMES
 
     if values is None and random is None:
         random = DEFAULT_RANDOM

@@ -18,7 +18,7 @@ def doctor(
 ) -> None:
     from routerlab import BURN_COMMIT, __version__
     from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core.doctor import diagnose
+    from routerlab.teaching.doctor import diagnose
 
     report = diagnose()
     if json_out:

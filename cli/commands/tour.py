@@ -1,6 +1,6 @@
 """`routerlab tour`: the guided story of moving a quantized tensor, paced for a terminal.
 
-The story (steps, sentences, results, tables) is `routerlab.core.tour.tour()`; this module only
+The story (steps, sentences, results, tables) is `routerlab.teaching.tour.tour()`; this module only
 renders each step as a rich panel and waits for Enter between steps, unless `--no-pause` is given
 or stdin is not a terminal (`./run tour` passes `--no-pause` then too).
 """
@@ -15,7 +15,7 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from routerlab.core.tour import TourStep
+    from routerlab.teaching.tour import TourStep
 
 _BORDER = {"ok": "green", "refused": "yellow", "panic": "red", "info": "blue"}
 
@@ -32,8 +32,8 @@ def tour(
     plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
 ) -> None:
     from routerlab.cli.render import make_console
-    from routerlab.core.tour import TOTAL_STEPS
-    from routerlab.core.tour import tour as story
+    from routerlab.teaching.tour import TOTAL_STEPS
+    from routerlab.teaching.tour import tour as story
 
     console = make_console(plain)
     pause = not no_pause and sys.stdin.isatty()

@@ -4,7 +4,7 @@
                        --from cpu:0 --to cpu:1 --policy native [--path local|bytes|bridge]
                        [--hops K] [--backend ndarray|flex|cubecl] [--json]
 
-The measuring is `routerlab.core.transfer.measure`; this module parses options, draws a progress
+The measuring is `routerlab.teaching.measure`; this module parses options, draws a progress
 bar for long work and renders. The exit status is 1 when the transfer did not happen (a refusal,
 or Burn's panic under `legacy`); with `--json` the one JSON object is printed first.
 """
@@ -20,7 +20,7 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from routerlab.core.transfer.measure import Progress
+    from routerlab.teaching.measure import Progress
 
 LONG_WORK = 1 << 20
 """Elements × hops from which a progress bar is drawn (on a terminal)."""
@@ -58,8 +58,8 @@ def transfer(
     plain: Plain = False,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core.transfer.measure import measure_transfer, on_backend
-    from routerlab.core.transfer.policies import Policy
+    from routerlab.teaching.measure import measure_transfer, on_backend
+    from routerlab.core.fix.policies import Policy
 
     chosen = Policy.parse(policy)
     x = read_tensor(values, shape, random, seed)

@@ -3,7 +3,7 @@
 Every transfer of a quantized tensor is listed with what its policy would do; a step that would
 fail (and does not expect to) makes the exit status 1. `--policy` replaces every transfer's
 policy, to ask what the flow would do under it. The judging is
-`routerlab.core.transfer.flow.validate_flow`.
+`routerlab.core.scenario.predict.validate_flow`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def validate(
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.core.scenario import load_scenario
-    from routerlab.core.transfer.flow import validate_flow
+    from routerlab.core.scenario.predict import validate_flow
 
     report = validate_flow(load_scenario(scenario), policy)
     if json_out:

@@ -24,11 +24,11 @@ from routerlab.core.ir import TensorIr, TransferOptions
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import parse_scheme, quantize, quantize_dynamic
 from routerlab.core.runtime import Runtime
-from routerlab.core.transfer import can_move_to_device as model_can_move
-from routerlab.core.transfer import is_quantized_handle as model_is_quantized
-from routerlab.core.transfer.policies import Policy
-from routerlab.core.transfer.qtensor import q_to_device as model_q_to_device
-from routerlab.core.transfer.quantized import QuantizedTransfers
+from routerlab.core.fix import can_move_to_device as model_can_move
+from routerlab.core.fix import is_quantized_handle as model_is_quantized
+from routerlab.core.fix.policies import Policy
+from routerlab.core.fix.qtensor import q_to_device as model_q_to_device
+from routerlab.core.fix.arms import QuantizedTransfers
 from routerlab.exercises.checks.base import (
     CheckFailure,
     Part,

@@ -1,5 +1,5 @@
 """`routerlab tour`: the guided story runs end to end without pausing, and its content comes from
-the core (`routerlab.core.tour`), so a notebook can show the same steps."""
+the core (`routerlab.teaching.tour`), so a notebook can show the same steps."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
-from routerlab.core.tour import TOTAL_STEPS, tour
+from routerlab.teaching.tour import TOTAL_STEPS, tour
 
 
 def test_tour_runs_with_no_pause_in_a_few_seconds() -> None:

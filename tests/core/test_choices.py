@@ -9,7 +9,7 @@ from routerlab.core import DeviceError, DType, DTypeError, Path, Profile, Router
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant import Calibration
 from routerlab.core.server import Arrival
-from routerlab.core.transfer.policies import Policy, UnknownPolicyError
+from routerlab.core.fix.policies import Policy, UnknownPolicyError
 
 
 @pytest.mark.parametrize(("choice", "word", "member"), [

@@ -284,7 +284,7 @@ def test_real_get_tensor_of_qfloat_returns_the_quantized_kind(status) -> None:  
     primitive over as `Kind.QUANTIZED`; the IR's status decides the registry effect
     (crates/burn-ir/src/handle.rs:93: ReadOnly keeps the entry, ReadWrite moves it out)."""
     from routerlab.core import is_quantized_handle
-    from routerlab.core.transfer.qtensor import QPrimitive
+    from routerlab.core.fix.qtensor import QPrimitive
 
     rt = Runtime(["cpu:0", "cpu:1"])
     q, interp = _real_quantized(rt)

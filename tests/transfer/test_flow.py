@@ -18,7 +18,7 @@ from routerlab.core.scenario import (
     parse_scenario,
     run_scenario,
 )
-from routerlab.core.transfer.flow import validate_flow
+from routerlab.core.scenario.predict import validate_flow
 
 SCENARIOS = sorted(Path(__file__).resolve().parents[2].joinpath("scenarios").glob("*.toml"))
 POLICIES = [None, "native", "dequantize", "requantize", "reject", "legacy"]

@@ -15,7 +15,7 @@ import pytest
 from routerlab.core import Runtime
 from routerlab.core.gpu import gpu_status
 from routerlab.core.quant.arrays import to_host
-from routerlab.core.transfer.measure import held
+from routerlab.teaching.measure import held
 
 STATUS = gpu_status()
 pytestmark = [pytest.mark.gpu,

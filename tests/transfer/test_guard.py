@@ -20,9 +20,9 @@ from routerlab.core import (
 )
 from routerlab.core.errors import DeviceError, DTypeError, TransferRejected
 from routerlab.core.quant import parse_scheme
-from routerlab.core.transfer import UnknownPolicyError
-from routerlab.core.transfer.guard import Outcome
-from routerlab.core.transfer.measure import held
+from routerlab.core.fix import UnknownPolicyError
+from routerlab.core.fix.guard import Outcome
+from routerlab.teaching.measure import held
 
 Q4 = QFloat(parse_scheme("q4s:store=native"))
 CPU0, CPU1, PEER, CUBE = (parse_device(d) for d in ("cpu:0", "cpu:1", "peer2/cpu:0",

@@ -18,7 +18,7 @@ import pytest
 from routerlab.core import BurnTodo, BurnUnimplemented, Runtime, TensorData
 from routerlab.core.errors import TransferRejected
 from routerlab.core.quant import to_bytes
-from routerlab.core.transfer.measure import held
+from routerlab.teaching.measure import held
 
 DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "cpu:2@cubecl"]
 DEBUG = ("QFloat(QuantScheme { value: Q8S, store: Native, mode: Symmetric, tensor: None, "

@@ -14,8 +14,8 @@ import pytest
 
 from routerlab.core import BurnTodo, BurnUnimplemented, Runtime
 from routerlab.core.errors import TransferRejected
-from routerlab.core.transfer.burn_text import scheme_debug
-from routerlab.core.transfer.measure import held
+from routerlab.core.fix.burn_text import scheme_debug
+from routerlab.teaching.measure import held
 
 VALUES = ["q8f", "q8s", "q4f", "q4s", "q2f", "q2s"]
 PLAIN = {"f32": [[1.5, -2.0, 0.25, 8.0]], "i64": [[-5, 6, 7, 0]], "u8": [[0, 200, 255, 7]],

@@ -9,8 +9,8 @@ import pytest
 from routerlab.core import Runtime
 from routerlab.core.errors import RouterLabError
 from routerlab.core.quant import parse_scheme, quantized_data_len
-from routerlab.core.transfer.compare import COLUMNS, compare_policies
-from routerlab.core.transfer.measure import held, measure_hop, measure_transfer, on_backend
+from routerlab.teaching.compare import COLUMNS, compare_policies
+from routerlab.teaching.measure import held, measure_hop, measure_transfer, on_backend
 
 X = np.random.default_rng(1).standard_normal((8, 32)).astype(np.float32)
 N = X.size

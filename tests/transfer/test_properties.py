@@ -21,7 +21,7 @@ from hypothesis.extra import numpy as hnp
 from routerlab.core import Runtime
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.calibration import flex_validated
-from routerlab.core.transfer.measure import held
+from routerlab.teaching.measure import held
 
 FAMILIES = {
     "native": ("cpu:0", "cpu:1", "peer2/cpu:0", "cpu:2@cubecl"),

@@ -1,4 +1,4 @@
-"""fix-1 reference solution: the transfer guard's two predicates (routerlab.core.transfer.guard)."""
+"""fix-1 reference solution: the transfer guard's two predicates (routerlab.core.fix.guard)."""
 
 from typing import Any
 

@@ -50,9 +50,9 @@ from routerlab.core.ir import (
 )
 from routerlab.core.quant import parse_scheme
 from routerlab.core.scenario import BEFORE_STEPS, STEP_KINDS, Scenario, undefined_label
-from routerlab.core.transfer.guard import Outcome, TransferPlan, plan_transfer
-from routerlab.core.transfer.policies import Policy
-from routerlab.core.transfer.qtensor import scheme_on
+from routerlab.core.fix.guard import Outcome, TransferPlan, plan_transfer
+from routerlab.core.fix.policies import Policy
+from routerlab.core.fix.qtensor import scheme_on
 from routerlab.core.view import Cell, TableView, Viewable
 
 COLUMNS = ["step", "tensor", "dtype", "move", "path", "policy", "outcome", "expect_error",

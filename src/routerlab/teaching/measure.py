@@ -27,9 +27,9 @@ from routerlab.core.quant import QuantizedTensor, QuantScheme
 from routerlab.core.quant.arrays import to_host
 from routerlab.core.runtime import Runtime
 from routerlab.core.tensor import RouterTensor
-from routerlab.core.transfer.guard import TransferPlan
-from routerlab.core.transfer.policies import Policy
-from routerlab.core.transfer.qtensor import QPrimitive
+from routerlab.core.fix.guard import TransferPlan
+from routerlab.core.fix.policies import Policy
+from routerlab.core.fix.qtensor import QPrimitive
 from routerlab.core.view import TableView, Viewable
 
 HOP_COLUMNS = ["hop", "move", "bytes moved", "copies", "ms", "scales", "q changed",

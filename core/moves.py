@@ -34,9 +34,9 @@ from routerlab.core.quant.layout import check_scale_count
 from routerlab.core.quant.scheme import check_global_scale
 from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
-from routerlab.core.transfer.guard import SRC_ROUTER, TransferPlan, plan_transfer
-from routerlab.core.transfer.policies import DEFAULT_POLICY, Policy
-from routerlab.core.transfer.qtensor import QuantizeParams, arrival_scheme, scheme_on
+from routerlab.core.fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
+from routerlab.core.fix.policies import DEFAULT_POLICY, Policy
+from routerlab.core.fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
 
 
 def choose_policy(tensor: RouterTensor, policy: Policy | str | None,

@@ -21,8 +21,8 @@ from routerlab.core.dtypes import AnyDType, QFloat
 from routerlab.core.errors import RouterLabError, TransferRejected
 from routerlab.core.interpreter import burn_debug
 from routerlab.core.quant import QuantScheme
-from routerlab.core.transfer.policies import Policy
-from routerlab.core.transfer.qtensor import arrival_scheme
+from routerlab.core.fix.policies import Policy
+from routerlab.core.fix.qtensor import arrival_scheme
 from routerlab.core.view import TableView, Viewable
 
 SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"

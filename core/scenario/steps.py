@@ -29,7 +29,7 @@ from routerlab.core.runtime import Runtime
 from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import TraceEvent
-from routerlab.core.transfer.policies import POLICY_NAMES, Policy
+from routerlab.core.fix.policies import POLICY_NAMES, Policy
 from routerlab.core.view import TableView
 
 
@@ -114,7 +114,7 @@ class ScenarioContext:
 
 def undefined_label(label: str) -> str:
     """The `UnknownTensorError` text for a label whose defining step failed (as expected); the
-    flow guard predicts the same text (`routerlab.core.transfer.flow`)."""
+    flow guard predicts the same text (`routerlab.core.scenario.predict`)."""
     return f"tensor {label!r} does not exist: the step that defines it failed"
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from routerlab.core.devices import DeviceLike, Path
 from routerlab.core.errors import RouterLabError
 from routerlab.core.quant import QuantScheme
-from routerlab.core.transfer.measure import Progress, TransferMeasurement, measure_transfer
-from routerlab.core.transfer.policies import Policy
+from routerlab.teaching.measure import Progress, TransferMeasurement, measure_transfer
+from routerlab.core.fix.policies import Policy
 from routerlab.core.view import TableView, Viewable
 
 COLUMNS = ["policy", "outcome", "bytes moved", "× f32", "copies", "ms", "max |error|",

@@ -36,9 +36,9 @@ from routerlab.core.ir import DequantizeOp, QuantizeOp, TensorId, TensorIr, Tran
 from routerlab.core.quant import Calibration, QuantScheme, params_shape, quantize_dynamic
 from routerlab.core.quant import quantize as quantize_static
 from routerlab.core.quant.scale_dtype import storage_dtype, to_f32
-from routerlab.core.transfer import qtensor
-from routerlab.core.transfer.policies import Policy
-from routerlab.core.transfer.qtensor import QPrimitive, QuantizeParams
+from routerlab.core.fix import qtensor
+from routerlab.core.fix.policies import Policy
+from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams
 
 F32 = np.float32
 
