@@ -24,26 +24,25 @@ from routerlab.core.client import RouterClient
 from routerlab.core.devices import Path, automatic_path, check_forced_path
 from routerlab.core.errors import BurnUnimplemented
 from routerlab.core.ir import (
-    DEFAULT_TRANSFER,
     ExposeLocalOp,
     ExposeRemoteOp,
     RegisterLocalOp,
     RegisterRemoteOp,
     TensorIr,
-    TransferOptions,
 )
-from routerlab.core.server import Arrival
+from routerlab.core.policies import Policy
+from routerlab.core.request import Arrival, TransferRequest
 from routerlab.core.tensor import RouterTensor
 
 SRC_BRIDGE = "crates/burn-router/src/channel/base.rs:58"
 
 
-def to_device(tensor: RouterTensor, target: RouterClient, path: Path | None = None,
-              options: TransferOptions = DEFAULT_TRANSFER,
+def to_device(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
               arrival: Arrival = Arrival.SOURCE_FIRST) -> RouterTensor:
-    """Move `tensor` to `target`'s device by `path` (automatic from the topology when None)."""
+    """Move `tensor` to `target`'s device by the request's path (from the topology when None)."""
     tensor.check()
     source = tensor.device
+    path = request.path
     if path is None:
         path = automatic_path(source, target.device)
     else:
@@ -53,25 +52,26 @@ def to_device(tensor: RouterTensor, target: RouterClient, path: Path | None = No
     tensor.client.session.check_alive()
     target.session.check_alive()
     if path is Path.BRIDGE:
-        return bridge_change_backend(tensor, target, options)
-    return remote_change_backend(tensor, target, path, options, arrival)
+        return bridge_change_backend(tensor, target, request)
+    return remote_change_backend(tensor, target, path, request, arrival)
 
 
 def bridge_change_backend(tensor: RouterTensor, target: RouterClient,
-                          options: TransferOptions) -> RouterTensor:
+                          request: TransferRequest) -> RouterTensor:
     """The default `change_client_backend`, run on the client (in-process)."""
     source = tensor.client
     source.sync()
     desc = tensor.into_ir()
     source_interp, target_interp = source.session.interpreter, target.session.interpreter
-    legacy = source_interp.legacy_for(options)
+    policy = source_interp.policy_for(request)
+    legacy = policy is Policy.LEGACY
     kind = kind_of(desc.dtype)
     handle = source_interp.get_tensor_handle(desc)
     if legacy and kind in (Kind.UINT, Kind.QUANTIZED):
         raise BurnUnimplemented(SRC_BRIDGE)
     if kind is Kind.QUANTIZED:
         moved = source_interp.extension("bridge of a quantized tensor").change_backend(
-            source_interp, target_interp, handle, options)
+            source_interp, target_interp, handle, policy)
     else:
         moved = target_interp.backend.from_data(source_interp.backend.into_data(handle))
     trace = source_interp.trace
@@ -86,7 +86,7 @@ def bridge_change_backend(tensor: RouterTensor, target: RouterClient,
 
 
 def remote_change_backend(tensor: RouterTensor, target: RouterClient, path: Path,
-                          options: TransferOptions, arrival: Arrival) -> RouterTensor:
+                          request: TransferRequest, arrival: Arrival) -> RouterTensor:
     """`RemoteChannel::change_client_backend`: two tasks, one per session, then run them."""
     source = tensor.client
     desc = tensor.into_ir()
@@ -94,11 +94,11 @@ def remote_change_backend(tensor: RouterTensor, target: RouterClient, path: Path
     new_id = target.create_empty_handle()
     out = TensorIr.uninit(new_id, desc.shape, desc.dtype)
     if path is Path.LOCAL:
-        source.register_op(ExposeLocalOp(desc, transfer_id, options))
-        target.register_op(RegisterLocalOp(transfer_id, out, options))
+        source.register_op(ExposeLocalOp(desc, transfer_id, request))
+        target.register_op(RegisterLocalOp(transfer_id, out, request))
     else:
-        source.register_op(ExposeRemoteOp(desc, transfer_id, options))
-        target.register_op(RegisterRemoteOp(transfer_id, out, options))
+        source.register_op(ExposeRemoteOp(desc, transfer_id, request))
+        target.register_op(RegisterRemoteOp(transfer_id, out, request))
     first = target.session if arrival is Arrival.TARGET_FIRST else source.session
     source.server.run(first)
     return RouterTensor(new_id, desc.shape, desc.dtype, target)

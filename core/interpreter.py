@@ -3,25 +3,26 @@
 Every op arm follows Burn's pattern (`crates/burn-router/src/interpreter.rs:216-2135`): get each
 input with the status its IR carries, run the backend op, register the output under the id the
 client minted. The transfer entry points dispatch on Burn's dtype predicates, and that is where
-two behaviours exist:
+two behaviours exist, chosen by the transfer's policy (`routerlab.core.policies`):
 
-* `legacy=True` replays Burn at 2c06be3 exactly (reference §8 table): unsigned ints and `QFloat`
-  fall through the `if is_float / is_int / is_bool` chains into `todo!()`, `unimplemented!()`,
-  or (for `register_tensor_data_id` with a uint) into silently registering nothing.
-* `legacy=False` (the default) is RouterLab's fix: uint has its own arm everywhere, and every
-  `QFloat` arm calls the quantized extension (`QuantizedExtension`). The default one is
-  `routerlab.core.fix.arms.QuantizedTransfers`, loaded on first use; after
-  `install_quantized_extension(None)` those arms raise `ExtensionMissingError`.
+* `legacy` replays Burn at 2c06be3 exactly: unsigned ints and `QFloat` fall through the
+  `if is_float / is_int / is_bool` chains into `todo!()`, `unimplemented!()`, or (for
+  `register_tensor_data_id` with a uint) into silently registering nothing
+  (`interpreter.rs:88-178`, `2139-2176`).
+* every other policy is RouterLab's fix: uint has its own arm everywhere, and every `QFloat` arm
+  calls the quantized extension (`QuantizedExtension`) the interpreter was built with.
 
-Transfer entry points take a `TransferOptions` whose `legacy` overrides the interpreter's own
-setting for that one transfer.
+Extensions are values the owner passes in, never module state: the quantized extension and any
+extra op arms come from the `Runtime` that builds the interpreter, as Burn's `CustomOpRegistry`
+is handed to the server that owns it (`crates/burn-router/src/ops/custom.rs`). Without a
+quantized extension the `QFloat` arms raise `ExtensionMissingError`.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from routerlab.core.backend import Backend, HandleKind, Kind, Primitive, kind_of
 from routerlab.core.data import TensorData
@@ -35,7 +36,6 @@ from routerlab.core.errors import (
 )
 from routerlab.core.handles import HandleContainer
 from routerlab.core.ir import (
-    DEFAULT_TRANSFER,
     AddOp,
     CastOp,
     DequantizeOp,
@@ -49,9 +49,12 @@ from routerlab.core.ir import (
     SwapDimsOp,
     TensorId,
     TensorIr,
-    TransferOptions,
 )
+from routerlab.core.policies import DEFAULT_POLICY, Policy
 from routerlab.core.trace import Trace
+
+if TYPE_CHECKING:
+    from routerlab.core.request import TransferRequest
 
 SRC = "crates/burn-router/src/interpreter.rs"
 SRC_GET_TENSOR = f"{SRC}:98"
@@ -67,58 +70,34 @@ class QuantizedExtension(Protocol):
     """What the core asks of the quantization package for `QFloat` tensors (fixed behaviour).
 
     Each hook receives the interpreter, so it can reach `interp.handles` and `interp.backend`,
-    and (for transfers) the `TransferOptions`, whose `policy` the core never reads.
+    and (for transfers) the transfer's policy, which only the extension interprets.
     """
 
     def get_tensor(self, interp: TensorInterpreter, ir: TensorIr,
-                   options: TransferOptions) -> HandleKind: ...
+                   policy: Policy) -> HandleKind: ...
 
     def register_tensor_to_device(self, interp: TensorInterpreter, id: TensorId,
-                                  tensor: HandleKind, options: TransferOptions) -> None: ...
+                                  tensor: HandleKind, policy: Policy) -> None: ...
 
     def read_tensor(self, interp: TensorInterpreter, ir: TensorIr,
-                    options: TransferOptions) -> TensorData: ...
+                    policy: Policy) -> TensorData: ...
 
     def register_tensor_data(self, interp: TensorInterpreter, id: TensorId, data: TensorData,
-                             options: TransferOptions) -> None: ...
+                             policy: Policy) -> None: ...
 
     def quantize(self, interp: TensorInterpreter, op: QuantizeOp) -> None: ...
 
     def dequantize(self, interp: TensorInterpreter, op: DequantizeOp) -> None: ...
 
     def change_backend(self, source: TensorInterpreter, target: TensorInterpreter, handle: Any,
-                       options: TransferOptions) -> Any:
+                       policy: Policy) -> Any:
         """The bridge's missing `change_backend_quantized` (bridge/base.rs:31): return a handle
         for `target`'s backend."""
 
 
-_DEFAULT: Any = object()
-_installed: Any = _DEFAULT
-
-EXTRA_ARMS: dict[type, Callable[[TensorInterpreter, Any], None]] = {}
-"""Interpreter arms for op classes defined outside the core, keyed by op class."""
-
-
-def register_arm(op_type: type, arm: Callable[[TensorInterpreter, Any], None]) -> None:
-    """Teach every interpreter to run `op_type`: `arm(interp, op)` gets its inputs from
-    `interp.handles` (with each input's status) and registers its outputs there."""
-    EXTRA_ARMS[op_type] = arm
-
-
-def install_quantized_extension(extension: QuantizedExtension | None) -> None:
-    """Make `extension` the default for interpreters created from now on (None uninstalls)."""
-    global _installed
-    _installed = extension
-
-
-def installed_quantized_extension() -> QuantizedExtension | None:
-    """The extension new interpreters get: RouterLab's fixed `QFloat` arms unless replaced."""
-    global _installed
-    if _installed is _DEFAULT:
-        from routerlab.core.fix.arms import QuantizedTransfers
-
-        _installed = QuantizedTransfers()
-    return _installed  # type: ignore[no-any-return]
+Arm = Callable[["TensorInterpreter", Any], None]
+"""An interpreter arm for an op class defined outside the core: `arm(interp, op)` gets its
+inputs from `interp.handles` (with each input's status) and registers its outputs there."""
 
 
 def burn_debug(dtype: AnyDType) -> str:
@@ -133,27 +112,38 @@ def burn_debug(dtype: AnyDType) -> str:
 class TensorInterpreter:
     """Executes ops for one device; single owner, like Burn's (every method mutates)."""
 
-    def __init__(self, backend: Backend, trace: Trace | None = None, legacy: bool = False,
-                 quantized: QuantizedExtension | None = None,
+    def __init__(self, backend: Backend, trace: Trace | None = None, *,
+                 policy: Policy = DEFAULT_POLICY, quantized: QuantizedExtension | None = None,
+                 arms: Mapping[type, Arm] | None = None,
                  new_id: Callable[[], TensorId] | None = None) -> None:
-        """`new_id` is Burn's static interpreter COUNTER (interpreter.rs:28-36): pass one
-        function to every interpreter of a process."""
+        """`policy` is the one a transfer follows when it names none (`legacy` also turns
+        Burn's quantize/dequantize and uint arms on); `quantized` and `arms` are the owner's
+        extensions; `new_id` is Burn's static interpreter COUNTER (interpreter.rs:28-36): pass
+        one function to every interpreter of a process."""
         self.backend = backend
         self.device = backend.device
         self.trace = trace if trace is not None else Trace()
         self.handles = HandleContainer(str(backend.device), self.trace)
-        self.legacy = legacy
-        self.quantized = quantized if quantized is not None else installed_quantized_extension()
+        self.policy = policy
+        self.quantized = quantized
         self._new_id = new_id if new_id is not None else map(TensorId, itertools.count()).__next__
         self._arms: dict[type, Callable[[Any], None]] = {
             InitOp: self._init, DropOp: self._drop, AddOp: self._add, MulOp: self._mul,
             MatmulOp: self._matmul, ReshapeOp: self._reshape, SwapDimsOp: self._swap_dims,
             CastOp: self._cast, QuantizeOp: self._quantize, DequantizeOp: self._dequantize,
         }
+        self._extra_arms = dict(arms or {})
 
-    def legacy_for(self, options: TransferOptions) -> bool:
-        """Whether one transfer replays Burn 2c06be3: its own `legacy`, else this interpreter's."""
-        return self.legacy if options.legacy is None else options.legacy
+    @property
+    def legacy(self) -> bool:
+        """Whether this interpreter replays Burn 2c06be3 for what names no policy."""
+        return self.policy is Policy.LEGACY
+
+    def policy_for(self, request: TransferRequest | None) -> Policy:
+        """One transfer's policy: the one it asked for, else this interpreter's."""
+        if request is None or request.policy is None:
+            return self.policy
+        return request.policy
 
     def _backend_arm(self, kind: Kind, action: str) -> Callable[[Any], Any]:
         """Burn's per-kind backend call, `B::{kind}_{action}` (`float_from_data`,
@@ -164,23 +154,22 @@ class TensorInterpreter:
         if self.quantized is None:
             raise ExtensionMissingError(
                 f"{what} on {self.device} needs the quantization extension, and none is "
-                "installed (routerlab.core.interpreter.install_quantized_extension)"
+                "was given (Runtime(quantized=...))"
             )
         return self.quantized
 
     # --- ops ---------------------------------------------------------------------------------
 
     def register_op(self, op: OperationIr) -> None:
-        """Run one op: one arm per op type (interpreter.rs:216); extensions add theirs with
-        `register_arm`."""
+        """Run one op: one arm per op type (interpreter.rs:216), then the owner's extra arms."""
         arm = self._arms.get(type(op))
         if arm is not None:
             arm(op)
             return
-        extra = EXTRA_ARMS.get(type(op))
+        extra = self._extra_arms.get(type(op))
         if extra is None:
-            raise RouterLabError(f"no interpreter arm for op {op.name!r}; add one with "
-                                 "routerlab.core.interpreter.register_arm")
+            raise RouterLabError(f"no interpreter arm for op {op.name!r}; pass one to the "
+                                 "Runtime: Runtime(arms={OpClass: arm})")
         extra(self, op)
 
     def _init(self, op: InitOp) -> None:
@@ -234,27 +223,29 @@ class TensorInterpreter:
         return self.handles.get_tensor_handle(tensor)
 
     def get_tensor(self, tensor: TensorIr,
-                   options: TransferOptions = DEFAULT_TRANSFER) -> HandleKind:
+                   request: TransferRequest | None = None) -> HandleKind:
         """Take the typed primitive for a same-peer transfer (interpreter.rs:88-100)."""
+        policy = self.policy_for(request)
         kind = kind_of(tensor.dtype)
-        if self.legacy_for(options) and kind in (Kind.UINT, Kind.QUANTIZED):
+        if policy is Policy.LEGACY and kind in (Kind.UINT, Kind.QUANTIZED):
             raise BurnTodo(SRC_GET_TENSOR, f"Local transfer of {burn_debug(tensor.dtype)} "
                                            "tensors is not supported yet")
         if kind is Kind.QUANTIZED:
             return self.extension("get_tensor of a quantized tensor").get_tensor(
-                self, tensor, options)
+                self, tensor, policy)
         return HandleKind(kind, self.handles.get_tensor_handle(tensor))
 
     def register_tensor_to_device(self, id: TensorId, tensor: HandleKind,
-                                  options: TransferOptions = DEFAULT_TRANSFER) -> None:
+                                  request: TransferRequest | None = None) -> None:
         """Move a primitive from another interpreter onto this device, register it
         (interpreter.rs:108-127)."""
+        policy = self.policy_for(request)
         if tensor.kind is Kind.QUANTIZED:
-            if self.legacy_for(options):
+            if policy is Policy.LEGACY:
                 raise BurnTodo(SRC_TO_DEVICE,
                                "Local transfer of quantized tensors is not supported yet")
             self.extension("register_tensor_to_device of a quantized tensor") \
-                .register_tensor_to_device(self, id, tensor, options)
+                .register_tensor_to_device(self, id, tensor, policy)
             return
         primitive = tensor.primitive
         moved = self._backend_arm(tensor.kind, "to_device")(primitive)
@@ -264,32 +255,34 @@ class TensorInterpreter:
         self.handles.register(id, moved)
 
     def register_tensor_data(self, id: TensorId, data: TensorData,
-                             options: TransferOptions = DEFAULT_TRANSFER) -> None:
+                             request: TransferRequest | None = None) -> None:
         """`register_tensor_data_id` (interpreter.rs:162-178): upload host bytes under `id`."""
+        policy = self.policy_for(request)
         kind = kind_of(data.dtype)
-        if self.legacy_for(options) and kind is Kind.UINT:
+        if policy is Policy.LEGACY and kind is Kind.UINT:
             self.trace.record("note", str(self.device), id, None, 0,
                               "legacy: uint data matches no branch; nothing registered "
                               f"({SRC}:162-178)")
             return
         if kind is Kind.QUANTIZED:
-            if self.legacy_for(options):
+            if policy is Policy.LEGACY:
                 raise BurnTodo(SRC_FROM_DATA)
             self.extension("register_tensor_data of quantized data").register_tensor_data(
-                self, id, data, options)
+                self, id, data, policy)
             return
         self.handles.register(id, self._backend_arm(kind, "from_data")(data))
 
     def read_tensor(self, tensor: TensorIr,
-                    options: TransferOptions = DEFAULT_TRANSFER) -> TensorData:
+                    request: TransferRequest | None = None) -> TensorData:
         """`read_tensor_async` (interpreter.rs:2139-2176): take the primitive, read it back."""
+        policy = self.policy_for(request)
         kind = kind_of(tensor.dtype)
         if kind is Kind.QUANTIZED:
-            if self.legacy_for(options):
+            if policy is Policy.LEGACY:
                 raise BurnTodo(SRC_READ_QFLOAT)
             return self.extension("read_tensor of a quantized tensor").read_tensor(
-                self, tensor, options)
-        if kind is Kind.UINT and self.legacy_for(options):
+                self, tensor, policy)
+        if kind is Kind.UINT and policy is Policy.LEGACY:
             raise BurnUnimplemented(SRC_READ_OTHER)
         into_data: Callable[[Primitive], TensorData] = self._backend_arm(kind, "into_data")
         return into_data(self.handles.get_tensor_handle(tensor))
@@ -308,3 +301,16 @@ class TensorInterpreter:
         id = self._new_id()
         self.handles.register(id, handle)
         return id
+
+
+_REMOVED = ("install_quantized_extension", "installed_quantized_extension", "register_arm",
+            "EXTRA_ARMS")
+
+
+def __getattr__(name: str) -> object:
+    """The module-level extension points removed in 0.2 fail with what replaces them."""
+    if name in _REMOVED:
+        raise ImportError(f"routerlab.core.interpreter.{name} was removed in RouterLab 0.2: a "
+                          "Runtime owns its extensions; pass Runtime(quantized=..., "
+                          "arms={OpClass: arm})")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,6 +26,7 @@ from routerlab.core.errors import DTypeError, ShapeError
 
 if TYPE_CHECKING:
     from routerlab.core.data import TensorData
+    from routerlab.core.request import TransferRequest
 
 Shape = tuple[int, ...]
 
@@ -366,27 +367,13 @@ class DequantizeOp(UnaryOp):
 
 
 @dataclass(frozen=True)
-class TransferOptions:
-    """How one transfer's server-side arms behave.
-
-    `legacy=None` follows the interpreter's own setting; True/False override it for this transfer
-    only. `policy` is not read by the core: it is passed to the quantized extension untouched.
-    """
-
-    legacy: bool | None = None
-    policy: str | None = None
-
-
-DEFAULT_TRANSFER = TransferOptions()
-
-
-@dataclass(frozen=True)
 class ExposeOp(OperationIr):
     """The source half of a transfer: hand tensor `tensor` over under `transfer_id`."""
 
     tensor: TensorIr
     transfer_id: int
-    options: TransferOptions = DEFAULT_TRANSFER
+    request: TransferRequest | None = None
+    """How the transfer was asked for (None: the interpreter's own policy)."""
     _inputs: ClassVar[tuple[str, ...]] = ("tensor",)
 
 
@@ -396,7 +383,8 @@ class ReceiveOp(OperationIr):
 
     transfer_id: int
     out: TensorIr
-    options: TransferOptions = DEFAULT_TRANSFER
+    request: TransferRequest | None = None
+    """How the transfer was asked for (None: the interpreter's own policy)."""
     _outputs: ClassVar[tuple[str, ...]] = ("out",)
 
 

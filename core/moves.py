@@ -19,60 +19,49 @@ qtensor.rs:123-143`): the same device returns the input, anything else goes to t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from routerlab.core.channel import to_device
 from routerlab.core.client import RouterClient
 from routerlab.core.data import TensorData
-from routerlab.core.devices import Path
 from routerlab.core.dtypes import QFloat, is_quantized
 from routerlab.core.errors import BurnUnimplemented, DTypeError, QuantizationError
-from routerlab.core.ir import TransferOptions
+from routerlab.core.fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
+from routerlab.core.fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
+from routerlab.core.policies import Policy
 from routerlab.core.quant import Calibration, QuantScheme, parse_scheme
 from routerlab.core.quant.layout import check_scale_count
 from routerlab.core.quant.scheme import check_global_scale
-from routerlab.core.server import Arrival
+from routerlab.core.request import Arrival, TransferRequest
 from routerlab.core.tensor import RouterTensor
-from routerlab.core.fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
-from routerlab.core.fix.policies import DEFAULT_POLICY, Policy
-from routerlab.core.fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
 
 
-def choose_policy(tensor: RouterTensor, policy: Policy | str | None,
-                  legacy: bool | None) -> Policy:
-    """The policy of one transfer: the one given; else `legacy` when asked for (or when the
-    source interpreter replays Burn); else `native`."""
-    if policy is not None:
-        return Policy.parse(policy)
-    if legacy is None:
-        legacy = tensor.client.session.interpreter.legacy
-    return Policy.LEGACY if legacy else DEFAULT_POLICY
+def choose_policy(tensor: RouterTensor, request: TransferRequest) -> Policy:
+    """The policy of one transfer: the one asked for, else the source interpreter's."""
+    return tensor.client.session.interpreter.policy_for(request)
 
 
-def plan(tensor: RouterTensor, target: RouterClient, path: Path | None,
-         policy: Policy | str | None = None, legacy: bool | None = None) -> TransferPlan:
+def plan(tensor: RouterTensor, target: RouterClient, request: TransferRequest) -> TransferPlan:
     """What moving `tensor` to `target` would do (nothing is consumed or submitted)."""
     tensor.check()
-    chosen = choose_policy(tensor, policy, legacy)
-    return plan_transfer(tensor.dtype, tensor.shape, tensor.device, target.device, path, chosen)
+    return plan_transfer(tensor.dtype, tensor.shape, tensor.device, target.device, request.path,
+                         choose_policy(tensor, request))
 
 
-def move(tensor: RouterTensor, target: RouterClient, path: Path | None,
-         policy: Policy | str | None, legacy: bool | None, arrival: Arrival) -> RouterTensor:
+def move(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
+         arrival: Arrival) -> RouterTensor:
     """`Runtime.to_device`: plan, refuse or hand over to the channel, return the target tensor.
 
     A plain tensor ignores the quantized policies; `legacy` still switches Burn's arms on for it
     (its uint walls)."""
     if not is_quantized(tensor.dtype):
-        chosen = None if policy is None else Policy.parse(policy)
-        flag = True if chosen is Policy.LEGACY else legacy
-        return to_device(tensor, target, path,
-                         TransferOptions(flag, None if chosen is None else chosen.value), arrival)
-    planned = plan(tensor, target, path, policy, legacy)
+        return to_device(tensor, target, request, arrival)
+    planned = plan(tensor, target, request)
     planned.raise_if_refused()
-    options = TransferOptions(planned.policy is Policy.LEGACY, planned.policy.value)
-    moved = to_device(tensor, target, planned.path, options, arrival)
+    moved = to_device(tensor, target, replace(request, policy=planned.policy, path=planned.path),
+                      arrival)
     if moved is not tensor:
         moved.dtype = planned.arrival_dtype
     return moved
@@ -90,17 +79,16 @@ def upload(client: RouterClient, data: TensorData) -> RouterTensor:
     return tensor
 
 
-def q_to_device(tensor: RouterTensor, target: RouterClient, path: Path | None,
-                policy: Policy | str | None, legacy: bool | None,
+def q_to_device(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
                 arrival: Arrival) -> RouterTensor:
-    """The router's `QTensorOps::q_to_device`: Burn's `unimplemented!()` in legacy mode (on the
+    """The router's `QTensorOps::q_to_device`: Burn's `unimplemented!()` under `legacy` (on the
     client, before anything else), otherwise the same-device shortcut and `move`."""
     if not is_quantized(tensor.dtype):
         raise DTypeError(f"q_to_device moves quantized tensors, not {tensor.dtype}; use to_device")
-    if choose_policy(tensor, policy, legacy) is Policy.LEGACY:
+    if choose_policy(tensor, request) is Policy.LEGACY:
         tensor.check()
         raise BurnUnimplemented(SRC_ROUTER)
-    return move(tensor, target, path, policy, legacy, arrival)
+    return move(tensor, target, request, arrival)
 
 
 def quantize_request(tensor: RouterTensor, scheme: QuantScheme | str,

@@ -19,8 +19,8 @@ The methods are thin; the behaviour lives in the modules below.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -30,8 +30,9 @@ from routerlab.core.data import TensorData
 from routerlab.core.devices import Device, DeviceLike, Path, parse_device
 from routerlab.core.dtypes import AnyDType, DType, QFloat, is_quantized
 from routerlab.core.errors import DeviceError, DTypeError, UnknownTensorError
+from routerlab.core.fix.guard import TransferPlan, plan_transfer
 from routerlab.core.handles import Journal
-from routerlab.core.interpreter import QuantizedExtension, TensorInterpreter
+from routerlab.core.interpreter import Arm, QuantizedExtension, TensorInterpreter
 from routerlab.core.ir import (
     AddOp,
     CastOp,
@@ -45,13 +46,14 @@ from routerlab.core.ir import (
     SwapDimsOp,
     TensorId,
 )
+from routerlab.core.moves import move, q_to_device, quantize_request, upload
+from routerlab.core.policies import DEFAULT_POLICY, Policy
 from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes
-from routerlab.core.server import Arrival, Server
+from routerlab.core.request import Arrival, TransferRequest, Transport
+from routerlab.core.server import Server
 from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import Trace, TraceEvent
-from routerlab.core.fix.guard import TransferPlan
-from routerlab.core.moves import move, plan, q_to_device, quantize_request, upload
 from routerlab.core.view import TableView
 
 T = TypeVar("T")
@@ -60,18 +62,35 @@ T = TypeVar("T")
 class Runtime:
     """One simulated deployment: devices (sessions), clients, the trace."""
 
-    def __init__(self, devices: Iterable[DeviceLike] | None = None, *, legacy: bool = False,
-                 quantized: QuantizedExtension | None = None,
+    def __init__(self, devices: Iterable[DeviceLike] | None = None, *,
+                 policy: Policy | str | None = None, legacy: bool | None = None,
+                 quantized: QuantizedExtension | Literal[False] | None = None,
+                 arms: Mapping[type, Arm] | None = None,
+                 interpreter: type[TensorInterpreter] = TensorInterpreter,
                  arrival: Arrival | str = Arrival.SOURCE_FIRST) -> None:
         """`devices=None` creates any `cpu:N` / `cuda:N` on first use; a list closes the set.
-        `legacy=True` replays Burn 2c06be3's uint/QFloat arms; `arrival` picks which side of a
-        same-peer rendezvous runs first."""
+
+        `policy` is what a transfer follows when it names none (`native` by default; `legacy`
+        replays Burn 2c06be3's uint/QFloat arms everywhere, and `legacy=True` is its older
+        spelling). The runtime owns its extensions and hands them to every interpreter it
+        builds: `quantized` (None: RouterLab's fix, `QuantizedTransfers`; False: none, so the
+        `QFloat` arms raise `ExtensionMissingError`), `arms`, extra interpreter arms keyed by
+        op class, and `interpreter`, the class of every device's interpreter (a subclass that
+        overrides an arm is how an exercise plugs a student's function in). `arrival` picks
+        which side of a same-peer rendezvous runs first."""
         self.trace = Trace()
         self.journal = Journal()
         self.server = Server(self.trace, self.journal)
-        self.legacy = legacy
+        self.policy = TransferRequest.of("cpu:0", policy=policy, legacy=legacy).policy \
+            or DEFAULT_POLICY
         self.arrival = Arrival.parse(arrival)
-        self._quantized = quantized
+        if quantized is None:
+            from routerlab.core.fix.arms import QuantizedTransfers
+
+            quantized = QuantizedTransfers()
+        self._quantized = quantized or None
+        self._arms = dict(arms or {})
+        self._interpreter = interpreter
         self._minted = 0
         self._interpreter_ids = map(TensorId, itertools.count()).__next__
         self._clients: dict[Device, RouterClient] = {}
@@ -80,6 +99,11 @@ class Runtime:
             self._declared = [parse_device(d) for d in devices]
             for device in self._declared:
                 self.client(device)
+
+    @property
+    def legacy(self) -> bool:
+        """Whether this runtime replays Burn 2c06be3 (its policy is `legacy`)."""
+        return self.policy is Policy.LEGACY
 
     # --- devices -----------------------------------------------------------------------------
 
@@ -96,8 +120,9 @@ class Runtime:
         if client is not None:
             return client
         self._check_declared(parsed)
-        interpreter = TensorInterpreter(make_backend(parsed), self.trace, self.legacy,
-                                        self._quantized, self._interpreter_ids)
+        interpreter = self._interpreter(make_backend(parsed), self.trace, policy=self.policy,
+                                        quantized=self._quantized, arms=self._arms,
+                                        new_id=self._interpreter_ids)
         session = Session(interpreter, self.server)
         self.server.add(session)
         client = self._clients[parsed] = RouterClient(session, self.server, self._new_id)
@@ -239,42 +264,53 @@ class Runtime:
         return self.read_data(tensor, consume).to_numpy()
 
     def to_device(self, tensor: RouterTensor, device: DeviceLike, path: Path | str | None = None,
-                  *, legacy: bool | None = None, policy: str | None = None,
-                  arrival: Arrival | str | None = None) -> RouterTensor:
-        """Move to `device` by `path` (automatic when None, or forced: same / local / bytes /
-        bridge). `policy` (native, dequantize, requantize, reject, legacy; docs/transfers.md)
-        decides how a quantized tensor moves; `legacy` overrides the interpreters' setting for
-        this transfer only (a given `policy` wins over it)."""
-        return self._transfer("to_device", move, tensor, device, path, policy, legacy, arrival)
+                  *, policy: Policy | str | None = None, legacy: bool | None = None,
+                  arrival: Arrival | str | None = None,
+                  transport: Transport | str | None = None) -> RouterTensor:
+        """Move to `device` (see `TransferRequest` for every option; `legacy=True` is the older
+        spelling of `policy="legacy"`)."""
+        return self.transfer(tensor, TransferRequest.of(
+            device, policy=policy, path=path, transport=transport, arrival=arrival, legacy=legacy))
+
+    def transfer(self, tensor: RouterTensor, request: TransferRequest) -> RouterTensor:
+        """Move `tensor` as `request` says: one step per hop (to the device, back to the source,
+        …), each all or nothing. Returns the tensor after the last hop."""
+        return self._hops("to_device", move, tensor, request)
 
     def q_to_device(self, tensor: RouterTensor, device: DeviceLike,
-                    path: Path | str | None = None, *, legacy: bool | None = None,
-                    policy: str | None = None,
-                    arrival: Arrival | str | None = None) -> RouterTensor:
+                    path: Path | str | None = None, *, policy: Policy | str | None = None,
+                    legacy: bool | None = None, arrival: Arrival | str | None = None,
+                    transport: Transport | str | None = None) -> RouterTensor:
         """The router's own `q_to_device` in front of `to_device`: with policy `legacy` it is
         Burn's `unimplemented!()` (ops/qtensor.rs:34-39), the first wall a real call meets."""
-        return self._transfer("q_to_device", q_to_device, tensor, device, path, policy, legacy,
-                              arrival)
+        request = TransferRequest.of(device, policy=policy, path=path, transport=transport,
+                                     arrival=arrival, legacy=legacy)
+        return self._hops("q_to_device", q_to_device, tensor, request)
 
-    def _transfer(self, what: str, work: Callable[..., RouterTensor], tensor: RouterTensor,
-                  device: DeviceLike, path: Path | str | None, policy: str | None,
-                  legacy: bool | None, arrival: Arrival | str | None) -> RouterTensor:
-        """Read the options of `to_device` / `q_to_device` the one way, then run `work` as one
-        step (which creates the target device if this is its first use)."""
-        target = self._device(device)
-        forced = _path(path)
-        order = self.arrival if arrival is None else Arrival.parse(arrival)
-        return self.atomic(f"{what} {target}", lambda: work(tensor, self.client(target), forced,
-                                                            policy, legacy, order))
+    def _hops(self, what: str, work: Callable[..., RouterTensor], tensor: RouterTensor,
+              request: TransferRequest) -> RouterTensor:
+        """Run `work` once per hop, each as one step (which creates its target device if this
+        is its first use)."""
+        ends = (request.device, tensor.device)
+        order = self.arrival if request.arrival is None else request.arrival
+        for hop in range(request.hops):
+            there = ends[hop % 2]
+            self._device(there)
+            tensor = self.atomic(f"{what} {there}", lambda t=tensor, d=there: work(
+                t, self.client(d), request.to(d), order))
+        return tensor
 
     def plan_transfer(self, tensor: RouterTensor, device: DeviceLike,
-                      path: Path | str | None = None, *, policy: str | None = None,
+                      path: Path | str | None = None, *, policy: Policy | str | None = None,
                       legacy: bool | None = None) -> TransferPlan:
-        """What `to_device` would do, without doing it (the guard; nothing is submitted). A
-        refused plan forgets the target device if this call created it."""
-        target = self._device(device)
-        forced = _path(path)
-        return self._undoable(lambda: plan(tensor, self.client(target), forced, policy, legacy))
+        """What `to_device` would do, without doing it (the guard): nothing is submitted and no
+        device is created."""
+        request = TransferRequest.of(device, policy=policy, path=path, legacy=legacy)
+        self._device(request.device)
+        tensor.check()
+        chosen = request.policy or tensor.client.session.interpreter.policy
+        return plan_transfer(tensor.dtype, tensor.shape, tensor.device, request.device,
+                             request.path, chosen)
 
     # --- quantized tensors -------------------------------------------------------------------
 
@@ -338,8 +374,3 @@ class Runtime:
     def bytes_copied(self) -> int:
         """Bytes copied by every backend so far (uploads, readbacks, device copies)."""
         return sum(c.session.interpreter.backend.bytes_copied for c in self._clients.values())
-
-
-def _path(path: Path | str | None) -> Path | None:
-    """A path given by name is parsed; None stays None (automatic, from the topology)."""
-    return None if path is None else Path.parse(path)

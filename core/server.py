@@ -15,20 +15,12 @@ everything it touched.
 from __future__ import annotations
 
 from routerlab.core.backend import HandleKind
-from routerlab.core.choices import Choice
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device
-from routerlab.core.errors import BurnPanic, DeadlockError, DeviceError
+from routerlab.core.errors import BurnPanic, DeadlockError
 from routerlab.core.handles import Journal
 from routerlab.core.session import Session
 from routerlab.core.trace import Trace
-
-
-class Arrival(Choice, noun="arrival order", error=DeviceError):
-    """Which side of a transfer the scheduler runs first."""
-
-    SOURCE_FIRST = "source-first"
-    TARGET_FIRST = "target-first"
 
 
 class Server:

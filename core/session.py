@@ -98,7 +98,7 @@ class Session(Viewable):
             reply.value = data
 
     def _expose_local(self, op: ExposeLocalOp, reply: Reply | None) -> None:
-        kind = self.interpreter.get_tensor(op.tensor, op.options)
+        kind = self.interpreter.get_tensor(op.tensor, op.request)
         self.server.expose_local(self, op.transfer_id, kind)
         self.interpreter.trace.record("expose", self.label, op.tensor.id, op.tensor.status, 0,
                                       f"transfer {op.transfer_id}: {kind.name()} handle")
@@ -107,10 +107,10 @@ class Session(Viewable):
         kind = self.server.take_local(self.device.peer, op.transfer_id)
         self.interpreter.trace.record("take", self.label, op.out.id, None, 0,
                                       f"transfer {op.transfer_id}")
-        self.interpreter.register_tensor_to_device(op.out.id, kind, op.options)
+        self.interpreter.register_tensor_to_device(op.out.id, kind, op.request)
 
     def _expose_remote(self, op: ExposeRemoteOp, reply: Reply | None) -> None:
-        data = self.interpreter.read_tensor(op.tensor, op.options)
+        data = self.interpreter.read_tensor(op.tensor, op.request)
         self.server.publish(self, op.transfer_id, data)
         self.interpreter.trace.record("publish", self.label, op.tensor.id, op.tensor.status,
                                       data.num_bytes, f"transfer {op.transfer_id}: host bytes")
@@ -119,7 +119,7 @@ class Session(Viewable):
         data = self.server.download(op.transfer_id)
         self.interpreter.trace.record("download", self.label, op.out.id, None, data.num_bytes,
                                       f"transfer {op.transfer_id}")
-        self.interpreter.register_tensor_data(op.out.id, data, op.options)
+        self.interpreter.register_tensor_data(op.out.id, data, op.request)
 
     def end(self, reason: str) -> None:
         """The worker thread is gone: drop its queue, refuse later tasks."""

@@ -46,7 +46,7 @@ def compare(
     from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.teaching.compare import compare_policies
     from routerlab.teaching.measure import on_backend
-    from routerlab.core.fix.policies import POLICY_NAMES
+    from routerlab.core.policies import POLICY_NAMES
 
     if values is None and random is None:
         random = DEFAULT_RANDOM

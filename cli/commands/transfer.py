@@ -59,7 +59,7 @@ def transfer(
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.teaching.measure import measure_transfer, on_backend
-    from routerlab.core.fix.policies import Policy
+    from routerlab.core.policies import Policy
 
     chosen = Policy.parse(policy)
     x = read_tensor(values, shape, random, seed)

@@ -26,13 +26,13 @@ from routerlab.core.fix.guard import (
     is_quantized_handle,
     plan_transfer,
 )
-from routerlab.core.fix.policies import (
+from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams
+from routerlab.core.policies import (
     DEFAULT_POLICY,
     POLICY_NAMES,
     Policy,
     UnknownPolicyError,
 )
-from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams
 
 __all__ = [
     "DEFAULT_POLICY", "Outcome", "POLICY_NAMES", "Policy", "QPrimitive", "QuantizeParams",

@@ -12,7 +12,7 @@ wherever Burn has a `todo!()` for a quantized tensor (§14.1):
 | `quantize` / `dequantize` | `todo!()` (interpreter.rs:1390-1391) | the backend's ops |
 | `change_backend` | no bridge method (bridge/base.rs:31) | `change_backend_quantized` |
 
-The transfer hooks receive the `TransferOptions` the client chose, and its `policy` picks the
+The transfer hooks receive the transfer's policy (resolved by the interpreter), which picks the
 *carrier*: what leaves the source and how the target rebuilds the tensor. `native` carries the
 primitive itself (Fix A); `dequantize` and `requantize` carry dequantized f32 values, with or
 without the stored scales (Fix B1, B2). The status rules are the core's: the source handle is
@@ -31,14 +31,14 @@ from routerlab.core.backend import Backend, HandleKind, Kind, Primitive
 from routerlab.core.data import TensorData
 from routerlab.core.dtypes import DType, QFloat
 from routerlab.core.errors import QuantizationError, TransferRejected
+from routerlab.core.fix import qtensor
+from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams
 from routerlab.core.interpreter import TensorInterpreter
-from routerlab.core.ir import DequantizeOp, QuantizeOp, TensorId, TensorIr, TransferOptions
+from routerlab.core.ir import DequantizeOp, QuantizeOp, TensorId, TensorIr
+from routerlab.core.policies import Policy
 from routerlab.core.quant import Calibration, QuantScheme, params_shape, quantize_dynamic
 from routerlab.core.quant import quantize as quantize_static
 from routerlab.core.quant.scale_dtype import storage_dtype, to_f32
-from routerlab.core.fix import qtensor
-from routerlab.core.fix.policies import Policy
-from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams
 
 F32 = np.float32
 
@@ -168,9 +168,8 @@ _CARRIERS = {Policy.NATIVE: NativeCarrier(), Policy.DEQUANTIZE: FloatCarrier(Tru
              Policy.REQUANTIZE: FloatCarrier(False)}
 
 
-def carrier_for(options: TransferOptions) -> NativeCarrier:
-    """The carrier of a transfer's policy (`native` when none was given)."""
-    policy = Policy.parse(options.policy or Policy.NATIVE)
+def carrier_for(policy: Policy) -> NativeCarrier:
+    """The carrier of a transfer's policy."""
     carrier = _CARRIERS.get(policy)
     if carrier is None:
         raise TransferRejected(f"policy {policy.value!r} reached a server session; it is decided "
@@ -182,13 +181,13 @@ class QuantizedTransfers:
     """The fixed `QFloat` arms, the default quantized extension of every interpreter."""
 
     def get_tensor(self, interp: TensorInterpreter, ir: TensorIr,
-                   options: TransferOptions) -> HandleKind:
+                   policy: Policy) -> HandleKind:
         q = interp.handles.get_tensor_handle(ir)
-        return HandleKind(Kind.QUANTIZED, carrier_for(options).take(interp.backend, q))
+        return HandleKind(Kind.QUANTIZED, carrier_for(policy).take(interp.backend, q))
 
     def register_tensor_to_device(self, interp: TensorInterpreter, id: TensorId,
-                                  tensor: HandleKind, options: TransferOptions) -> None:
-        carrier = carrier_for(options)
+                                  tensor: HandleKind, policy: Policy) -> None:
+        carrier = carrier_for(policy)
         before = interp.backend.bytes_copied
         moved = carrier.put(interp.backend, tensor.primitive)
         _record_arrival(interp, id, moved, tensor.primitive.dtype,
@@ -197,13 +196,13 @@ class QuantizedTransfers:
         interp.handles.register(id, moved)
 
     def read_tensor(self, interp: TensorInterpreter, ir: TensorIr,
-                    options: TransferOptions) -> TensorData:
+                    policy: Policy) -> TensorData:
         q = interp.handles.get_tensor_handle(ir)
-        return carrier_for(options).encode(interp.backend, q)
+        return carrier_for(policy).encode(interp.backend, q)
 
     def register_tensor_data(self, interp: TensorInterpreter, id: TensorId, data: TensorData,
-                             options: TransferOptions) -> None:
-        carrier = carrier_for(options)
+                             policy: Policy) -> None:
+        carrier = carrier_for(policy)
         moved = carrier.decode(interp.backend, data)
         _record_arrival(interp, id, moved, data.dtype, 0, f"{carrier.policy}: from bytes")
         interp.handles.register(id, moved)
@@ -228,8 +227,8 @@ class QuantizedTransfers:
         interp.handles.register(op.out.id, qtensor.dequantize(interp.backend, q, op.out.dtype))
 
     def change_backend(self, source: TensorInterpreter, target: TensorInterpreter, handle: Any,
-                       options: TransferOptions) -> QPrimitive:
-        carrier = carrier_for(options)
+                       policy: Policy) -> QPrimitive:
+        carrier = carrier_for(policy)
         moved = carrier.bridge(source.backend, target.backend, handle)
         if moved.dtype != handle.dtype:
             target.trace.record("note", str(target.device), None, None, 0,

@@ -19,10 +19,10 @@ from routerlab.core.choices import Choice
 from routerlab.core.devices import Device, Path, automatic_path, check_forced_path
 from routerlab.core.dtypes import AnyDType, QFloat
 from routerlab.core.errors import RouterLabError, TransferRejected
-from routerlab.core.interpreter import burn_debug
-from routerlab.core.quant import QuantScheme
-from routerlab.core.fix.policies import Policy
 from routerlab.core.fix.qtensor import arrival_scheme
+from routerlab.core.interpreter import burn_debug
+from routerlab.core.policies import Policy
+from routerlab.core.quant import QuantScheme
 from routerlab.core.view import TableView, Viewable
 
 SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"

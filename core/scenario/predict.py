@@ -37,6 +37,8 @@ from routerlab.core.errors import (
     UnknownTensorError,
     UseAfterDropError,
 )
+from routerlab.core.fix.guard import Outcome, TransferPlan, plan_transfer
+from routerlab.core.fix.qtensor import scheme_on
 from routerlab.core.interpreter import SRC_QUANTIZE
 from routerlab.core.ir import (
     AddOp,
@@ -48,11 +50,9 @@ from routerlab.core.ir import (
     ReshapeOp,
     SwapDimsOp,
 )
+from routerlab.core.policies import Policy
 from routerlab.core.quant import parse_scheme
 from routerlab.core.scenario import BEFORE_STEPS, STEP_KINDS, Scenario, undefined_label
-from routerlab.core.fix.guard import Outcome, TransferPlan, plan_transfer
-from routerlab.core.fix.policies import Policy
-from routerlab.core.fix.qtensor import scheme_on
 from routerlab.core.view import Cell, TableView, Viewable
 
 COLUMNS = ["step", "tensor", "dtype", "move", "path", "policy", "outcome", "expect_error",

@@ -24,12 +24,12 @@ import numpy as np
 from routerlab.core.devices import Device, Path, parse_device
 from routerlab.core.dtypes import DType, is_quantized
 from routerlab.core.errors import RouterLabError, ScenarioError, UnknownTensorError
+from routerlab.core.policies import POLICY_NAMES, Policy
 from routerlab.core.quant import Calibration, parse_scheme
+from routerlab.core.request import Arrival
 from routerlab.core.runtime import Runtime
-from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import TraceEvent
-from routerlab.core.fix.policies import POLICY_NAMES, Policy
 from routerlab.core.view import TableView
 
 

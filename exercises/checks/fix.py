@@ -20,15 +20,15 @@ import numpy as np
 from routerlab.core.backend import HandleKind, Kind
 from routerlab.core.dtypes import DType, QFloat
 from routerlab.core.errors import RouterLabError, TransferRejected
-from routerlab.core.ir import TensorIr, TransferOptions
+from routerlab.core.fix import can_move_to_device as model_can_move
+from routerlab.core.fix import is_quantized_handle as model_is_quantized
+from routerlab.core.fix.arms import QuantizedTransfers
+from routerlab.core.fix.qtensor import q_to_device as model_q_to_device
+from routerlab.core.ir import TensorIr
+from routerlab.core.policies import Policy
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import parse_scheme, quantize, quantize_dynamic
 from routerlab.core.runtime import Runtime
-from routerlab.core.fix import can_move_to_device as model_can_move
-from routerlab.core.fix import is_quantized_handle as model_is_quantized
-from routerlab.core.fix.policies import Policy
-from routerlab.core.fix.qtensor import q_to_device as model_q_to_device
-from routerlab.core.fix.arms import QuantizedTransfers
 from routerlab.exercises.checks.base import (
     CheckFailure,
     Part,
@@ -171,9 +171,9 @@ def student_native_arms(sub: Submission) -> Iterator[QuantizedTransfers]:
     student_get = sub.function("get_tensor")
 
     class StudentArms(QuantizedTransfers):
-        def get_tensor(self, interp: Any, ir: TensorIr, options: TransferOptions) -> HandleKind:
-            if Policy.parse(options.policy or Policy.NATIVE) is not Policy.NATIVE:
-                return super().get_tensor(interp, ir, options)
+        def get_tensor(self, interp: Any, ir: TensorIr, policy: Policy) -> HandleKind:
+            if policy is not Policy.NATIVE:
+                return super().get_tensor(interp, ir, policy)
             return student_get(interp.handles, ir)
 
     with installed(model_q_to_device, sub.function("q_to_device")):

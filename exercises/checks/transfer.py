@@ -7,9 +7,7 @@ tensors of every plain dtype between two sessions of one peer.
 
 from __future__ import annotations
 
-import contextlib
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -18,7 +16,7 @@ from routerlab.core.backend import Kind, kind_of
 from routerlab.core.devices import automatic_path, parse_device
 from routerlab.core.dtypes import DType
 from routerlab.core.interpreter import TensorInterpreter
-from routerlab.core.ir import DEFAULT_TRANSFER, READ_ONLY, TensorId, TensorIr, TransferOptions
+from routerlab.core.ir import READ_ONLY, TensorId, TensorIr
 from routerlab.core.runtime import Runtime
 from routerlab.exercises.checks.base import (
     CheckFailure,
@@ -37,39 +35,32 @@ _VALUES = {DType.F32: [1.5, -2.0, 3.25], DType.F16: [0.5, 1.0, -1.0], DType.F64:
            DType.U32: [7, 8, 9], DType.U64: [1, 2, 3], DType.BOOL: [True, False, True]}
 
 
-@contextlib.contextmanager
-def student_arms(sub: Submission) -> Iterator[None]:
-    """Route every non-quantized same-peer transfer through the student's two functions."""
+def student_interpreter(sub: Submission) -> type[TensorInterpreter]:
+    """An interpreter whose plain same-peer transfer arms are the student's two functions; a
+    runtime built with `Runtime(interpreter=...)` uses it for every device."""
     student_get = sub.function("get_tensor")
     student_register = sub.function("register_tensor_to_device")
-    model_get = TensorInterpreter.get_tensor
-    model_register = TensorInterpreter.register_tensor_to_device
 
-    def get_tensor(self: TensorInterpreter, tensor: TensorIr,
-                   options: TransferOptions = DEFAULT_TRANSFER) -> Any:
-        if kind_of(tensor.dtype) is Kind.QUANTIZED:
-            return model_get(self, tensor, options)
-        return student_get(self.handles, tensor)
+    class StudentInterpreter(TensorInterpreter):
+        def get_tensor(self, tensor: TensorIr, request: Any = None) -> Any:
+            if kind_of(tensor.dtype) is Kind.QUANTIZED:
+                return super().get_tensor(tensor, request)
+            return student_get(self.handles, tensor)
 
-    def register(self: TensorInterpreter, id: TensorId, tensor: Any,
-                 options: TransferOptions = DEFAULT_TRANSFER) -> None:
-        if tensor.kind is Kind.QUANTIZED:
-            return model_register(self, id, tensor, options)
-        student_register(self.backend, self.handles, id, tensor)
-        return None
+        def register_tensor_to_device(self, id: TensorId, tensor: Any,
+                                      request: Any = None) -> None:
+            if tensor.kind is Kind.QUANTIZED:
+                return super().register_tensor_to_device(id, tensor, request)
+            student_register(self.backend, self.handles, id, tensor)
+            return None
 
-    TensorInterpreter.get_tensor = get_tensor  # type: ignore[method-assign]
-    TensorInterpreter.register_tensor_to_device = register  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        TensorInterpreter.get_tensor = model_get  # type: ignore[method-assign]
-        TensorInterpreter.register_tensor_to_device = model_register  # type: ignore[method-assign]
+    return StudentInterpreter
 
 
-def _move(dtype: DType, shared: bool) -> dict[str, Any]:
+def _move(dtype: DType, shared: bool,
+          interpreter: type[TensorInterpreter] = TensorInterpreter) -> dict[str, Any]:
     """Move a tensor of `dtype` cpu:0 -> cpu:1 (same peer) and observe everything."""
-    rt = Runtime(["cpu:0", "cpu:1"])
+    rt = Runtime(["cpu:0", "cpu:1"], interpreter=interpreter)
     x = rt.tensor(_VALUES[dtype], "cpu:0", dtype.value)
     keep = rt.clone(x) if shared else None
     y = rt.to_device(x, "cpu:1")
@@ -83,8 +74,7 @@ def _move(dtype: DType, shared: bool) -> dict[str, Any]:
 
 def _expect_move(sub: Submission, dtype: DType, shared: bool = False) -> None:
     want = _move(dtype, shared)
-    with student_arms(sub):
-        got = _move(dtype, shared)
+    got = _move(dtype, shared, student_interpreter(sub))
     what = f"{'a shared' if shared else 'a unique'} {dtype} tensor moved cpu:0 -> cpu:1"
     for key, meaning in (("values", "values read on cpu:1"), ("dtype", "dtype registered on cpu:1"),
                          ("on", "device of the primitive registered on cpu:1"),
@@ -134,8 +124,7 @@ def _(sub: Submission) -> None:
     rng.shuffle(cases)
     for dtype, shared in cases:
         want = _move(dtype, shared)
-        with student_arms(sub):
-            got = _move(dtype, shared)
+        got = _move(dtype, shared, student_interpreter(sub))
         if got != want:
             differs = sorted(k for k in want if want[k] != got[k])
             raise CheckFailure(f"moving a {'shared' if shared else 'unique'} {dtype} tensor "
@@ -145,13 +134,12 @@ def _(sub: Submission) -> None:
 
 @moves.hidden("a moved tensor is a copy on the target device, not the source's array")
 def _(sub: Submission) -> None:
-    with student_arms(sub):
-        rt = Runtime(["cpu:0", "cpu:1"])
-        x = rt.tensor([1.0, 2.0, 3.0], "cpu:0", "f32")
-        keep = rt.clone(x)
-        y = rt.to_device(x, "cpu:1")
-        source = rt.session("cpu:0").interpreter.handles.get_handle_ref(keep.id)
-        target = rt.session("cpu:1").interpreter.handles.get_handle_ref(y.id)
+    rt = Runtime(["cpu:0", "cpu:1"], interpreter=student_interpreter(sub))
+    x = rt.tensor([1.0, 2.0, 3.0], "cpu:0", "f32")
+    keep = rt.clone(x)
+    y = rt.to_device(x, "cpu:1")
+    source = rt.session("cpu:0").interpreter.handles.get_handle_ref(keep.id)
+    target = rt.session("cpu:1").interpreter.handles.get_handle_ref(y.id)
     if target is source or np.shares_memory(
             registered(target, "on cpu:1 under the moved tensor's id").array,
             registered(source, "on cpu:0 under the kept clone's id (a shared tensor's entry "

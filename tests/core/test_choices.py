@@ -7,9 +7,9 @@ import pytest
 
 from routerlab.core import DeviceError, DType, DTypeError, Path, Profile, RouterLabError
 from routerlab.core.errors import QuantizationError
+from routerlab.core.policies import Policy, UnknownPolicyError
 from routerlab.core.quant import Calibration
-from routerlab.core.server import Arrival
-from routerlab.core.fix.policies import Policy, UnknownPolicyError
+from routerlab.core.request import Arrival
 
 
 @pytest.mark.parametrize(("choice", "word", "member"), [

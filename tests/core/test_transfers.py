@@ -19,6 +19,7 @@ from routerlab.core import (
     ExtensionMissingError,
     HandleKind,
     Kind,
+    Policy,
     Primitive,
     QFloat,
     QuantizeOp,
@@ -29,11 +30,11 @@ from routerlab.core import (
     TensorData,
     TensorInterpreter,
     TensorIr,
-    TransferOptions,
+    TransferRequest,
     make_backend,
     parse_device,
 )
-from routerlab.core.interpreter import EXTRA_ARMS, burn_debug, register_arm
+from routerlab.core.interpreter import burn_debug
 from routerlab.core.ir import READ_WRITE, UnaryOp
 
 Q8 = QFloat("q8s-test")
@@ -162,7 +163,7 @@ def test_legacy_qfloat_other_paths(target: str, path: str | None, error: type,
 def test_legacy_register_to_device_quantized_arm() -> None:
     """The arm that is unreachable through get_tensor (§14.2) still replays Burn's text
     (interpreter.rs:124)."""
-    interp = TensorInterpreter(make_backend(parse_device("cpu:1")), legacy=True)
+    interp = TensorInterpreter(make_backend(parse_device("cpu:1")), policy=Policy.LEGACY)
     kind = HandleKind(Kind.QUANTIZED, Primitive(np.zeros(2, np.int8), Q8, parse_device("cpu:0")))
     with pytest.raises(BurnTodo, match="^not yet implemented: Local transfer of quantized "
                                        "tensors is not supported yet$"):
@@ -186,8 +187,8 @@ def test_quantize_ops_replay_todo_in_legacy_and_need_the_extension_otherwise() -
     with pytest.raises(BurnTodo) as info:
         quantized(legacy)
     assert info.value.source == "crates/burn-router/src/interpreter.rs:1390-1391"
-    bare = Runtime(["cpu:0"], quantized=None)
-    bare.session("cpu:0").interpreter.quantized = None
+    bare = Runtime(["cpu:0"], quantized=False)
+    assert bare.session("cpu:0").interpreter.quantized is None
     x = bare.tensor([1.0], "cpu:0")
     with pytest.raises(ExtensionMissingError, match="quantize on cpu:0 needs the quantization"):
         bare.op(QuantizeOp, x, params=(Q8.scheme,))
@@ -260,14 +261,20 @@ def test_ops_defined_outside_the_core_plug_in() -> None:
         x = interp.handles.get_tensor_handle(op.input)
         interp.handles.register(op.out.id, Primitive(-x.array, x.dtype, interp.device))
 
-    rt = Runtime(["cpu:0"])
+    plain = Runtime(["cpu:0"])
     with pytest.raises(RouterLabError, match="no interpreter arm for op 'neg'"):
-        rt.op(NegOp, rt.tensor([1.0], "cpu:0"), params=(None,))
-    register_arm(NegOp, neg)
-    try:
-        assert rt.read(rt.op(NegOp, rt.tensor([1.0], "cpu:0"), params=(None,))).tolist() == [-1.0]
-    finally:
-        del EXTRA_ARMS[NegOp]
+        plain.op(NegOp, plain.tensor([1.0], "cpu:0"), params=(None,))
+    rt = Runtime(["cpu:0"], arms={NegOp: neg})  # the runtime owns the arm, no global changes
+    assert rt.read(rt.op(NegOp, rt.tensor([1.0], "cpu:0"), params=(None,))).tolist() == [-1.0]
+    with pytest.raises(RouterLabError, match="no interpreter arm for op 'neg'"):
+        plain.op(NegOp, plain.tensor([1.0], "cpu:0"), params=(None,))
+
+
+def test_removed_module_level_extension_points_say_what_replaces_them() -> None:
+    with pytest.raises(ImportError, match=r"Runtime\(quantized=\.\.\., arms="):
+        from routerlab.core.interpreter import register_arm  # noqa: F401
+    with pytest.raises(ImportError, match=r"Runtime\(quantized=\.\.\.\)"):
+        from routerlab.core import install_quantized_extension  # noqa: F401
 
 
 def _real_quantized(rt: Runtime):  # type: ignore[no-untyped-def]
@@ -302,7 +309,7 @@ def test_real_get_tensor_of_qfloat_returns_the_quantized_kind(status) -> None:  
         assert rt.handle_ids("cpu:0") == []
 
 
-@pytest.mark.parametrize("legacy_by", ["options", "interpreter"])
+@pytest.mark.parametrize("legacy_by", ["request", "interpreter"])
 def test_real_get_tensor_of_qfloat_replays_burns_todo_in_legacy(legacy_by: str) -> None:
     """Legacy mode replays Burn's arm for QFloat (crates/burn-router/src/interpreter.rs:98):
     `todo!("Local transfer of {:?} tensors is not supported yet", dtype)`, raised before the
@@ -312,10 +319,10 @@ def test_real_get_tensor_of_qfloat_replays_burns_todo_in_legacy(legacy_by: str) 
     held, mark = interp.handles.get_handle_ref(q.id), len(rt.trace)
     ir = TensorIr(q.id, q.shape, READ_ONLY, q.dtype)
     with pytest.raises(BurnTodo) as info:
-        if legacy_by == "options":
-            interp.get_tensor(ir, TransferOptions(legacy=True))
+        if legacy_by == "request":
+            interp.get_tensor(ir, TransferRequest.of("cpu:1", policy="legacy"))
         else:
-            interp.legacy = True
+            interp.policy = Policy.LEGACY
             interp.get_tensor(ir)
     message = info.value.message
     assert message.startswith("not yet implemented: Local transfer of QFloat(QuantScheme {")

@@ -12,14 +12,14 @@ from rich.console import Console
 
 from routerlab.cli.render import to_rich
 from routerlab.core import Profile, Runtime
-from routerlab.teaching.doctor import diagnose
 from routerlab.core.quant import Calibration, quantize_dynamic
 from routerlab.core.quant.report import QuantizeReport
 from routerlab.core.scenario import load_scenario
-from routerlab.teaching.compare import compare_policies
 from routerlab.core.scenario.predict import validate_flow
-from routerlab.teaching.measure import measure_transfer
 from routerlab.core.view import Viewable, format_cell, to_html
+from routerlab.teaching.compare import compare_policies
+from routerlab.teaching.doctor import diagnose
+from routerlab.teaching.measure import measure_transfer
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 

@@ -19,9 +19,9 @@ from routerlab.core import (
     plan_transfer,
 )
 from routerlab.core.errors import DeviceError, DTypeError, TransferRejected
-from routerlab.core.quant import parse_scheme
 from routerlab.core.fix import UnknownPolicyError
 from routerlab.core.fix.guard import Outcome
+from routerlab.core.quant import parse_scheme
 from routerlab.teaching.measure import held
 
 Q4 = QFloat(parse_scheme("q4s:store=native"))

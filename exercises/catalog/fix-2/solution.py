@@ -4,10 +4,10 @@ import numpy as np
 
 from routerlab.core.backend import Backend, HandleKind, Kind, Primitive
 from routerlab.core.dtypes import DType
+from routerlab.core.fix.qtensor import QPrimitive
 from routerlab.core.handles import HandleContainer
 from routerlab.core.ir import TensorIr
 from routerlab.core.quant import QuantizedTensor
-from routerlab.core.fix.qtensor import QPrimitive
 
 
 def get_tensor(handles: HandleContainer, ir: TensorIr) -> HandleKind:

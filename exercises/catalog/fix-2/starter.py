@@ -3,10 +3,10 @@ import numpy as np  # noqa: F401
 
 from routerlab.core.backend import Backend, HandleKind, Kind, Primitive  # noqa: F401
 from routerlab.core.dtypes import DType  # noqa: F401
+from routerlab.core.fix.qtensor import QPrimitive
 from routerlab.core.handles import HandleContainer
 from routerlab.core.ir import TensorIr
 from routerlab.core.quant import QuantizedTensor  # noqa: F401
-from routerlab.core.fix.qtensor import QPrimitive
 
 
 def get_tensor(handles: HandleContainer, ir: TensorIr) -> HandleKind:

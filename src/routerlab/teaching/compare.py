@@ -15,7 +15,7 @@ from routerlab.core.devices import DeviceLike, Path
 from routerlab.core.errors import RouterLabError
 from routerlab.core.quant import QuantScheme
 from routerlab.teaching.measure import Progress, TransferMeasurement, measure_transfer
-from routerlab.core.fix.policies import Policy
+from routerlab.core.policies import Policy
 from routerlab.core.view import TableView, Viewable
 
 COLUMNS = ["policy", "outcome", "bytes moved", "× f32", "copies", "ms", "max |error|",

@@ -28,7 +28,7 @@ from routerlab.core.quant.arrays import to_host
 from routerlab.core.runtime import Runtime
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.fix.guard import TransferPlan
-from routerlab.core.fix.policies import Policy
+from routerlab.core.policies import Policy
 from routerlab.core.fix.qtensor import QPrimitive
 from routerlab.core.view import TableView, Viewable
 

@@ -1,0 +1,86 @@
+"""`TransferRequest`: everything one `to_device` asks for, as one value.
+
+A transfer used to be described by positional options threaded through three layers (path,
+policy, a separate `legacy` flag, arrival). They now travel together, from `Runtime.transfer` on
+the client to the `Expose*`/`Register*` tasks the sessions run, so every layer reads the same
+answer to "how should this tensor move?":
+
+* `device`: where it goes;
+* `policy`: how a quantized tensor moves (`native`, `dequantize`, `requantize`, `reject`) or
+  `legacy`, Burn 2c06be3 as it is; None follows the runtime's own policy;
+* `path`: forced (`same`, `local`, `bytes`, `dispatch`) or None, chosen from the topology;
+* `transport`: how a cross-peer download travels (burn-remote's default, Iroh, or WebSocket);
+* `arrival`: which side of a same-peer rendezvous the scheduler runs first (None: the runtime's);
+* `hops`: how many moves (`device`, back to the source, … alternately).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from routerlab.core.choices import Choice
+from routerlab.core.devices import Device, DeviceLike, Path, parse_device
+from routerlab.core.errors import DeviceError, RouterLabError
+from routerlab.core.policies import Policy
+
+MAX_HOPS = 10_000
+"""More hops than any lesson needs; a larger count is refused before anything moves."""
+
+
+class Arrival(Choice, noun="arrival order", error=DeviceError):
+    """Which side of a same-peer transfer the scheduler runs first (either may, in Burn:
+    `crates/burn-remote/src/server/local_comm.rs:31-92`)."""
+
+    SOURCE_FIRST = "source-first"
+    TARGET_FIRST = "target-first"
+
+
+class Transport(Choice, noun="transport", error=RouterLabError):
+    """burn-remote's two transports (`crates/burn-remote/Cargo.toml` features `websocket` and
+    `iroh`). They differ in what a cross-peer download does when the source never answers."""
+
+    IROH = "iroh"
+    WEBSOCKET = "websocket"
+
+
+DEFAULT_TRANSPORT = Transport.IROH
+
+
+@dataclass(frozen=True)
+class TransferRequest:
+    """One transfer, fully described (see the module docstring). Build it with `of`."""
+
+    device: Device
+    policy: Policy | None = None
+    path: Path | None = None
+    transport: Transport = DEFAULT_TRANSPORT
+    arrival: Arrival | None = None
+    hops: int = 1
+
+    @classmethod
+    def of(cls, device: DeviceLike, *, policy: Policy | str | None = None,
+           path: Path | str | None = None, transport: Transport | str | None = None,
+           arrival: Arrival | str | None = None, hops: int = 1,
+           legacy: bool | None = None) -> TransferRequest:
+        """Parse every field by name. `legacy` is the older spelling of a policy: True means
+        `policy="legacy"`, False means `policy="native"`; given beside a policy that says
+        otherwise, it is refused rather than silently ranked."""
+        if legacy is not None:
+            spelled = Policy.LEGACY if legacy else Policy.NATIVE
+            if policy is not None and Policy.parse(policy) is not spelled:
+                raise RouterLabError(f"legacy={legacy} contradicts policy={policy!s}; legacy is "
+                                     "a policy, give only policy")
+            policy = spelled
+        if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
+            raise RouterLabError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {hops!r}")
+        return cls(parse_device(device), None if policy is None else Policy.parse(policy),
+                   None if path is None else Path.parse(path),
+                   DEFAULT_TRANSPORT if transport is None else Transport.parse(transport),
+                   None if arrival is None else Arrival.parse(arrival), hops)
+
+    def with_policy(self, policy: Policy) -> TransferRequest:
+        return replace(self, policy=policy)
+
+    def to(self, device: Device) -> TransferRequest:
+        """The same request, one hop to `device`."""
+        return replace(self, device=device, hops=1)
