@@ -17,17 +17,29 @@ class BurnPanic(RouterLabError):
     """A replay of a Rust panic in Burn.
 
     `message` is exactly what Burn's panic prints; `source` is the Burn file (and line) that
-    raises it, so the learner can go and read it.
+    raises it, so the learner can go and read it. What the panic does to the deployment is kept
+    apart, as data: `session`, the session it ended (a panic on the client ends none), and
+    `effects`, what followed (a target left waiting forever). `str()` composes the three, here
+    and nowhere else, so every face prints Burn's text and the model's notes the same way.
     """
-
-    session: str
-    """The label of the session the panic ended; set by the server when it ends one, absent
-    before (readers use `getattr(error, "session", default)`)."""
 
     def __init__(self, message: str, source: str) -> None:
         super().__init__(message)
         self.message = message
         self.source = source
+        self.session: str | None = None
+        self.effects: tuple[str, ...] = ()
+
+    @property
+    def notes(self) -> str:
+        """What RouterLab adds to Burn's text: the session that ended and what followed."""
+        return str(self)[len(self.message):].lstrip("; ").strip()
+
+    def __str__(self) -> str:
+        ended = "" if self.session is None else (
+            f" (session {self.session} panicked and has ended: Burn's session worker has no "
+            "catch_unwind)")
+        return self.message + ended + "".join(f"; {effect}" for effect in self.effects)
 
 
 class BurnTodo(BurnPanic):

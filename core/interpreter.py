@@ -140,10 +140,12 @@ class TensorInterpreter:
         return self.policy is Policy.LEGACY
 
     def policy_for(self, request: TransferRequest | None) -> Policy:
-        """One transfer's policy: the one it asked for, else this interpreter's."""
-        if request is None or request.policy is None:
-            return self.policy
-        return request.policy
+        """One transfer's policy: the one it asked for, else this interpreter's. A read that is
+        no transfer (`request` None) hands the tensor over as it is (`native`), or meets Burn's
+        arms under `legacy`."""
+        if request is None:
+            return Policy.LEGACY if self.legacy else Policy.NATIVE
+        return request.policy or self.policy
 
     def _backend_arm(self, kind: Kind, action: str) -> Callable[[Any], Any]:
         """Burn's per-kind backend call, `B::{kind}_{action}` (`float_from_data`,

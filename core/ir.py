@@ -22,7 +22,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from routerlab.core.dtypes import AnyDType, DType, QFloat
-from routerlab.core.errors import DTypeError, ShapeError
+from routerlab.core.errors import BurnUnimplemented, DTypeError, ShapeError
 
 if TYPE_CHECKING:
     from routerlab.core.data import TensorData
@@ -262,6 +262,16 @@ class UnaryOp(OperationIr):
         return cls(input, TensorIr.uninit(new_id(), shape, dtype))
 
 
+def refuse_quantized_layout(input: TensorMeta, source: str) -> None:
+    """A layout op on a `QFloat` tensor reaches the router's `q_reshape` / `q_swap_dims`, which
+    are `unimplemented!()`: the client panics before anything is built or consumed. (Behind a
+    real backend CubeCL remaps the packed and block dims and Flex dequantizes and requantizes a
+    blocked layout, but through the router neither is reached, fixed or not: RouterLab's fix
+    covers transfers, not layout ops.)"""
+    if isinstance(input.dtype, QFloat):
+        raise BurnUnimplemented(source)
+
+
 @dataclass(frozen=True)
 class ReshapeOp(UnaryOp):
     """`BaseOperationIr::Reshape(ShapeOpIr)`: same elements, new shape."""
@@ -270,6 +280,7 @@ class ReshapeOp(UnaryOp):
 
     @staticmethod
     def infer(input: TensorMeta, shape: Shape) -> tuple[Shape, AnyDType]:
+        refuse_quantized_layout(input, "crates/burn-router/src/ops/qtensor.rs:41-42")
         shape = tuple(int(d) for d in shape)
         elements = math.prod(input.shape)
         if any(d < 0 for d in shape) or math.prod(shape) != elements:
@@ -292,6 +303,7 @@ class SwapDimsOp(OperationIr):
 
     @staticmethod
     def infer(input: TensorMeta, dim1: int, dim2: int) -> tuple[Shape, AnyDType]:
+        refuse_quantized_layout(input, "crates/burn-router/src/ops/qtensor.rs:49-54")
         rank = len(input.shape)
         if not (0 <= dim1 < rank and 0 <= dim2 < rank):
             raise ShapeError(f"swap_dims({dim1}, {dim2}) on a rank-{rank} tensor")

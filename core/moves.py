@@ -26,14 +26,14 @@ import numpy as np
 from routerlab.core.channel import to_device
 from routerlab.core.client import RouterClient
 from routerlab.core.data import TensorData
-from routerlab.core.dtypes import QFloat, is_quantized
+from routerlab.core.dtypes import AnyDType, QFloat, is_quantized
 from routerlab.core.errors import BurnUnimplemented, DTypeError, QuantizationError
 from routerlab.core.fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
 from routerlab.core.fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
 from routerlab.core.policies import Policy
+from routerlab.core.profiles import Profile
 from routerlab.core.quant import Calibration, QuantScheme, parse_scheme
-from routerlab.core.quant.layout import check_scale_count
-from routerlab.core.quant.scheme import check_global_scale
+from routerlab.core.quant.ops import given_scales
 from routerlab.core.request import Arrival, TransferRequest
 from routerlab.core.tensor import RouterTensor
 
@@ -91,24 +91,26 @@ def q_to_device(tensor: RouterTensor, target: RouterClient, request: TransferReq
     return move(tensor, target, request, arrival)
 
 
-def quantize_request(tensor: RouterTensor, scheme: QuantScheme | str,
-                     scales: Sequence[float] | None, global_scale: float | None,
-                     calibration: Calibration | str) -> tuple[QuantScheme, QuantizeParams]:
-    """Check a quantize on the client, before the input is consumed: the scheme the device's
-    profile stores for this shape (Burn's builder fixes the output dtype the same way), and the
-    given scales' count. Returns the `QuantizeOp` parameters."""
-    tensor.check()
-    if not tensor.dtype.is_float():
-        raise DTypeError(f"quantize needs a float tensor, not {tensor.dtype}")
+def check_quantize(dtype: AnyDType, shape: tuple[int, ...], profile: Profile,
+                   scheme: QuantScheme | str, scales: Sequence[float] | None = None,
+                   global_scale: float | None = None,
+                   calibration: Calibration | str = Calibration.MINMAX
+                   ) -> tuple[QuantScheme, QuantizeParams]:
+    """Check a quantize on the client, before the input is consumed, and return the
+    `QuantizeOp` parameters: the scheme the device's profile stores for this shape (Burn's
+    builder fixes the output dtype the same way) and the given scales, each refused here if the
+    quantizer would refuse it. A scenario's `validate` asks the same question of the same
+    function, so the two cannot disagree."""
+    if isinstance(dtype, QFloat) or not dtype.is_float():
+        raise DTypeError(f"quantize needs a float tensor, not {dtype}")
     parsed = parse_scheme(scheme) if isinstance(scheme, str) else scheme
-    stored = scheme_on(parsed, tensor.device.profile, tensor.shape)
-    method = Calibration.parse(calibration) if isinstance(calibration, str) else calibration
+    stored = scheme_on(parsed, profile, shape)
+    method = Calibration.parse(calibration)
     if scales is None:
         if global_scale is not None:
             raise QuantizationError("a global scale goes with given scales; pass both or neither")
         return stored, QuantizeParams(None, None, method)
-    given = tuple(float(s) for s in np.asarray(scales, dtype=np.float64).reshape(-1))
-    check_scale_count(stored, tensor.shape, len(given))
-    check_global_scale(stored, global_scale is not None)
-    return stored, QuantizeParams(given, None if global_scale is None else float(global_scale),
+    checked = given_scales(stored, shape, np.asarray(scales, dtype=np.float64), global_scale)
+    return stored, QuantizeParams(tuple(float(s) for s in np.asarray(scales, np.float64).ravel()),
+                                  None if checked.global_scale is None else float(global_scale),
                                   method)

@@ -46,7 +46,7 @@ from routerlab.core.ir import (
     SwapDimsOp,
     TensorId,
 )
-from routerlab.core.moves import move, q_to_device, quantize_request, upload
+from routerlab.core.moves import check_quantize, move, q_to_device, upload
 from routerlab.core.policies import DEFAULT_POLICY, Policy
 from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes
 from routerlab.core.request import Arrival, TransferRequest, Transport
@@ -172,7 +172,7 @@ class Runtime:
             self.journal.rollback()
             self.server.clear_queues()
             self.trace.truncate(mark)
-            device = getattr(error, "session", "client")
+            device = getattr(error, "session", None) or "client"
             self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
             raise
         self.journal.commit()
@@ -320,7 +320,9 @@ class Runtime:
         """Quantize on the tensor's device through the interpreter's `Quantize` arm (a `todo!()`
         in Burn): calibrated (`quantize_dynamic`) unless `scales` are given. The input is
         consumed; the result's dtype is the scheme the device's profile stores."""
-        stored, params = quantize_request(tensor, scheme, scales, global_scale, calibration)
+        tensor.check()
+        stored, params = check_quantize(tensor.dtype, tensor.shape, tensor.device.profile, scheme,
+                                        scales, global_scale, calibration)
         return self.op(QuantizeOp, tensor, params=(stored, params))
 
     def dequantize(self, tensor: RouterTensor, dtype: DType | str = DType.F32) -> RouterTensor:

@@ -138,8 +138,6 @@ class Server:
         for pending in (self._local.get(session.device.peer, {}), self._published):
             for transfer_id in [t for t, (src, _) in pending.items() if src is session]:
                 self.journal.pop(pending, transfer_id)
-        panic.args = (f"{panic.message} (session {session.label} panicked and has ended: "
-                      "Burn's session worker has no catch_unwind)",)
 
     def _hang(self, stuck: list[Session], panic: BurnPanic | None) -> None:
         """Sessions that can never run again: Burn would block them forever."""
@@ -157,7 +155,7 @@ class Server:
             self.trace.record("panic", session.label, None, None, 0, line)
         if panic is None:
             raise DeadlockError("; ".join(lines))
-        panic.args = (f"{panic.args[0]}; {'; '.join(lines)}",)
+        panic.effects = (*panic.effects, *lines)
 
     def clear_queues(self) -> None:
         for session in self.sessions.values():

@@ -98,9 +98,11 @@ def _prepare(x: Any, scheme: QuantScheme | str, profile: Profile) -> tuple[Any, 
     return array, stored_scheme(requested, profile, tuple(array.shape))
 
 
-def _given_scales(
+def given_scales(
     scheme: QuantScheme, shape: tuple[int, ...], scales: Any, global_scale: Any
 ) -> QParams:
+    """Given scales as the quantizer takes them, or the refusal of ones it cannot: the count,
+    finiteness and sign the client checks before submitting a static quantize."""
     with np.errstate(over="ignore"):  # beyond f32's range is inf, refused below without a warning
         values = to_host(scales).astype(F32).reshape(-1)
     check_scale_count(scheme, shape, values.size)
@@ -310,7 +312,7 @@ def quantize(
     profile's default; the returned tensor carries the scheme the backend kept.
     """
     array, stored = _prepare(x, scheme, profile)
-    params = _given_scales(stored, tuple(array.shape), scales, global_scale)
+    params = given_scales(stored, tuple(array.shape), scales, global_scale)
     return _build(array, stored, params, profile)
 
 

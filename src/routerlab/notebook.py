@@ -163,12 +163,10 @@ class Caught:
             return Callout("ok", "No panic: the operation went through.")
         if self.source:  # a BurnPanic: print it the way Rust does
             thread = getattr(self.error, "session", None) or "main"
-            # The panic line carries Burn's own text (`BurnPanic.message`); what the model adds
-            # to `str(error)` (the session that ended, a target left waiting) follows, apart.
-            burn, note = self.message, ""
-            own = getattr(self.error, "message", None)
-            if isinstance(own, str) and own and self.message.startswith(own):
-                burn, note = own, self.message[len(own):].strip()
+            # The panic line carries Burn's own text; the model's notes (the session that
+            # ended, a target left waiting) follow, apart.
+            burn = getattr(self.error, "message", self.message)
+            note = getattr(self.error, "notes", "")
             text = f"thread '{thread}' panicked at {self.source}:\n{burn}"
             if note:
                 text += f"\n\n{note}"

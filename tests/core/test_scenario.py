@@ -8,14 +8,14 @@ import pytest
 
 from routerlab.core import ScenarioError
 from routerlab.core.scenario import (
-    STEP_KINDS,
+    BUILTIN,
     Field,
     ScenarioRunError,
     StepKind,
     load_scenario,
     parse_scenario,
-    register_step,
     run_scenario,
+    validate_flow,
 )
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
@@ -63,7 +63,7 @@ def test_cross_peer_goes_through_bytes() -> None:
     (HEAD + MAKE_X + '[[steps]]\nop = "add"\nlhs = "x"\nrhs = "z"\nname = "y"\n',
      r"step 2 \(add\): field 'rhs': unknown tensor label 'z'"),
     (HEAD + MAKE_X + '[[steps]]\nop = "reshape"\ntensor = "x"\nshape = [2, -1]\nname = "y"\n',
-     r"step 2 \(reshape\): field 'shape': expected a list of non-negative integers"),
+     r"step 2 \(reshape\): field 'shape': expected a list of at most 32 non-negative integers"),
     (HEAD + MAKE_X + '[[steps]]\nop = "to_device"\ntensor = "x"\ndevice = "gpu0"\nname = "y"\n',
      r"step 2 \(to_device\): field 'device': malformed device 'gpu0'"),
     (HEAD + MAKE_X + '[[steps]]\nop = "cast"\ntensor = "x"\ndtype = "f8"\nname = "y"\n',
@@ -126,14 +126,17 @@ def test_new_step_kinds_plug_in() -> None:
         ctx.tensors[step["name"]] = ctx.runtime.add(x, ctx.runtime.clone(x))
         return "doubled"
 
-    register_step(StepKind("double", {"tensor": Field((str,)), "name": Field((str,))},
-                           run_double, ("tensor",), ("name",)))
-    try:
-        text = HEAD + MAKE_X + ('[[steps]]\nop = "double"\ntensor = "x"\nname = "d"\n'
-                                '[[steps]]\nop = "read"\ntensor = "d"\nexpect = [2.0, 4.0]\n')
-        assert [r.description for r in run_scenario(parse_scenario(text))][1] == "doubled"
-    finally:
-        del STEP_KINDS["double"]
+    kinds = BUILTIN.with_kinds(StepKind("double", {"tensor": Field((str,)),
+                                                   "name": Field((str,))},
+                                        run_double, reads=("tensor",), defines="name"))
+    text = HEAD + MAKE_X + ('[[steps]]\nop = "double"\ntensor = "x"\nname = "d"\n'
+                            '[[steps]]\nop = "read"\ntensor = "d"\nexpect = [2.0, 4.0]\n')
+    assert [r.description for r in run_scenario(parse_scenario(text, kinds=kinds))][1] == \
+        "doubled"
+    with pytest.raises(ScenarioError, match="unknown step kind 'double'"):  # nothing global
+        parse_scenario(text)
+    report = validate_flow(parse_scenario(text, kinds=kinds))
+    assert report.ok and "double" in report.unchecked  # no predict: said, not guessed
 
 
 def test_results_are_json_ready() -> None:
@@ -164,17 +167,14 @@ def test_top_level_and_step_arrival_are_read_alike() -> None:
 
 
 def test_a_plugin_device_field_is_checked_against_devices() -> None:
-    register_step(StepKind("touch", {"device": Field((str,), device=True)},
-                           lambda ctx, step: "touched"))
-    try:
-        assert parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "cpu:1"\n')
-        with pytest.raises(ScenarioError, match=r"step 1 \(touch\): field 'device': malformed"):
-            parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "gpu"\n')
-        with pytest.raises(ScenarioError, match=r"step 1 \(touch\): field 'device': device "
-                                                r"'cpu:5' is not in"):
-            parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "cpu:5"\n')
-    finally:
-        del STEP_KINDS["touch"]
+    kinds = BUILTIN.with_kinds(StepKind("touch", {"device": Field((str,), device=True)},
+                                        lambda ctx, step: "touched"))
+    assert parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "cpu:1"\n', kinds=kinds)
+    with pytest.raises(ScenarioError, match=r"step 1 \(touch\): field 'device': malformed"):
+        parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "gpu"\n', kinds=kinds)
+    with pytest.raises(ScenarioError, match=r"step 1 \(touch\): field 'device': device "
+                                            r"'cpu:5' is not in"):
+        parse_scenario(HEAD + '[[steps]]\nop = "touch"\ndevice = "cpu:5"\n', kinds=kinds)
 
 
 def test_a_failed_run_carries_its_step_op_and_error() -> None:

@@ -125,8 +125,13 @@ scheme = "q8s"
 name = "q"
 ''')
     report = validate_flow(scenario)
-    assert list(report.problems) == ["step 2 (quantize) would fail: BurnTodo: not yet implemented "
-                               "(crates/burn-router/src/interpreter.rs:1390-1391)"]
+    expected = ("step 2 (quantize) would fail: BurnTodo: not yet implemented (session cpu:0 "
+                "panicked and has ended: Burn's session worker has no catch_unwind)")
+    assert list(report.problems) == [expected]
+    with pytest.raises(ScenarioRunError) as run:  # the run says the very same
+        list(run_scenario(scenario))
+    assert f"step 2 (quantize) failed: BurnTodo: {run.value.message}" == \
+        expected.replace("would fail", "failed")
 
 
 def test_a_label_whose_step_failed_as_expected_is_predicted_as_the_run_fails() -> None:

@@ -13,10 +13,10 @@ from typing import Any
 
 from routerlab.core.devices import DeviceLike, Path
 from routerlab.core.errors import RouterLabError
-from routerlab.core.quant import QuantScheme
-from routerlab.teaching.measure import Progress, TransferMeasurement, measure_transfer
 from routerlab.core.policies import Policy
+from routerlab.core.quant import QuantScheme
 from routerlab.core.view import TableView, Viewable
+from routerlab.teaching.measure import Progress, TransferMeasurement, measure_transfer
 
 COLUMNS = ["policy", "outcome", "bytes moved", "× f32", "copies", "ms", "max |error|",
            "q changed", "scale drift", "bit-exact"]

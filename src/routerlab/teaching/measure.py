@@ -22,14 +22,14 @@ import numpy as np
 
 from routerlab.core.devices import Device, DeviceLike, Path, parse_device
 from routerlab.core.errors import BurnPanic, RouterLabError
+from routerlab.core.fix.guard import TransferPlan
+from routerlab.core.fix.qtensor import QPrimitive
+from routerlab.core.policies import Policy
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import QuantizedTensor, QuantScheme
 from routerlab.core.quant.arrays import to_host
 from routerlab.core.runtime import Runtime
 from routerlab.core.tensor import RouterTensor
-from routerlab.core.fix.guard import TransferPlan
-from routerlab.core.policies import Policy
-from routerlab.core.fix.qtensor import QPrimitive
 from routerlab.core.view import TableView, Viewable
 
 HOP_COLUMNS = ["hop", "move", "bytes moved", "copies", "ms", "scales", "q changed",

@@ -24,9 +24,9 @@ from routerlab.core.quant.calibration import Calibration
 from routerlab.core.quant.report import QuantizeReport
 from routerlab.core.runtime import Runtime
 from routerlab.core.tensor import RouterTensor
+from routerlab.core.view import TableView
 from routerlab.teaching.compare import compare_policies
 from routerlab.teaching.measure import Hop, held, measure_hop
-from routerlab.core.view import TableView
 
 EXAMPLE = (-0.9, 0.5, 0.2)
 SCHEME = "q2f"

@@ -1,0 +1,153 @@
+"""Reading a scenario file: TOML, validated completely before anything runs.
+
+A scenario is never executed as code: it is parsed with `tomllib` and every step is checked
+against its kind's declared fields (types, checks, device strings, tensor labels) so that a bad
+file is refused with the step and field at fault. The format is documented in docs/scenarios.md.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path as FilePath
+from typing import Any
+
+from routerlab.core.devices import Device, parse_device
+from routerlab.core.errors import RouterLabError, ScenarioError
+from routerlab.core.policies import Policy
+from routerlab.core.request import Arrival
+from routerlab.core.scenario import fields as f
+from routerlab.core.scenario.builtin import BUILTIN
+from routerlab.core.scenario.kinds import StepKinds
+
+TOP_FIELDS = {
+    "title": f.Field((str,), False), "description": f.Field((str,), False),
+    "devices": f.Field((list,)), "steps": f.Field((list,)),
+    "policy": f.Field((str,), False, "the policy of the run: what every transfer follows unless "
+                                     "it names one; legacy replays Burn 2c06be3 everywhere",
+                      f.parse_problem(Policy.parse)),
+    "legacy": f.Field((bool,), False, "the older spelling of policy = \"legacy\""),
+    "arrival": f.ARRIVAL,
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario, with the step kinds it was validated against."""
+
+    source: str
+    title: str
+    description: str
+    devices: tuple[str, ...]
+    steps: tuple[Mapping[str, Any], ...]
+    policy: Policy | None = None
+    """The run's policy (None: `native`); `legacy = true` in the file reads as `legacy`."""
+    arrival: str = Arrival.SOURCE_FIRST.value
+    kinds: StepKinds = field(default_factory=lambda: BUILTIN, repr=False, compare=False)
+
+    @property
+    def legacy(self) -> bool:
+        return self.policy is Policy.LEGACY
+
+
+def load_scenario(path: str | FilePath, kinds: StepKinds = BUILTIN) -> Scenario:
+    """Read and validate a scenario file."""
+    file = FilePath(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError(f"{file}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ScenarioError(f"{file}: not UTF-8 text (byte {error.start}): a scenario is a TOML "
+                            "file") from None
+    return parse_scenario(text, str(file), kinds)
+
+
+def parse_scenario(text: str, source: str = "<scenario>", kinds: StepKinds = BUILTIN) -> Scenario:
+    """Parse TOML text and validate every step before anything runs."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(f"{source}: not valid TOML: {error}") from None
+    check_fields(doc, TOP_FIELDS, source)
+    devices = doc["devices"]
+    if not devices or not all(isinstance(d, str) for d in devices):
+        raise ScenarioError(f"{source}: field 'devices': expected a non-empty list of device "
+                            "strings")
+    try:
+        declared = [parse_device(d) for d in devices]
+    except RouterLabError as error:
+        raise ScenarioError(f"{source}: field 'devices': {error}") from None
+    labels: set[str] = set()
+    for number, step in enumerate(doc["steps"], start=1):
+        _check_step(step, number, labels, source, declared, kinds)
+    return Scenario(source, doc.get("title", FilePath(source).stem), doc.get("description", ""),
+                    tuple(devices), tuple(doc["steps"]), _policy(doc, source),
+                    Arrival.parse(doc.get("arrival", Arrival.SOURCE_FIRST)).value, kinds)
+
+
+def _policy(doc: Mapping[str, Any], source: str) -> Policy | None:
+    policy = Policy.parse(doc["policy"]) if "policy" in doc else None
+    if "legacy" in doc:
+        spelled = Policy.LEGACY if doc["legacy"] else Policy.NATIVE
+        if policy is not None and policy is not spelled:
+            raise ScenarioError(f"{source}: field 'legacy': legacy = {str(doc['legacy']).lower()} "
+                                f"contradicts policy = {policy.value!r}; give only policy")
+        policy = spelled
+    return policy
+
+
+def _check_step(step: Any, number: int, labels: set[str], source: str, devices: list[Device],
+                kinds: StepKinds) -> None:
+    where = f"{source}: step {number}"
+    if not isinstance(step, dict):
+        raise ScenarioError(f"{where}: expected a table ([[steps]])")
+    op = step.get("op")
+    if not isinstance(op, str):
+        raise ScenarioError(f"{where}: field 'op': missing or not a string")
+    kind = kinds.get(op)
+    if kind is None:
+        raise ScenarioError(f"{where}: field 'op': unknown step kind {op!r}; expected one of: "
+                            f"{', '.join(sorted(kinds))}")
+    where = f"{where} ({op})"
+    check_fields(step, {**f.COMMON, **kind.fields}, where)
+    if "policy" in step and "legacy" in step:
+        raise ScenarioError(f"{where}: fields 'policy' and 'legacy': legacy is a policy; give "
+                            "only policy")
+    for name, spec in kind.fields.items():
+        if spec.device and name in step:
+            try:
+                device = parse_device(step[name])
+            except RouterLabError as error:
+                raise ScenarioError(f"{where}: field '{name}': {error}") from None
+            if device not in devices:
+                raise ScenarioError(f"{where}: field '{name}': device {step[name]!r} is not in "
+                                    "the file's 'devices' (" + ", ".join(map(str, devices)) + ")")
+    for name in kind.inputs:
+        if name in step and step[name] not in labels:
+            raise ScenarioError(f"{where}: field '{name}': unknown tensor label {step[name]!r}")
+    if kind.defines is not None and kind.defines in step:
+        labels.add(step[kind.defines])
+
+
+def check_fields(table: Mapping[str, Any], fields: Mapping[str, f.Field], where: str) -> None:
+    """Every field known, every required one present, each of its type and passing its check."""
+    for name in table:
+        if name not in fields:
+            raise ScenarioError(f"{where}: field '{name}': unknown field; expected: "
+                                f"{', '.join(fields)}")
+    for name, spec in fields.items():
+        if name not in table:
+            if spec.required:
+                raise ScenarioError(f"{where}: field '{name}': missing")
+            continue
+        value = table[name]
+        if not isinstance(value, spec.types) or (isinstance(value, bool) and bool not in
+                                                 spec.types):
+            wanted = " or ".join(t.__name__ for t in spec.types)
+            raise ScenarioError(f"{where}: field '{name}': expected {wanted}, got "
+                                f"{type(value).__name__} {value!r}")
+        problem = spec.check(value) if spec.check is not None else None
+        if problem is not None:
+            raise ScenarioError(f"{where}: field '{name}': {problem}")
