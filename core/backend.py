@@ -112,7 +112,7 @@ class Backend:
         if storage is None:
             if not isinstance(dtype, DType):
                 raise DTypeError(f"{dtype} has no plain array storage")
-            if dtype is DType.BF16 and self.xp is not np:
+            if dtype is DType.BF16 and self.device.kind == "cuda":
                 raise DTypeError("CuPy has no bfloat16 arrays; use f16 or f32 on cuda devices")
             storage = self._storages[dtype] = dtype.numpy
         return storage

@@ -32,7 +32,8 @@ from routerlab.core.fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
 from routerlab.core.fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
 from routerlab.core.policies import Policy
 from routerlab.core.profiles import Profile
-from routerlab.core.quant import Calibration, QuantScheme, parse_scheme
+from routerlab.core.quant import Calibration, QuantScheme, check_quantizable, parse_scheme
+from routerlab.core.quant.calibration import check_calibration
 from routerlab.core.quant.ops import given_scales
 from routerlab.core.request import Arrival, TransferRequest
 from routerlab.core.tensor import RouterTensor
@@ -105,10 +106,12 @@ def check_quantize(dtype: AnyDType, shape: tuple[int, ...], profile: Profile,
         raise DTypeError(f"quantize needs a float tensor, not {dtype}")
     parsed = parse_scheme(scheme) if isinstance(scheme, str) else scheme
     stored = scheme_on(parsed, profile, shape)
+    check_quantizable(stored)
     method = Calibration.parse(calibration)
     if scales is None:
         if global_scale is not None:
             raise QuantizationError("a global scale goes with given scales; pass both or neither")
+        check_calibration(stored, shape, method)
         return stored, QuantizeParams(None, None, method)
     checked = given_scales(stored, shape, np.asarray(scales, dtype=np.float64), global_scale)
     return stored, QuantizeParams(tuple(float(s) for s in np.asarray(scales, np.float64).ravel()),

@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from routerlab.core.backend import make_backend
+from routerlab.core.backend import Backend, make_backend
 from routerlab.core.client import RouterClient, build_op
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device, DeviceLike, Path, parse_device
@@ -67,6 +67,7 @@ class Runtime:
                  quantized: QuantizedExtension | Literal[False] | None = None,
                  arms: Mapping[type, Arm] | None = None,
                  interpreter: type[TensorInterpreter] = TensorInterpreter,
+                 backends: Callable[[Device], Backend] = make_backend,
                  arrival: Arrival | str = Arrival.SOURCE_FIRST) -> None:
         """`devices=None` creates any `cpu:N` / `cuda:N` on first use; a list closes the set.
 
@@ -76,7 +77,8 @@ class Runtime:
         builds: `quantized` (None: RouterLab's fix, `QuantizedTransfers`; False: none, so the
         `QFloat` arms raise `ExtensionMissingError`), `arms`, extra interpreter arms keyed by
         op class, and `interpreter`, the class of every device's interpreter (a subclass that
-        overrides an arm is how an exercise plugs a student's function in). `arrival` picks
+        overrides an arm is how an exercise plugs a student's function in). `backends` makes
+        each device's backend (a rehearsal runs `cuda:N` on a numpy twin). `arrival` picks
         which side of a same-peer rendezvous runs first."""
         self.trace = Trace()
         self.journal = Journal()
@@ -91,6 +93,7 @@ class Runtime:
         self._quantized = quantized or None
         self._arms = dict(arms or {})
         self._interpreter = interpreter
+        self._backends = backends
         self._minted = 0
         self._interpreter_ids = map(TensorId, itertools.count()).__next__
         self._clients: dict[Device, RouterClient] = {}
@@ -120,7 +123,7 @@ class Runtime:
         if client is not None:
             return client
         self._check_declared(parsed)
-        interpreter = self._interpreter(make_backend(parsed), self.trace, policy=self.policy,
+        interpreter = self._interpreter(self._backends(parsed), self.trace, policy=self.policy,
                                         quantized=self._quantized, arms=self._arms,
                                         new_id=self._interpreter_ids)
         session = Session(interpreter, self.server)

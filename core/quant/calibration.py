@@ -27,7 +27,7 @@ import numpy as np
 from routerlab.core.choices import Choice
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.arrays import get_array_module, to_host
-from routerlab.core.quant.blocks import reduce_blocks
+from routerlab.core.quant.blocks import reduce_blocks, require_divisible
 from routerlab.core.quant.scale_dtype import F32_MIN_POSITIVE, round_up
 from routerlab.core.quant.scheme import QuantScheme, ScaleDtype, check_quantizable
 
@@ -52,17 +52,27 @@ class QParams:
     global_scale: np.float32 | None = None
 
 
+def check_calibration(scheme: QuantScheme, shape: tuple[int, ...],
+                      calibration: Calibration) -> None:
+    """What calibrating `shape` under `scheme` refuses whatever the values are: partial blocks,
+    and AbsMean with a two-level scheme. The client asks before it submits a quantize."""
+    block = scheme.block_size()
+    if calibration is Calibration.ABSMEAN and scheme.is_two_level:
+        raise QuantizationError(
+            "AbsMean calibration has no two-level form: BitNet's gamma is a mean over the "
+            "whole tensor or block, which a per-tensor scale cannot decompose"
+        )
+    if block is not None:
+        require_divisible(tuple(shape), block)
+
+
 def compute_range(x: Any, scheme: QuantScheme, calibration: Calibration) -> tuple[Any, Any]:
     """`compute_range`: `(min, max)` f32 arrays of the block-grid shape (`[1]` per tensor)."""
+    check_calibration(scheme, tuple(x.shape), calibration)
     xp = get_array_module(x)
     x = xp.asarray(x, dtype=F32)
     block = scheme.block_size()
     if calibration is Calibration.ABSMEAN:
-        if scheme.is_two_level:
-            raise QuantizationError(
-                "AbsMean calibration has no two-level form: BitNet's gamma is a mean over the "
-                "whole tensor or block, which a per-tensor scale cannot decompose"
-            )
         magnitude = xp.abs(x)
         if block is None:
             gamma = (xp.sum(magnitude, dtype=F32) / F32(max(magnitude.size, 1))).reshape(1)

@@ -1,33 +1,36 @@
-"""`validate`: a scenario judged before anything runs, step by step, from its kinds' predictions.
+"""`validate`: a scenario judged before it runs, by rehearsing it on a twin of its deployment.
 
-The walk follows what the client knows of each label (device, dtype, shape: `Meta`) and asks each
-step kind's `predict` what its step would do; the bookkeeping every kind shares — which labels
-exist, which references are consumed, which sessions a panic ended, whether `expect_error`
-matches — is done here once, with the same rules as the run (`routerlab.core.scenario.run`). A
-step whose outcome depends on values prediction cannot know is listed as not checked.
-
-Burn's failures are not local: a legacy panic in a session ends that session for good (no
-`catch_unwind`, `crates/burn-remote/src/server/worker.rs:119-134`) and a same-peer target left
-waiting ends with it, so a later step on either device fails with `SessionEnded`. A listed
-`cuda:N` device that this machine cannot create (no usable GPU,
-`routerlab.core.gpu.gpu_status`) is a problem before step 1, where the run fails.
+A prediction written separately from the run drifts from it (four flows `validate` once approved
+then failed in `simulate`), and a symbolic one cannot know what only values decide: a NaN the
+quantizer refuses, unsigned data Burn's legacy arms silently drop. So `validate` plays the very
+same steps, through the same driver (`routerlab.core.scenario.run.play`), on a private twin:
+the same devices, with `cuda:N` held in host memory by its profile's arithmetic (bit-identical
+by construction, `routerlab.core.profiles`), and nothing of the user's touched. Around it the
+guard adds what a rehearsal alone does not say: the plan of every transfer (path, policy,
+Burn's walls, `plan_transfer`), every problem rather than the first (the twin rolls a failed
+step back and goes on, as an expected failure does), and whether this machine can create each
+listed `cuda:N` device at all (`routerlab.core.gpu.gpu_status`), which the run needs before
+step 1.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from routerlab.core import gpu
+from routerlab.core.backend import Backend
 from routerlab.core.devices import Device, parse_device
 from routerlab.core.dtypes import is_quantized
-from routerlab.core.errors import GpuUnavailableError, RouterLabError, UseAfterDropError
+from routerlab.core.errors import GpuUnavailableError
 from routerlab.core.fix.guard import Outcome, TransferPlan
 from routerlab.core.policies import Policy
-from routerlab.core.scenario.builtin import PlannedFailure
-from routerlab.core.scenario.kinds import Prediction, Step, StepKind, World
+from routerlab.core.runtime import Runtime
+from routerlab.core.scenario.kinds import Step
 from routerlab.core.scenario.load import Scenario
-from routerlab.core.scenario.run import BEFORE_STEPS, matches, run_policy
+from routerlab.core.scenario.run import BEFORE_STEPS, Played, play, run_policy
 from routerlab.core.view import Cell, TableView, Viewable
 
 COLUMNS = ["step", "tensor", "dtype", "move", "path", "policy", "outcome", "expect_error",
@@ -71,7 +74,9 @@ class FlowReport(Viewable):
     """The policy every transfer was judged under, when overridden."""
     transfers: tuple[FlowTransfer, ...]
     problems: tuple[str, ...]
-    unchecked: tuple[str, ...] = field(default=())
+    failure: tuple[int | None, str] | None = None
+    """Where the run would stop, as `simulate` reports it (`ScenarioRunError.step` and
+    `.error`): the step (None: before step 1) and the error class of the first problem."""
 
     @property
     def ok(self) -> bool:
@@ -82,8 +87,7 @@ class FlowReport(Viewable):
         head = (f"flow OK: {quantized} quantized transfer(s) checked" if self.ok else
                 f"flow FAILS ({len(self.problems)} problem(s)): " + "; ".join(self.problems))
         under = "" if self.policy is None else f" under policy {self.policy}"
-        return head + under + ("" if not self.unchecked else
-                               f"; not checked: {', '.join(self.unchecked)}")
+        return head + under
 
     def view(self) -> TableView:
         rows: list[list[Cell]] = []
@@ -103,20 +107,31 @@ class FlowReport(Viewable):
         return {"scenario": self.source, "title": self.title, "ok": self.ok,
                 "policy": None if self.policy is None else self.policy.value,
                 "summary": self.summary(), "problems": list(self.problems),
-                "unchecked": list(self.unchecked),
+                "failure": None if self.failure is None else
+                {"step": self.failure[0], "error": self.failure[1]},
                 "transfers": [t.to_dict() for t in self.transfers]}
 
 
 def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> FlowReport:
-    """Judge every step of `scenario` without running it; `policy` replaces the policy of the
-    run and of every transfer (a what-if: "and under reject?"), as `simulate --policy` does."""
+    """Judge every step of `scenario` by rehearsing it on a twin; `policy` replaces the policy
+    of the run and of every transfer (a what-if: "and under reject?"), as `simulate --policy`
+    does."""
     override = None if policy is None else Policy.parse(policy)
-    walk = _Walk(World(run_policy(scenario, override), override))
-    walk.problems.extend(_device_problems(scenario))
-    for number, step in enumerate(scenario.steps, start=1):
-        walk.step(scenario.kinds[step["op"]], number, step)
-    return FlowReport(scenario.source, scenario.title, override, tuple(walk.transfers),
-                      tuple(walk.problems), tuple(dict.fromkeys(walk.unchecked)))
+    report = _Report()
+    for problem in _device_problems(scenario):
+        report.problem(None, GpuUnavailableError.__name__, problem)
+    twin = Runtime(scenario.devices, policy=run_policy(scenario, override),
+                   arrival=scenario.arrival, backends=twin_backend)
+    for played in play(scenario, twin, override):
+        report.add(played, scenario.steps[played.step - 1])
+    return FlowReport(scenario.source, scenario.title, override, tuple(report.transfers),
+                      tuple(report.problems), report.failure)
+
+
+def twin_backend(device: Device) -> Backend:
+    """A device's backend for a rehearsal: host memory, whatever the device, so `cuda:N` is
+    rehearsed on a machine without a GPU (its profile keeps the arithmetic CubeCL's)."""
+    return Backend(device, np)
 
 
 def _device_problems(scenario: Scenario) -> list[str]:
@@ -149,75 +164,33 @@ def _first_use(scenario: Scenario, device: Device) -> str:
     return "is listed in 'devices' but used by no step"
 
 
-class _Walk:
-    """The symbolic run: the world, and what the report collects."""
+class _Report:
+    """What the rehearsal collects: the transfers worth a row, the problems, the first one."""
 
-    def __init__(self, world: World) -> None:
-        self.world = world
+    def __init__(self) -> None:
         self.transfers: list[FlowTransfer] = []
         self.problems: list[str] = []
-        self.unchecked: list[str] = []
+        self.failure: tuple[int | None, str] | None = None
 
-    def step(self, kind: StepKind, number: int, step: Step) -> None:
+    def problem(self, step: int | None, error: str, text: str) -> None:
+        self.problems.append(text)
+        if self.failure is None:
+            self.failure = (step, error)
+
+    def add(self, played: Played, step: Step) -> None:
         expected = step.get("expect_error")
-        judged = kind.judged(step)
-        if kind.predict is None:
-            self.unchecked.append(kind.name)
-            if kind.defines is not None:
-                self.world.define(step[kind.defines], None)
-            return
-        try:
-            inputs = self._inputs(kind, step)
-            prediction = kind.predict(self.world, step, inputs)
-        except (RouterLabError, PlannedFailure) as raised:
-            error, plan = (raised.error, raised.plan) if isinstance(raised, PlannedFailure) \
-                else (raised, None)
-            verdict = self._failed(number, kind.name, expected, error)
-            if plan is not None:
-                self.transfers.append(FlowTransfer(number, step["tensor"], plan, expected,
-                                                   verdict))
-            return
-        self._succeeded(kind, step, prediction)
-        if not judged:
-            self.unchecked.append(f"step {number} ({kind.name}) compares values")
-        elif prediction.unchecked is not None:
-            self.unchecked.append(f"step {number}: {prediction.unchecked}")
-        elif expected is not None:
-            self.problems.append(f"step {number} ({kind.name}) expects an error matching "
-                                 f"{expected!r} but the guard predicts it succeeds")
-        plan = prediction.plan
-        if plan is not None and (is_quantized(plan.dtype) or not plan.ok):
-            verdict = "ok" if expected is None or not judged else \
-                "FAILS: expected an error, but it succeeds"
-            self.transfers.append(FlowTransfer(number, step["tensor"], plan, expected, verdict))
-
-    def _inputs(self, kind: StepKind, step: Step) -> list[Any]:
-        """The metas of the step's input labels, refusing a reference consumed twice in one
-        step (the client refuses an op that is passed one tensor twice)."""
-        refs = [self.world.ref(step[name]) for name in kind.inputs if name in step]
-        consumed = [self.world.labels[step[n]] for n in kind.consumes if n in step]
-        if len(set(consumed)) < len(consumed):
-            raise UseAfterDropError("a tensor is passed twice, so the first use would consume "
-                                    "it before the second; pass a clone() as one of them")
-        return [self.world.refs[ref] for ref in refs]
-
-    def _succeeded(self, kind: StepKind, step: Step, prediction: Prediction) -> None:
-        consumed = prediction.consumed
-        if consumed is None:
-            consumed = tuple(step[name] for name in kind.consumes if name in step)
-        for label in consumed:
-            self.world.consume(label)
-        if kind.defines is None or kind.defines not in step:
-            return
-        if prediction.alias is not None:
-            self.world.alias(step[kind.defines], prediction.alias)
+        where = f"step {played.step} ({played.op})"
+        if played.unexpected(expected) and played.error is None:
+            self.problem(played.step, "ScenarioError", f"{where} expects an error matching "
+                                                       f"{expected!r} but it succeeds")
+            verdict = "FAILS: expected an error, but it succeeds"
+        elif played.unexpected(expected):
+            wrong = type(played.error).__name__
+            self.problem(played.step, wrong, f"{where} would fail: {wrong}: {played.error}")
+            verdict = f"FAILS: {wrong}: {played.error}"
         else:
-            self.world.define(step[kind.defines], prediction.out)
-
-    def _failed(self, number: int, op: str, expected: str | None, error: BaseException) -> str:
-        """The verdict on a step predicted to fail. Its label keeps naming what it named (the
-        run rolls the step back), or nothing."""
-        if expected is not None and matches(error, expected):
-            return "fails as expected"
-        self.problems.append(f"step {number} ({op}) would fail: {type(error).__name__}: {error}")
-        return f"FAILS: {type(error).__name__}: {error}"
+            verdict = "ok" if played.error is None else "fails as expected"
+        plan = played.plan
+        if plan is not None and (is_quantized(plan.dtype) or not plan.ok or verdict != "ok"):
+            self.transfers.append(FlowTransfer(played.step, step["tensor"], plan, expected,
+                                               verdict))

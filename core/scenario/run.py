@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from routerlab.core.errors import RouterLabError, ScenarioError
+from routerlab.core.fix.guard import TransferPlan
 from routerlab.core.policies import Policy
 from routerlab.core.runtime import Runtime
 from routerlab.core.scenario.kinds import RunContext
@@ -76,6 +77,42 @@ def run_policy(scenario: Scenario, override: Policy | str | None) -> Policy:
     return scenario.policy or Policy.NATIVE
 
 
+@dataclass(frozen=True)
+class Played:
+    """One step as the shared driver played it: the description of what it did, or the error
+    it raised (the runtime has rolled the step back), whether that error was the expected one,
+    and the guard's plan when its kind has one."""
+
+    step: int
+    op: str
+    description: str
+    error: RouterLabError | None
+    plan: TransferPlan | None = None
+
+    def unexpected(self, expected: str | None) -> bool:
+        """Whether the step did other than the file says: failed when it should not, failed
+        otherwise than `expected`, or succeeded when `expected` says it fails."""
+        if self.error is None:
+            return expected is not None
+        return expected is None or not matches(self.error, expected)
+
+
+def play(scenario: Scenario, rt: Runtime, override: Policy | None) -> Iterator[Played]:
+    """Play every step on `rt` through its kind: first its plan (if any), then its run. This is
+    the one loop both `simulate` and `validate` use."""
+    ctx = RunContext(rt, override=override)
+    for number, step in enumerate(scenario.steps, start=1):
+        kind = scenario.kinds[step["op"]]
+        plan = None
+        try:
+            plan = kind.plan(ctx, step) if kind.plan is not None else None
+            description = kind.run(ctx, step)
+        except RouterLabError as failure:
+            yield Played(number, kind.name, f"{kind.name} failed", failure, plan)
+        else:
+            yield Played(number, kind.name, description, None, plan)
+
+
 def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
                  policy: Policy | str | None = None) -> Iterator[StepResult]:
     """Run the steps in order, yielding a `StepResult` after each. `policy` replaces the policy
@@ -87,25 +124,22 @@ def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
     except RouterLabError as failure:
         raise ScenarioRunError(scenario.source, None, None, type(failure).__name__,
                                str(failure)) from failure
-    ctx = RunContext(rt, override=None if policy is None else chosen)
-    for number, step in enumerate(scenario.steps, start=1):
-        kind = scenario.kinds[step["op"]]
+    mark = len(rt.trace)
+    for played in play(scenario, rt, None if policy is None else chosen):
+        step = scenario.steps[played.step - 1]
+        expected = step.get("expect_error")
+        if played.unexpected(expected) and played.error is None:
+            message = f"expected an error matching {expected!r}, but it succeeded"
+            raise ScenarioRunError(scenario.source, played.step, played.op, "ScenarioError",
+                                   message, text=f"{scenario.source}: step {played.step} "
+                                                 f"({played.op}): {message}")
+        if played.unexpected(expected):
+            raise ScenarioRunError(scenario.source, played.step, played.op,
+                                   type(played.error).__name__, str(played.error)) \
+                from played.error
+        error = None if played.error is None else \
+            f"{type(played.error).__name__}: {played.error}"
+        description = played.description + (" as expected" if error else "")
+        yield StepResult(played.step, played.op, description, rt.registries(),
+                         rt.trace.read(mark), error, step.get("note", ""))
         mark = len(rt.trace)
-        error = None
-        try:
-            description = kind.run(ctx, step)
-        except RouterLabError as failure:
-            expected = step.get("expect_error")
-            if expected is None or not matches(failure, expected):
-                raise ScenarioRunError(scenario.source, number, kind.name,
-                                       type(failure).__name__, str(failure)) from failure
-            description = f"{kind.name} failed as expected"
-            error = f"{type(failure).__name__}: {failure}"
-        else:
-            if "expect_error" in step:
-                message = f"expected an error matching {step['expect_error']!r}, but it succeeded"
-                raise ScenarioRunError(scenario.source, number, kind.name, "ScenarioError",
-                                       message, text=f"{scenario.source}: step {number} "
-                                                     f"({kind.name}): {message}")
-        yield StepResult(number, kind.name, description, rt.registries(), rt.trace.read(mark),
-                         error, step.get("note", ""))

@@ -135,8 +135,7 @@ def test_new_step_kinds_plug_in() -> None:
         "doubled"
     with pytest.raises(ScenarioError, match="unknown step kind 'double'"):  # nothing global
         parse_scenario(text)
-    report = validate_flow(parse_scenario(text, kinds=kinds))
-    assert report.ok and "double" in report.unchecked  # no predict: said, not guessed
+    assert validate_flow(parse_scenario(text, kinds=kinds)).ok  # rehearsed like the built-ins
 
 
 def test_results_are_json_ready() -> None:
