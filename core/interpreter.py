@@ -5,7 +5,7 @@ input with the status its IR carries, run the backend op, register the output un
 client minted. The transfer entry points dispatch on Burn's dtype predicates, and that is where
 two behaviours exist:
 
-* `legacy=True` replays Burn at 2c06be3 exactly (reference §8 table): unsigned ints and `QFloat`
+* `legacy=True` replays Burn at 2c06be3 exactly (docs/burn.md section 7): unsigned ints and `QFloat`
   fall through the `if is_float / is_int / is_bool` chains into `todo!()`, `unimplemented!()`,
   or (for `register_tensor_data_id` with a uint) into silently registering nothing.
 * `legacy=False` (the default) is RouterLab's fix: uint has its own arm everywhere, and every

@@ -1,4 +1,4 @@
-"""The canonical byte layout of quantized `TensorData` (reference §12).
+"""The canonical byte layout of quantized `TensorData` (docs/burn.md section 14).
 
     [ values as stored ][ scales in their scale dtype ][ f32 global (two-level only) ]
 

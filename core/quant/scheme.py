@@ -1,4 +1,4 @@
-"""The quantization scheme space, as Burn spells it (reference §10).
+"""The quantization scheme space, as Burn spells it (docs/burn.md section 12).
 
 Burn re-exports these types from cubecl-common (`crates/burn-std/src/tensor/quantization.rs:3-6`,
 `cubecl@4834896:crates/cubecl-common/src/quant/scheme.rs`). The model keeps their shape: a

@@ -1,6 +1,6 @@
 """Quantized tensors in the router: creating them, moving them, and what each way costs.
 
-Burn 2c06be3 cannot move a quantized tensor through its router (reference §14); this package is
+Burn 2c06be3 cannot move a quantized tensor through its router (docs/burn.md, 7); this package is
 RouterLab's fix at every layer, with the choice of *how* left to the learner:
 
 - `policies`: the five transfer policies (`native`, `dequantize`, `requantize`, `reject`,

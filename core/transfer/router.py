@@ -11,7 +11,7 @@ qtensor.rs:123-143`): the same device returns the input, anything else goes to t
   impossible layout fail before anything is consumed or submitted, and `legacy` sends the
   transfer to the channel with Burn's arms switched on: it stops at the wall of its path (the
   source session's `get_tensor` / `read_tensor_async`, or the bridge's `unimplemented!()`), the
-  walls that stand behind the router entry (§14.2, item 2).
+  walls that stand behind the router entry (docs/burn.md section 7).
 * `q_to_device` is `Runtime.q_to_device`, the router entry itself: in legacy mode it is Burn's
   `unimplemented!()`, the wall a real call meets first.
 """

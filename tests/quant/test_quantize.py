@@ -9,7 +9,6 @@ reference §11.3 near-tie example (0.02 / 0.00031496: NdArray 63, Flex 64).
 from __future__ import annotations
 
 import re
-
 import warnings
 
 import ml_dtypes
