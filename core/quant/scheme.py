@@ -200,9 +200,10 @@ class BlockSize:
         object.__setattr__(self, "dims", dims)
 
     def dims_for(self, rank: int) -> tuple[int, ...]:
-        """The block as `rank` extents: leading dims filled with 1, extra leading extents dropped
-        (Burn's `to_dim_vec`)."""
-        kept = self.dims[len(self.dims) - min(rank, len(self.dims)) :]
+        """The block as `rank` extents: leading dims filled with 1; a block with more extents than
+        `rank` keeps its *first* `rank` (Burn's `to_dim_vec` copies `storage[..len]`, cubecl-common
+        quant/scheme.rs:568-574 at Burn's cubecl pin): `[4, 32]` at rank 1 is `[4]`."""
+        kept = self.dims[: min(rank, len(self.dims))]
         return (1,) * (rank - len(kept)) + kept
 
     def num_blocks(self, shape: tuple[int, ...]) -> tuple[int, ...]:
