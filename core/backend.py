@@ -30,7 +30,7 @@ class Primitive:
     """A tensor living on one device: the `xp` array, its RouterLab dtype and the device.
 
     It is the backend handle stored in a `HandleContainer`; handing the same object out twice is
-    the model of Burn's refcounted handle clone (reference §3, note 3), so backends never mutate a
+    the model of Burn's refcounted handle clone (burn-ir handle.rs:100-103): backends never mutate a
     primitive in place.
     """
 

@@ -1,9 +1,9 @@
 """`TensorData`: host bytes + shape + dtype, the only thing that crosses peers.
 
 Burn's `TensorData` is what `*_into_data` returns and `*_from_data` takes; the cross-peer transfer
-path ships it between servers (reference §9.3) and the byte bridge round-trips through it. Keeping
+path ships it between servers (burn-remote worker.rs:311-364) and the byte bridge copies it. Keeping
 the payload as immutable `bytes` (not an array) makes every crossing a real, countable copy, and
-lets the quantized extension store its own layout (values, scales, global scale; reference §12)
+lets the quantized extension store its own layout (values, scales, global; docs/burn.md section 14)
 under a `QFloat` dtype without the core knowing that layout.
 """
 

@@ -3,7 +3,7 @@
 Burn's router dispatches on four predicates (`crates/burn-std/src/tensor/dtype.rs:78-96`):
 `is_float` (F64, F32, Flex32, F16, BF16), `is_int` (signed only), `is_uint` and `is_bool`.
 `QFloat(scheme)` satisfies none of them, and unsigned ints satisfy only `is_uint`; that is why
-both fall through the router's `if/else if` chains (reference §8, §15.6). The model keeps the same
+both fall through the router's `if/else if` chains (burn-std dtype.rs:78-96). The model keeps those
 predicates so that the same fall-throughs can be replayed.
 """
 

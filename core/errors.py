@@ -64,7 +64,7 @@ class MissingHandleError(BurnPanic):
     def __init__(self, tensor_id: int) -> None:
         super().__init__(
             f"Should have handle for tensor TensorId {{ value: {tensor_id} }}",
-            "crates/burn-ir/src/handle.rs:93",
+            "crates/burn-ir/src/handle.rs:97",
         )
         self.tensor_id = tensor_id
 

@@ -8,7 +8,7 @@ two behaviours exist, chosen by the transfer's policy (`routerlab.core.policies`
 * `legacy` replays Burn at 2c06be3 exactly: unsigned ints and `QFloat` fall through the
   `if is_float / is_int / is_bool` chains into `todo!()`, `unimplemented!()`, or (for
   `register_tensor_data_id` with a uint) into silently registering nothing
-  (`interpreter.rs:88-178`, `2139-2176`).
+  (`interpreter.rs:88-178`, `2139-2176`; docs/burn.md section 7).
 * every other policy is RouterLab's fix: uint has its own arm everywhere, and every `QFloat` arm
   calls the quantized extension (`QuantizedExtension`) the interpreter was built with.
 

@@ -11,7 +11,7 @@ qtensor.rs:123-143`): the same device returns the input, anything else goes to t
   impossible layout fail before anything is consumed or submitted, and `legacy` sends the
   transfer to the channel with Burn's arms switched on: it stops at the wall of its path (the
   source session's `get_tensor` / `read_tensor_async`, or the bridge's `unimplemented!()`), the
-  walls that stand behind the router entry (§14.2, item 2).
+  walls that stand behind the router entry (docs/burn.md section 7).
 * `q_to_device` is `Runtime.q_to_device`, the router entry itself: in legacy mode it is Burn's
   `unimplemented!()`, the wall a real call meets first.
 """
@@ -113,7 +113,7 @@ def check_quantize(dtype: AnyDType, shape: tuple[int, ...], profile: Profile,
             raise QuantizationError("a global scale goes with given scales; pass both or neither")
         check_calibration(stored, shape, method)
         return stored, QuantizeParams(None, None, method)
-    checked = given_scales(stored, shape, np.asarray(scales, dtype=np.float64), global_scale)
+    given_scales(stored, shape, np.asarray(scales, dtype=np.float64), global_scale)
     return stored, QuantizeParams(tuple(float(s) for s in np.asarray(scales, np.float64).ravel()),
-                                  None if checked.global_scale is None else float(global_scale),
+                                  None if global_scale is None else float(global_scale),
                                   method)

@@ -1,17 +1,17 @@
-"""Transfer policies: how a quantized tensor crosses devices (reference §14.3-§14.5).
+"""Transfer policies: how a quantized tensor crosses devices (docs/transfers.md).
 
-Burn 2c06be3 has no way to move a `QFloat` tensor through the router (§14.1); the reference
+Burn 2c06be3 cannot move a `QFloat` tensor through the router (docs/burn.md, 7); docs/transfers.md
 weighs three fixes. RouterLab implements all of them and lets the learner pick one per transfer,
 per scenario or per CLI call. The names are a contract shared with the CLI, the scenarios, the
 notebooks and the exercises:
 
 | policy | what happens | reference |
 |---|---|---|
-| `native` | values, scales, global and scheme move bit-identical | Fix A, §14.3 |
+| `native` | values, scales, global and scheme move bit-identical | Fix A |
 | `dequantize` | dequantize, move floats, quantize with the carried scales | Fix B1 |
 | `requantize` | dequantize, move floats, recalibrate on the target (drifts) | Fix B2 |
-| `reject` | refuse on the client before anything is submitted | Fix C, §14.5 |
-| `legacy` | replay Burn 2c06be3: the panic of the layer that fires | §14.2 |
+| `reject` | refuse on the client before anything is submitted | Fix C |
+| `legacy` | replay Burn 2c06be3: the panic of the layer that fires | docs/burn.md section 7 |
 
 Policies only change quantized transfers; plain tensors move the same way under all of them,
 except `legacy`, which also replays Burn's unsigned-int walls.
@@ -43,7 +43,7 @@ class Policy(Choice, noun="transfer policy", error=UnknownPolicyError):
 
     @property
     def summary(self) -> str:
-        """One line: what the policy does, and which fix of the reference it is."""
+        """One line: what the policy does, and which fix of docs/transfers.md it is."""
         return _SUMMARY[self]
 
 

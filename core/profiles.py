@@ -1,10 +1,16 @@
 """Backend behaviour profiles: the three ways Burn's backends quantize.
 
 Burn's CPU and GPU backends agree on the formula `clamp(round(x / s), a, b)` but not on the
-arithmetic (reference §11.3): NdArray divides and rounds half away from zero, Flex multiplies by
-the reciprocal (so it can differ by one at near-ties) and CubeCL's kernels divide and round half
-to even. They also default to different stores (§10). A RouterLab device carries one profile, and
-every quantize/dequantize on it follows that profile's knobs.
+arithmetic (docs/burn.md, "Quantization arithmetic"): NdArray divides and rounds half away from
+zero, Flex multiplies by the reciprocal (so it can differ by one at near-ties) and CubeCL's kernels
+divide and round half to even. They also default to different stores (docs/burn.md, "Schemes").
+A RouterLab device carries one profile, and every quantize/dequantize on it follows that profile's
+knobs.
+
+`ndarray-tests` is NdArray built with its `export_tests` feature, the build Burn's own backend
+tests run: the same arithmetic, but it also quantizes Q4F/Q4S/Q2F per tensor and any Q4/Q2 per
+block (`crates/burn-ndarray/src/ops/qtensor.rs:111-122, 141-150`), so the test vectors taken from
+Burn's suite stay reproducible.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ class Profile(Choice, noun="backend profile"):
     """A Burn backend whose quantization arithmetic a device reproduces."""
 
     NDARRAY = "ndarray"
+    NDARRAY_TESTS = "ndarray-tests"
     FLEX = "flex"
     CUBECL = "cubecl"
 
@@ -42,10 +49,17 @@ class Profile(Choice, noun="backend profile"):
     def spec(self) -> ProfileSpec:
         return _SPECS[self]
 
+    @property
+    def is_ndarray(self) -> bool:
+        """NdArray, either build: the arithmetic and the arrival rule are the same."""
+        return self in (Profile.NDARRAY, Profile.NDARRAY_TESTS)
+
 
 _SPECS = {
     Profile.NDARRAY: ProfileSpec(True, False, "0.1", "native",
                                  "crates/burn-ndarray/src/ops/quantization.rs:78-146"),
+    Profile.NDARRAY_TESTS: ProfileSpec(True, False, "0.1", "native",
+                                       "crates/burn-ndarray/src/ops/quantization.rs:78-146"),
     Profile.FLEX: ProfileSpec(False, False, "min_positive", "native",
                               "crates/burn-flex/src/ops/qtensor.rs:144-201"),
     Profile.CUBECL: ProfileSpec(True, True, "none", "packed-u32",

@@ -333,7 +333,7 @@ class Runtime:
         return self.op(DequantizeOp, tensor, params=(DType.parse(dtype),))
 
     def read_quantized(self, tensor: RouterTensor, consume: bool = False) -> QuantizedTensor:
-        """Read a quantized tensor back: its canonical bytes (§12) as a `QuantizedTensor`. A
+        """Read a quantized tensor back: its canonical bytes (docs/burn.md) as a QuantizedTensor. A
         plain tensor is refused before anything is read (so `consume=True` keeps it)."""
         tensor.check()
         if not is_quantized(tensor.dtype):

@@ -1,7 +1,8 @@
 """`routerlab quantize`: quantize a small tensor the way one of Burn's backends does, and show it.
 
     routerlab quantize --values '[-1.8,-1.0,0,0.5]' --scheme q8s [--scales '[0.0141]']
-                       [--calibration minmax|absmean] [--backend ndarray|flex|cubecl] [--json]
+                       [--calibration minmax|absmean] [--backend ndarray|ndarray-tests|flex|cubecl]
+                       [--json]
     routerlab quantize --random 2,16 --seed 3 --scheme q8s:block=16
 
 Without `--scales` the scales are calibrated (dynamic quantization). numpy and the core are
@@ -40,7 +41,10 @@ def quantize(
     calibration: str = typer.Option(
         "minmax", "--calibration", help="minmax or absmean (without --scales)."
     ),
-    backend: str = typer.Option("flex", "--backend", help="ndarray, flex or cubecl."),
+    backend: str = typer.Option(
+        "flex", "--backend",
+        help="ndarray, ndarray-tests (NdArray's export_tests build), flex or cubecl.",
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     plain: bool = typer.Option(False, "--plain", help="No colour."),
 ) -> None:

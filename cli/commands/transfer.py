@@ -58,8 +58,8 @@ def transfer(
     plain: Plain = False,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.teaching.measure import measure_transfer, on_backend
     from routerlab.core.policies import Policy
+    from routerlab.teaching.measure import measure_transfer, on_backend
 
     chosen = Policy.parse(policy)
     x = read_tensor(values, shape, random, seed)

@@ -1,13 +1,13 @@
 """The quantized arms of the interpreter: RouterLab's fix for every `QFloat` wall in Burn.
 
 `QuantizedTransfers` implements the core's `QuantizedExtension` hooks, which the interpreter calls
-wherever Burn has a `todo!()` for a quantized tensor (§14.1):
+wherever Burn has a `todo!()` for a quantized tensor (docs/burn.md section 7):
 
 | hook | Burn 2c06be3 | here |
 |---|---|---|
 | `get_tensor` | `todo!("Local transfer of QFloat(..)")` (interpreter.rs:98) | `Quantized` kind |
 | `register_tensor_to_device` | `todo!(..)` (interpreter.rs:124) | `q_to_device`, register |
-| `read_tensor` | `todo!()` (interpreter.rs:2161) | `q_into_data` (§12 bytes) |
+| `read_tensor` | `todo!()` (interpreter.rs:2161) | `q_into_data` (canonical bytes) |
 | `register_tensor_data` | `todo!()` (interpreter.rs:176) | `q_from_data` |
 | `quantize` / `dequantize` | `todo!()` (interpreter.rs:1390-1391) | the backend's ops |
 | `change_backend` | no bridge method (bridge/base.rs:31) | `change_backend_quantized` |
@@ -97,7 +97,7 @@ class FloatCarrier(NativeCarrier):
 
     With `carry_scales` (policy `dequantize`, B1) the stored scales travel too and the target
     quantizes statically with them: `round(s*q / s) == q` except at an f32 tie. Without
-    (`requantize`, B2) the target recalibrates (MinMax), which drifts for F-values (§14.4).
+    (`requantize`, B2) the target recalibrates (MinMax): F-values drift (docs/transfers.md).
     Over bytes the payload is `[f32 values][scales as stored][f32 global]` (B1) or the f32
     values alone (B2), under the tensor's `QFloat` dtype so the target knows the scheme."""
 

@@ -1,7 +1,7 @@
 """The guard: what a transfer *would* do under a policy, decided before anything is submitted.
 
 Burn's router dispatches on `is_float / is_int / is_bool` and lets everything else fall through
-into `todo!()` / `unimplemented!()` deep inside a session (§8, §14.2), where the panic kills the
+into `todo!()` / `unimplemented!()` deep inside a session (docs/burn.md, 7): the panic kills the
 session and leaves the target waiting forever. RouterLab asks first: `is_quantized_handle` and
 `can_move_to_device` are the two predicates, and `plan_transfer` describes one transfer completely
 (path, outcome, the dtype it arrives in, and in legacy mode the walls Burn has on that path, in
@@ -44,7 +44,7 @@ def can_move_to_device(kind: HandleKind | Kind | AnyDType, policy: Policy | str 
 
     Quantized: under `native`, `dequantize` and `requantize`; not under `reject` (refused) or
     `legacy` (Burn panics). Plain kinds move under every policy, except unsigned ints in legacy
-    mode, which hit Burn's uint walls (§8 table)."""
+    mode, which hit Burn's uint walls (interpreter.rs:88-100, 2160-2164)."""
     chosen = Policy.parse(policy)
     moved = _kind(kind)
     if moved is Kind.QUANTIZED:
@@ -185,7 +185,7 @@ def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, targe
 
 
 def rejection(dtype: AnyDType, source: Device, target: Device) -> str:
-    """Fix C's message (§14.5): the dtype, the scheme, both devices and the alternatives."""
+    """Fix C's message (docs/transfers.md): dtype, scheme, both devices and the alternatives."""
     scheme = dtype.scheme if isinstance(dtype, QFloat) else dtype
     return (f"transfer of a quantized tensor refused (policy 'reject'): dtype {dtype}, scheme "
             f"{scheme}, from {source} to {target}; nothing was submitted. Alternatives: "
@@ -206,7 +206,7 @@ def _plan_plain(base: TransferPlan, policy: Policy) -> TransferPlan:
 
 
 def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPlan:
-    """Burn's walls per path, outermost first (§14.1-§14.2, checked against the source)."""
+    """Burn's walls per path, outermost first (docs/burn.md section 7)."""
     entry = Wall(ROUTER_LAYER, "BackendRouter::q_to_device", "not implemented", SRC_ROUTER)
     walls: tuple[Wall, ...]
     if path is Path.LOCAL:

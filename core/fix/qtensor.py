@@ -8,15 +8,15 @@ backend's array module (numpy for `cpu:N`, CuPy for `cuda:N`), as the core's flo
 * `quantize` / `dequantize`: the interpreter's `Quantize` / `Dequantize` arms
   (`interpreter.rs:1390-1391`, `todo!()` in Burn) through `routerlab.core.quant`;
 * `q_to_device`: `B::q_to_device` between two devices of one backend: the values, the scales and
-  the global scale are *all* copied (CubeCL at 2c06be3 left the scales behind: §9.7, PR #5678);
-* `q_into_data` / `q_from_data`: the canonical bytes of §12 (values, scales, f32 global);
+  the global scale are *all* copied (CubeCL at 2c06be3 left the scales behind: PR #5678);
+* `q_into_data` / `q_from_data`: the canonical bytes (docs/burn.md, 14: values, scales, f32 global);
 * `change_backend_quantized`: the bridge method Burn's `MultiBackendBridge` lacks
   (`crates/burn-router/src/bridge/base.rs:31`, `// TODO`), as Dispatch does it across backends:
   `B1::q_into_data` then `B2::q_from_data` (`crates/burn-dispatch/src/ops/qtensor.rs:36-50`).
 
 Every arrival goes through `arrive`, which checks the layout the tensor carries against the one
 the target profile reads, and repacks explicitly (or refuses) where they differ: Flex and NdArray
-rewrite the store to Native in `q_from_data` (§12), CubeCL cannot hold Native sub-byte values
+rewrite the store to Native in `q_from_data` (docs/burn.md, 15), CubeCL cannot hold Native sub-byte
 ("Can't store native sub-byte values", `crates/burn-cubecl/src/ops/qtensor.rs:94-104`). Nothing
 is ever reinterpreted silently. Every copy is counted on the backend that receives it, so the
 measurements read what really moved.
@@ -106,7 +106,7 @@ def arrival_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...]
     """The scheme a tensor arriving in `scheme` is held in on `profile`.
 
     Flex and NdArray read any integer layout and keep it Native (their `q_from_data` rewrites the
-    store, §12). CubeCL keeps Native Q8 and PackedU32; Native sub-byte values, which it cannot
+    store, docs/burn.md, 15). CubeCL keeps Native Q8 and PackedU32; Native sub-byte ones, it cannot
     store, are repacked into PackedU32(0) when the shape allows it, else refused with the reason.
     """
     if profile is not Profile.CUBECL:

@@ -1,4 +1,4 @@
-"""Quantization, bit-faithful to Burn 2c06be3 (reference §10-§13).
+"""Quantization, bit-faithful to Burn 2c06be3 (docs/burn.md section 12 to #16).
 
 The public API, one job per module:
 - `scheme` / `notation`: the scheme space and its compact string (`parse_scheme("q4f:block=32")`);

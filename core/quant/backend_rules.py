@@ -1,26 +1,71 @@
 """What each backend profile accepts, and the scheme its quantized primitive ends up carrying.
 
 The three Burn backends agree on the formula but not on which schemes they take or keep:
-- NdArray quantizes only the Native store (everything else, PackedNative included, is
-  `unimplemented!`, `crates/burn-ndarray/src/ops/qtensor.rs:82-169`); Q4/Q2 values are the
-  `export_tests` reference that Burn's backend tests compare GPU results against, held one i8 per
-  value.
+- NdArray quantizes only the Native store, and only Q8F/Q8S/Q2S per tensor and Q8F/Q8S per block
+  (`crates/burn-ndarray/src/ops/qtensor.rs:104-169`); anything else is
+  `unimplemented!("Quantization not supported for scheme {scheme:?}")` (:169). Built with the
+  test-only `export_tests` feature (profile `ndarray-tests`) it also takes Q4F/Q4S/Q2F per tensor
+  and any Q4/Q2 per block (:115-122, :143-150), held one i8 per value: the reference Burn's
+  backend tests compare GPU results against. Either build's `q_from_data` reads only Q8F/Q8S
+  (:36-72), so a Q4/Q2 or minifloat tensor cannot arrive on it (`accepts_arrival`).
 - Flex quantizes any integer value and rewrites the store to Native on the primitive, silently,
   whatever store was asked for, PackedU32 or PackedNative (`crates/burn-flex/src/ops/qtensor.rs:62,
   141, 200`): the dtype that comes back can differ from the scheme asked for.
 - CubeCL packs into u32 words along the last axis, which must be a multiple of the values per word
-  ("Can't store in u32", `crates/burn-cubecl/src/ops/qtensor.rs:70-216`); with blocks, the packed
+  ("Can't store in u32", `crates/burn-cubecl/src/ops/qtensor.rs:86-89`); with blocks, the packed
   kernel also needs the innermost block extent to be a multiple of it, so no word straddles two
-  blocks (`check_block_size_compat`, cubek-quant). Native sub-byte values cannot be stored, and
-  only E2M1 packs natively ("{value:?} doesn't support native packing",
-  `crates/burn-cubecl/src/ops/qtensor.rs:105-107`).
+  blocks (`check_block_size_compat`, cubek-quant). Native sub-byte values cannot be stored
+  (:97-103), and only E2M1 packs natively ("{value:?} doesn't support native packing", :105-107).
 """
-
 from __future__ import annotations
 
-from routerlab.core.errors import QuantizationError
+from routerlab.core.errors import BurnUnimplemented, QuantizationError
 from routerlab.core.profiles import Profile
-from routerlab.core.quant.scheme import QuantScheme, QuantStore, StoreKind
+from routerlab.core.quant.debug import scheme_debug
+from routerlab.core.quant.scheme import QuantScheme, QuantStore, QuantValue, StoreKind
+
+NDARRAY_QTENSOR = "crates/burn-ndarray/src/ops/qtensor.rs"
+
+_NDARRAY_PER_TENSOR = frozenset({QuantValue.Q8F, QuantValue.Q8S, QuantValue.Q2S})
+_NDARRAY_PER_BLOCK = frozenset({QuantValue.Q8F, QuantValue.Q8S})
+_NDARRAY_TESTS_VALUES = frozenset({QuantValue.Q8F, QuantValue.Q8S, QuantValue.Q4F, QuantValue.Q4S,
+                                   QuantValue.Q2F, QuantValue.Q2S})
+_NDARRAY_ARRIVALS = frozenset({QuantValue.Q8F, QuantValue.Q8S})
+
+
+class BackendUnsupported(BurnUnimplemented, QuantizationError):
+    """A backend's own `unimplemented!` for a scheme it does not handle: Burn's text, and still a
+    `QuantizationError` for the callers that refuse a layout before anything is submitted."""
+
+
+def ndarray_quantizes(scheme: QuantScheme, profile: Profile) -> bool:
+    """Whether NdArray's `quantize` has an arm for `scheme` (`qtensor.rs:104-169`): Symmetric,
+    Native, and a value its build lists per tensor or per block."""
+    if scheme.resolved_store().kind is not StoreKind.NATIVE:
+        return False
+    if profile is Profile.NDARRAY_TESTS:
+        return scheme.value in _NDARRAY_TESTS_VALUES
+    allowed = _NDARRAY_PER_TENSOR if scheme.block is None else _NDARRAY_PER_BLOCK
+    return scheme.value in allowed
+
+
+def accepts_arrival(profile: Profile, scheme: QuantScheme) -> bool:
+    """Whether `q_from_data` on `profile` reads a tensor quantized in `scheme`.
+
+    NdArray (both builds) reads only Q8F/Q8S; every sub-byte or minifloat value is
+    `unimplemented!("from_data not supported for scheme …")` (`qtensor.rs:36-72`). Dispatch's
+    cross-backend `q_to_device` ends in exactly this call (`crates/burn-dispatch/src/ops/
+    qtensor.rs:36-50`). Flex reads whatever the byte reader reads (`crates/burn-flex/src/ops/
+    qtensor.rs:43-65`); CubeCL's layout limits are `stored_scheme`'s.
+    """
+    return scheme.value in _NDARRAY_ARRIVALS if profile.is_ndarray else True
+
+
+def check_arrival(profile: Profile, scheme: QuantScheme) -> None:
+    """`accepts_arrival`, or the backend's own panic text for the scheme it refuses."""
+    if profile.is_ndarray and not accepts_arrival(profile, scheme):
+        raise BackendUnsupported(f"{NDARRAY_QTENSOR}:72",
+                                 f"from_data not supported for scheme {scheme_debug(scheme)}")
 
 
 def stored_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...]) -> QuantScheme:
@@ -30,6 +75,9 @@ def stored_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...])
     """
     if not shape:
         raise QuantizationError("a quantized tensor needs at least one dimension")
+    if profile.is_ndarray and not ndarray_quantizes(scheme, profile):
+        raise BackendUnsupported(f"{NDARRAY_QTENSOR}:169",
+                                 f"Quantization not supported for scheme {scheme_debug(scheme)}")
     if scheme.value.is_float:
         raise QuantizationError(
             f"{scheme.value.name} values are part of Burn's scheme space but not quantized here: "
@@ -39,13 +87,7 @@ def stored_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...])
     store = scheme.resolved_store()
     if profile is Profile.FLEX:
         return scheme.with_store(QuantStore.native())
-    if profile is Profile.NDARRAY:
-        if store.kind is not StoreKind.NATIVE:
-            raise QuantizationError(
-                f"the ndarray profile quantizes only the Native store, not {scheme} (Burn: "
-                'unimplemented!("Quantization not supported for scheme ...") in burn-ndarray '
-                "ops/qtensor.rs)"
-            )
+    if profile.is_ndarray:
         return scheme
     return _cubecl_scheme(scheme, store, shape)
 

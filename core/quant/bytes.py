@@ -1,4 +1,4 @@
-"""The canonical byte layout of quantized `TensorData` (reference §12).
+"""The canonical byte layout of quantized `TensorData` (docs/burn.md section 14).
 
     [ values as stored ][ scales in their scale dtype ][ f32 global (two-level only) ]
 
@@ -8,7 +8,8 @@ burn-std quantization.rs:198-360; the 8 i8 + 2 UE4M3 + f32 = 14-byte test pins i
 one i8 per value for Native (Q4/Q2 included) and u32 words for PackedU32.
 
 Reading follows `split_values_off`: a packed store must pack dim 0 ("Packing must be on innermost
-dimension for splitting off values"); PackedNative and minifloat values are `unimplemented!`.
+dimension for splitting off values"); Native values, minifloats included, are read one i8 per
+value (:330), while packed minifloats and PackedNative are `unimplemented!` (:344-348).
 """
 
 from __future__ import annotations
@@ -40,10 +41,6 @@ def from_bytes(data: bytes, shape: tuple[int, ...], scheme: QuantScheme | str) -
     (which must name its store, as a `DType::QFloat` scheme always does)."""
     scheme = parse_scheme(scheme) if isinstance(scheme, str) else scheme
     shape = tuple(int(d) for d in shape)
-    if scheme.value.is_float:
-        raise QuantizationError(
-            f"{scheme}: reading {scheme.value.name} values is unimplemented! in Burn"
-        )
     if scheme.is_two_level and scheme.global_scale_dtype() is not ScaleDtype.F32:
         raise QuantizationError(f"{scheme}: a two-level scheme stores its per-tensor scale as f32")
     layout = layout_of(scheme, shape)
@@ -51,6 +48,11 @@ def from_bytes(data: bytes, shape: tuple[int, ...], scheme: QuantScheme | str) -
         raise QuantizationError(
             f"{scheme}: Packing must be on innermost dimension for splitting off values "
             "(burn-std quantization.rs split_values_off)"
+        )
+    if layout.store.is_packed and scheme.value.is_float:
+        raise QuantizationError(
+            f"{scheme}: Burn's reader leaves packed {scheme.value.name} values unimplemented! "
+            '("Not yet supported", burn-std quantization.rs:344-348); Native ones read as i8'
         )
     expected = quantized_data_len(scheme, shape)
     if len(data) != expected:

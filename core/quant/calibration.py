@@ -1,4 +1,4 @@
-"""Calibration: from a float tensor to its range, and from a range to scales (reference §11.1).
+"""Calibration: from a float tensor to its range, and from a range to scales (docs/burn.md, 13).
 
 Burn's generic path (`QTensorOps::quantize_dynamic`, burn-backend backend/ops/qtensor.rs:144-149)
 is `compute_range(MinMax)` → `compute_q_params` → `quantize`; NdArray and the CubeCL backends use

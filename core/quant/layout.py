@@ -1,6 +1,6 @@
 """Where a quantized tensor's values sit: its store, packed axis and storage shape, and sizes.
 
-A transfer must carry the *current* layout (reference §13): CubeCL keeps values packed into u32
+A transfer must carry the *current* layout (burn-cubecl ops/base.rs:103-133): CubeCL packs into u32
 words along one axis, the CPU backends keep one i8 per value. `QuantLayout` is that description,
 carried by every `QuantizedTensor` so that a device move can check on arrival that the layout it
 receives is the one the target expects.

@@ -1,4 +1,4 @@
-"""Quantize and dequantize with one of Burn's three backend profiles (reference §11.3-11.4).
+"""Quantize and dequantize with one of Burn's three backend profiles (docs/burn.md section 13).
 
     q = clamp(round(x / s_eff), a, b)        x̂ = s_eff * q        (all f32)
 

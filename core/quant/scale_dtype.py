@@ -6,7 +6,7 @@ smallest representable value not below `s`. It is *not* a cast (casts round to n
 rounded down would push the block maximum past the quantized range, where it clips. Every backend
 quantizes against the rounded scale so that what it divides by is what it stores.
 
-The rule is walked on the f32 bit pattern (reference §11.2):
+The rule is walked on the f32 bit pattern (`crates/burn-std/src/tensor/quantization.rs:364-368`):
 - F32: identity. NaN stays NaN. At or above the dtype max: the max (saturation).
 - below the dtype's min normal (F16, UE4M3): `ceil(s / spacing) * spacing`;
 - otherwise add `bit_step - 1` to the f32 bits and clear the low bits, with

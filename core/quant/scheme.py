@@ -1,4 +1,4 @@
-"""The quantization scheme space, as Burn spells it (reference §10).
+"""The quantization scheme space, as Burn spells it (docs/burn.md section 12).
 
 Burn re-exports these types from cubecl-common (`crates/burn-std/src/tensor/quantization.rs:3-6`,
 `cubecl@4834896:crates/cubecl-common/src/quant/scheme.rs`). The model keeps their shape: a
@@ -200,9 +200,10 @@ class BlockSize:
         object.__setattr__(self, "dims", dims)
 
     def dims_for(self, rank: int) -> tuple[int, ...]:
-        """The block as `rank` extents: leading dims filled with 1, extra leading extents dropped
-        (Burn's `to_dim_vec`)."""
-        kept = self.dims[len(self.dims) - min(rank, len(self.dims)) :]
+        """The block as `rank` extents: leading dims filled with 1; a block with more extents than
+        `rank` keeps its *first* `rank` (Burn's `to_dim_vec` copies `storage[..len]`, cubecl-common
+        quant/scheme.rs:568-574 at Burn's cubecl pin): `[4, 32]` at rank 1 is `[4]`."""
+        kept = self.dims[: min(rank, len(self.dims))]
         return (1,) * (rank - len(kept)) + kept
 
     def num_blocks(self, shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -149,7 +149,7 @@ def _run_to_device(ctx: RunContext, step: Step) -> str:
 
 
 def _steps() -> StepKinds:
-    one_in, two_in = {"consumes": ("tensor",), "defines": "name"}, ("lhs", "rhs")
+    one, two = ("tensor",), ("lhs", "rhs")
     kinds = [
         StepKind("tensor", {"name": f.NAME, "values": f.TENSOR_VALUES, "device": f.DEVICE,
                             "dtype": f.OPT_DTYPE},
@@ -157,16 +157,16 @@ def _steps() -> StepKinds:
         StepKind("clone", {"tensor": f.TENSOR, "name": f.NAME}, _run_clone, reads=("tensor",),
                  defines="name", help="a second reference to the same tensor (count + 1)"),
         *(StepKind(op, {"lhs": f.TENSOR, "rhs": f.TENSOR, "name": f.NAME}, _run_binary,
-                   consumes=two_in, defines="name", help=f"{op} two tensors (both consumed)")
+                   consumes=two, defines="name", help=f"{op} two tensors (both consumed)")
           for op in ("add", "mul", "matmul")),
         StepKind("reshape", {"tensor": f.TENSOR, "shape": f.Field((list,), check=f.shape_problem),
-                             "name": f.NAME}, _run_reshape, **one_in,
+                             "name": f.NAME}, _run_reshape, consumes=one, defines="name",
                  help="new shape, same elements"),
         StepKind("swap_dims", {"tensor": f.TENSOR, "dim1": f.Field((int,)),
                                "dim2": f.Field((int,)), "name": f.NAME}, _run_swap_dims,
-                 **one_in, help="swap two dims"),
+                 consumes=one, defines="name", help="swap two dims"),
         StepKind("cast", {"tensor": f.TENSOR, "dtype": f.DTYPE, "name": f.NAME}, _run_cast,
-                 **one_in, help="convert to another dtype"),
+                 consumes=one, defines="name", help="convert to another dtype"),
         StepKind("drop", {"tensor": f.TENSOR}, _run_drop, consumes=("tensor",),
                  help="end one reference"),
         StepKind("read", {"tensor": f.TENSOR,
@@ -179,17 +179,19 @@ def _steps() -> StepKinds:
                                                  "the older spelling of policy = \"legacy\""),
                                "policy": f.POLICY, "arrival": f.ARRIVAL,
                                "transport": f.TRANSPORT},
-                 _run_to_device, _plan_to_device, **one_in, help="move to another device"),
+                 _run_to_device, _plan_to_device, consumes=one, defines="name",
+                 help="move to another device"),
         StepKind("quantize", {"tensor": f.TENSOR, "scheme": f.SCHEME, "name": f.NAME,
                               "scales": f.FLOATS,
                               "global": f.Field((float, int), False,
                                                 "the global scale (two-level)"),
                               "calibration": f.CALIBRATION},
-                 _run_quantize, **one_in,
+                 _run_quantize, consumes=one, defines="name",
                  help="quantize a float tensor on its device (calibrated unless scales are "
                       "given)"),
         StepKind("dequantize", {"tensor": f.TENSOR, "name": f.NAME, "dtype": f.OPT_DTYPE},
-                 _run_dequantize, **one_in, help="dequantize to a float dtype (default f32)"),
+                 _run_dequantize, consumes=one, defines="name",
+                 help="dequantize to a float dtype (default f32)"),
         StepKind("read_quantized", {"tensor": f.TENSOR,
                                     "expect_q": f.Field(f.VALUES, False, check=f.values_problem),
                                     "expect_scales": f.FLOATS},

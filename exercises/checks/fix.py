@@ -1,4 +1,4 @@
-"""Checks of the quantized-transfer exercises (reference §14): the guard that decides before
+"""Checks of the quantized-transfer exercises (docs/burn.md, 7): the guard that decides before
 anything is submitted, the native fix (Fix A), why recalibrating drifts (Fix B2), and choosing a
 policy.
 

@@ -1,4 +1,4 @@
-"""Checks of the client-side lifecycle exercises (reference §5): clone counts, into_ir, Drop.
+"""Checks of the client-side lifecycle exercises (docs/burn.md, 3): clone counts, into_ir, Drop.
 
 lifecycle-1 patches the student's three functions into `RouterTensor.into_ir` and `.drop` of a
 real runtime (the adapter below), then runs client programs: the Drop ops those programs send and

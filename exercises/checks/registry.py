@@ -1,4 +1,4 @@
-"""Checks of the handle-registry exercises (reference §3): statuses, read-destructive last use.
+"""Checks of the handle-registry exercises (docs/burn.md, 2): statuses, read-destructive last use.
 
 registry-1 installs the student's `get_handle` as the `get` of every `HandleContainer` of a real
 `Runtime` (the adapter below), then runs router flows through it: an add whose inputs are one

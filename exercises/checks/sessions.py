@@ -1,4 +1,4 @@
-"""Checks of the session exercise (reference §7 step 3, §9.3, §14.2 item 4): FIFO sessions and the
+"""Checks of the session exercise (docs/burn.md section 5 and 9): FIFO sessions and the
 same-peer rendezvous in which either side may arrive first, and what a panic does to it."""
 
 from __future__ import annotations

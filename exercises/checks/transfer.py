@@ -1,4 +1,4 @@
-"""Checks of the device-transfer exercises (reference §8 table, §9.3, §15 invariant 4).
+"""Checks of the device-transfer exercises (docs/burn.md section 6, docs/burn.md section 7).
 
 transfer-1 installs the student's `get_tensor` / `register_tensor_to_device` as the two arms of
 every `TensorInterpreter` of a real runtime (quantized tensors keep the model's arms), then moves

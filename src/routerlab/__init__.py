@@ -13,6 +13,6 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 BURN_COMMIT = "2c06be351006851d42fdb6df16b976f4a82d9747"
-"""The Burn commit whose behaviour the model reproduces (reference §0)."""
+"""The Burn commit whose behaviour the model reproduces (docs/burn.md)."""
 
 __all__ = ["BURN_COMMIT", "__version__"]

@@ -171,7 +171,11 @@ def test_table_shows_the_same_numbers() -> None:
         ),
         (["--values", "[1,2]", "--scheme", "e5m2"], "E5M2 values are part of Burn's scheme"),
         (["--values", "[1,2]", "--scheme", "q4s:store=packed-native", "--backend", "ndarray"],
-         "only the Native store"),
+         "not implemented: Quantization not supported for scheme QuantScheme { value: Q4S, "
+         "store: PackedNative(0)"),
+        (["--values", "[1,2,3,4]", "--scheme", "q4s", "--backend", "ndarray"],
+         "not implemented: Quantization not supported for scheme QuantScheme { value: Q4S, "
+         "store: Native, mode: Symmetric, tensor: None, block: None }"),
         (["--values", "[1,2]", "--scheme", "q4s:store=packed-native", "--backend", "cubecl"],
          "Q4S doesn't support native packing"),
     ],

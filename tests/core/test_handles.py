@@ -36,7 +36,7 @@ def test_read_write_get_removes_and_second_get_panics_with_burns_text() -> None:
     with pytest.raises(MissingHandleError) as info:
         c.get(TensorId(3), READ_ONLY)
     assert str(info.value) == "Should have handle for tensor TensorId { value: 3 }"
-    assert info.value.source == "crates/burn-ir/src/handle.rs:93"
+    assert info.value.source == "crates/burn-ir/src/handle.rs:97"
 
 
 def test_read_only_get_leaves_the_entry() -> None:

@@ -39,5 +39,6 @@ def test_policy_1_solution_cites_cubecl_not_libtorch_as_the_backend_without_a_na
     sealed = exercise.sealed()
     assert sealed is not None
     text = unseal(sealed.solution, unlock_key(exercise.id, suite.canonical_answers(suite.oracle())))
-    assert "CubeCL's q_to_device" in text and "§9.7" in text
-    assert "LibTorch's q_to_device" not in text  # tch has no quantization at all (§9.7)
+    assert "CubeCL's q_to_device" in text
+    assert "docs/burn.md, \"CubeCL's quantized to_device\"" in text
+    assert "LibTorch's q_to_device" not in text  # tch has no quantization at all

@@ -227,11 +227,11 @@ def test_an_expected_burn_panic_is_kept_and_shown_the_way_rust_prints_it() -> No
     with catch_panic() as caught:
         registry.get(TensorId(7), READ_ONLY)
     assert isinstance(caught.error, MissingHandleError) and caught.panicked
-    assert caught.source == "crates/burn-ir/src/handle.rs:93"
+    assert caught.source == "crates/burn-ir/src/handle.rs:97"
     callout = caught._callout()
     assert (callout.tone, callout.heading, callout.pre) == (
         "error", "Burn panics (MissingHandleError)", True)
-    assert callout.body == ("thread 'main' panicked at crates/burn-ir/src/handle.rs:93:\n"
+    assert callout.body == ("thread 'main' panicked at crates/burn-ir/src/handle.rs:97:\n"
                             "Should have handle for tensor TensorId { value: 7 }")
     shown = caught._repr_html_()
     assert "<pre" in shown and "thread &#x27;main&#x27; panicked at crates/burn-ir/src/handle.rs" \
@@ -248,7 +248,7 @@ def test_a_session_panic_names_the_session_and_keeps_burns_text_on_the_panic_lin
         rt.submit("cpu:0", AddOp(wrong, wrong, out))
     assert isinstance(caught.error, BurnPanic)
     lines = caught._callout().body.splitlines()
-    assert lines[0] == "thread 'cpu:0' panicked at crates/burn-ir/src/handle.rs:93:"
+    assert lines[0] == "thread 'cpu:0' panicked at crates/burn-ir/src/handle.rs:97:"
     assert lines[1] == caught.error.message == "Should have handle for tensor TensorId { value: 0 }"
     # the model's own note (the session ended) is still shown, after Burn's text
     assert "session cpu:0 panicked and has ended" in "\n".join(lines[2:])

@@ -6,7 +6,10 @@ Which profile each case runs with:
 - generic backend tests (burn-backend-tests/tests/tensor/...): every profile;
 - burn-ndarray / burn-flex unit tests: that backend's profile;
 - burn-backend-tests/tests/cubecl/...: the cubecl profile (PackedU32), checked against the CPU
-  reference profiles with a Native store as Burn's test does;
+  reference profiles with a Native store as Burn's test does. Burn's reference device there is
+  NdArray built with `export_tests` (`crates/burn-backend-tests/tests/cubecl.rs:13-23`,
+  `crates/burn-backend-tests/Cargo.toml:82-84`), which quantizes Q4 per tensor: that is the
+  `ndarray-tests` profile; the plain `ndarray` profile refuses Q4 with Burn's NdArray text;
 - rounding-sensitive cases: each profile against `expected_q_by_rounding`
   (div_away = ndarray, mul_away = flex, div_even = cubecl).
 """
@@ -21,7 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from routerlab.core.errors import QuantizationError
+from routerlab.core.errors import BurnUnimplemented, QuantizationError
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import (
     Calibration,
@@ -50,6 +53,8 @@ SHARED_VECTORS = (
 F32 = np.float32
 ALL = tuple(Profile)
 CPU = (Profile.NDARRAY, Profile.FLEX)
+TEST_REFERENCE = (Profile.NDARRAY_TESTS, Profile.FLEX)
+"""The CPU profiles a cubecl vector is compared with: Burn's test reference build, and Flex."""
 BY_ROUNDING = {"div_away": Profile.NDARRAY, "mul_away": Profile.FLEX, "div_even": Profile.CUBECL}
 
 
@@ -316,10 +321,17 @@ def case_cubecl_packed(case: dict[str, Any]) -> None:
     _assert_q(t, case["expected_q"])
     _assert_scales(t, case["expected_scales"])
     _assert_dequant(t, Profile.CUBECL, _f32_list(case["expected_dequant"]), rel=1e-6)
-    for profile in CPU:
-        reference = quantize_dynamic(_x(case), _scheme(case, QuantStore.native()), profile=profile)
+    native = _scheme(case, QuantStore.native())
+    for profile in TEST_REFERENCE:
+        reference = quantize_dynamic(_x(case), native, profile=profile)
         assert t.values_equal(reference)
         assert not t.bit_equal(reference)
+    if native.value is QuantValue.Q4S:  # only the export_tests build has a per-tensor Q4 arm
+        with pytest.raises(BurnUnimplemented, match="Quantization not supported for scheme "
+                           "QuantScheme { value: Q4S, store: Native"):
+            quantize_dynamic(_x(case), native, profile=Profile.NDARRAY)
+    else:
+        assert t.values_equal(quantize_dynamic(_x(case), native, profile=Profile.NDARRAY))
 
 
 def case_should_panic_when_block_size_cannot_store_num_quants(case: dict[str, Any]) -> None:

@@ -162,3 +162,15 @@ def test_primitive_checks_its_arrays() -> None:
         QuantizedTensor(t.values, t.scales.astype(np.float16), None, t.scheme, t.shape, t.layout)
     with pytest.raises(ValueError):
         t.values[0] = 1
+
+
+def test_native_minifloat_values_are_read_as_i8_and_packed_ones_refused() -> None:
+    """`split_values_off` reads a Native store as i8 whatever the value (burn-std
+    quantization.rs:330); only packed E-values are `unimplemented!("Not yet supported")`
+    (:344-348)."""
+    raw = bytes([1, 2, 0xFF, 0x80]) + np.float32(0.5).tobytes()
+    tensor = from_bytes(raw, (4,), "e4m3:store=native")
+    assert tensor.values.tolist() == [1, 2, -1, -128] and tensor.scales_f32().tolist() == [0.5]
+    assert tensor.to_bytes() == raw
+    with pytest.raises(QuantizationError, match="packed E4M3 values unimplemented"):
+        from_bytes(bytes(8), (4,), "e4m3:store=packed-u32")

@@ -26,6 +26,10 @@ from routerlab.core.quant import (
 
 F32 = np.float32
 INT_VALUES = [v for v in QuantValue if not v.is_float]
+ARITHMETIC = [p for p in Profile if p is not Profile.NDARRAY]
+"""One profile per arithmetic: NdArray runs as its `export_tests` build, which quantizes every
+integer value (`crates/burn-ndarray/src/ops/qtensor.rs:115-122`); the plain build's narrower
+acceptance is tested in tests/quant/test_backend_rules.py."""
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -78,7 +82,7 @@ def _effective_scales(tensor) -> np.ndarray:
 
 
 @SETTINGS
-@given(data=st.data(), profile=st.sampled_from(list(Profile)))
+@given(data=st.data(), profile=st.sampled_from(ARITHMETIC))
 def test_round_trip_error_is_at_most_half_a_step(data: st.DataObject, profile: Profile) -> None:
     x = data.draw(tensors())
     scheme = data.draw(schemes(x.ndim))
@@ -103,7 +107,7 @@ def test_pack_unpack_is_the_identity(data: st.DataObject) -> None:
 
 
 @SETTINGS
-@given(data=st.data(), profile=st.sampled_from(list(Profile)))
+@given(data=st.data(), profile=st.sampled_from(ARITHMETIC))
 def test_bytes_round_trip_is_the_identity(data: st.DataObject, profile: Profile) -> None:
     x = data.draw(tensors())
     scheme = data.draw(schemes(x.ndim))
@@ -111,7 +115,7 @@ def test_bytes_round_trip_is_the_identity(data: st.DataObject, profile: Profile)
         scheme += ":store=" + data.draw(
             st.sampled_from(
                 ["native"]
-                if profile is Profile.NDARRAY
+                if profile.is_ndarray
                 else ["packed-u32"] + (["native"] if scheme.startswith("q8") else [])
             )
         )
@@ -142,13 +146,13 @@ def test_profiles_agree_except_at_ties(x: np.ndarray, scale: float, value: Quant
                 profile=p,
             ).q()
         ).astype(int)
-        for p in Profile
+        for p in ARITHMETIC
     }
     quotient = x.astype(np.float64) / np.float64(F32(scale))
     frac = np.abs(quotient - np.trunc(quotient))
-    even = q[Profile.NDARRAY] != q[Profile.CUBECL]
-    assert (np.abs(q[Profile.NDARRAY] - q[Profile.CUBECL]) <= 1).all()
+    even = q[Profile.NDARRAY_TESTS] != q[Profile.CUBECL]
+    assert (np.abs(q[Profile.NDARRAY_TESTS] - q[Profile.CUBECL]) <= 1).all()
     assert ((x / F32(scale))[even] % 1 == 0.5).all() or not even.any()
-    recip = q[Profile.NDARRAY] != q[Profile.FLEX]
-    assert (np.abs(q[Profile.NDARRAY] - q[Profile.FLEX]) <= 1).all()
+    recip = q[Profile.NDARRAY_TESTS] != q[Profile.FLEX]
+    assert (np.abs(q[Profile.NDARRAY_TESTS] - q[Profile.FLEX]) <= 1).all()
     assert (np.abs(frac[recip] - 0.5) < 1e-5).all()

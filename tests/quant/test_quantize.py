@@ -8,6 +8,7 @@ reference §11.3 near-tie example (0.02 / 0.00031496: NdArray 63, Flex 64).
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import ml_dtypes
@@ -105,8 +106,9 @@ def test_the_store_a_backend_keeps() -> None:
     x = np.arange(16, dtype=F32)
     flex = quantize_dynamic(x, "q4s:store=packed-u32", profile=Profile.FLEX)
     assert flex.scheme.store == QuantStore.native() and flex.values.dtype == np.int8
-    with pytest.raises(QuantizationError, match="only the Native store"):
-        quantize_dynamic(x, "q4s:store=packed-u32", profile=Profile.NDARRAY)
+    with pytest.raises(QuantizationError, match="Quantization not supported for scheme "
+                       r"QuantScheme \{ value: Q4S, store: PackedU32\(0\)"):
+        quantize_dynamic(x, "q4s:store=packed-u32", profile=Profile.NDARRAY_TESTS)
     cube = quantize_dynamic(x, "q4s", profile=Profile.CUBECL)
     assert str(cube.scheme) == "q4s:store=packed-u32" and cube.values.shape == (2,)
     with pytest.raises(QuantizationError, match="Can't store native sub-byte values"):
@@ -130,10 +132,15 @@ def test_the_store_a_backend_keeps() -> None:
     ],
 )
 def test_unsupported_schemes_are_refused(scheme: str, message: str) -> None:
+    """Minifloat values reach NdArray's catch-all arm first: Burn's own `unimplemented!` text
+    (burn-ndarray/src/ops/qtensor.rs:169)."""
     for profile in Profile:
-        with pytest.raises(QuantizationError, match=message):
+        expected = message
+        if profile.is_ndarray and scheme.startswith("e"):
+            expected = re.escape("Quantization not supported for scheme QuantScheme { value: E")
+        with pytest.raises(QuantizationError, match=expected):
             quantize_dynamic(np.ones(16, F32), scheme, profile=profile)
-        with pytest.raises(QuantizationError, match=message):
+        with pytest.raises(QuantizationError, match=expected):
             quantize(np.ones(16, F32), scheme, [0.1], profile=profile)
 
 
@@ -155,8 +162,11 @@ def test_packed_native_store_per_profile(value: str) -> None:
             f"{value}:store=native"
         )
         assert flex.values.dtype == np.int8 and flex.values.shape == (16,)
-        with pytest.raises(QuantizationError, match="quantizes only the Native store"):
-            run(Profile.NDARRAY)
+        for ndarray in (Profile.NDARRAY, Profile.NDARRAY_TESTS):
+            with pytest.raises(QuantizationError, match=re.escape(
+                    "Quantization not supported for scheme "
+                    f"QuantScheme {{ value: {value.upper()}, store: PackedNative(0)")):
+                run(ndarray)
         with pytest.raises(QuantizationError, match=f"{value.upper()} doesn't support native"):
             run(Profile.CUBECL)
 

@@ -127,6 +127,14 @@ def test_blocks_remain_rank_relative() -> None:
     assert hash(BlockSize((1, 32))) == hash(BlockSize((32,)))
 
 
+def test_to_dim_vec_keeps_the_first_extents() -> None:
+    """`to_dim_vec(len)` copies `storage[..min(len, self.len)]` into the trailing slots
+    (cubecl-common quant/scheme.rs:568-574 at Burn's cubecl pin 4834896)."""
+    assert BlockSize((4, 32)).dims_for(1) == (4,)
+    assert BlockSize((2, 3, 5)).dims_for(2) == (2, 3)
+    assert BlockSize((4, 32)).dims_for(3) == (1, 4, 32)
+
+
 def test_there_is_one_block_per_scale() -> None:
     """cubecl-common scheme.rs: there_is_one_block_per_scale,
     a_partial_block_still_takes_a_scale."""

@@ -1,4 +1,4 @@
-"""Every policy side by side on the same tensor and the same hops (the table of §14.6, measured).
+"""Every policy side by side on the same tensor and the same hops (docs/transfers.md, measured).
 
 `compare_policies` runs `measure_transfer` once per policy, each on a fresh runtime (a legacy
 panic ends its sessions, as Burn's would), and `PolicyComparison` lays the results out: a

@@ -5,7 +5,7 @@ it back and forth `hops` times under one policy. Around each hop it reads the ba
 counters (the bytes every backend really copied, and how many copies), the wall time, and then
 compares the arrays that really sit in the two registries: the stored `q` values, the scales
 (and global), and the dequantized values against the source's. Over several hops the scales give
-the drift curve of §14.4 (for `requantize` on an F-value, ×4/3 per hop on the Q2F example).
+the drift curve of docs/transfers.md (`requantize` on an F-value: ×4/3 per hop on the Q2F example).
 
 A policy that refuses or panics is measured too: its hop carries the failure (error class, Burn's
 text, the Burn source and the layer that raised it), and the registries are left as they were.

@@ -7,7 +7,7 @@ registries after the step, the measured hops, the final policy table). The CLI's
 show the same steps, since every table is a `TableView`. Everything runs for real on a
 `Runtime`; nothing in the story is canned except the sentences around the results.
 
-The tensor is the reference's worked example (§14.4): x = [-0.9, 0.5, 0.2] in Q2F, whose range
+The tensor is docs/transfers.md's worked example: x = [-0.9, 0.5, 0.2] in Q2F, whose range
 [-2, 1] is lopsided, so that recalibration visibly drifts (×4/3 per hop).
 """
 
