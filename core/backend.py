@@ -96,6 +96,9 @@ class Backend:
         self.profile: Profile = device.profile
         self.copies = 0
         self.bytes_copied = 0
+        self.scales_left_behind = False
+        """CubeCL at the pin: a quantized `q_to_device` copies the values region only
+        (`crates/burn-cubecl/src/tensor/base.rs:174-192`); set by `Runtime(cubecl_legacy=True)`."""
         self._context = contextlib.nullcontext() if xp is np else xp.cuda.Device(device.index)
         self._storages: dict[AnyDType, np.dtype[Any]] = {}
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from routerlab.core.backend import Kind, kind_of
 from routerlab.core.client import RouterClient
 from routerlab.core.devices import Path, automatic_path, check_forced_path
-from routerlab.core.errors import BurnUnimplemented
+from routerlab.core.errors import BurnPanic, BurnUnimplemented
 from routerlab.core.ir import (
     ExposeLocalOp,
     ExposeRemoteOp,
@@ -35,6 +35,8 @@ from routerlab.core.request import Arrival, TransferRequest
 from routerlab.core.tensor import RouterTensor
 
 SRC_BRIDGE = "crates/burn-router/src/channel/base.rs:58"
+SRC_REGISTER = "crates/burn-remote/src/client/channel.rs:42"
+SRC_ROUTER_Q_INTO_DATA = "crates/burn-router/src/ops/qtensor.rs:45-46"
 
 
 def to_device(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
@@ -51,6 +53,8 @@ def to_device(tensor: RouterTensor, target: RouterClient, request: TransferReque
         return tensor
     tensor.client.session.check_alive()
     target.session.check_alive()
+    if path is Path.DISPATCH:
+        return dispatch_change_backend(tensor, target, request)
     if path is Path.BRIDGE:
         return bridge_change_backend(tensor, target, request)
     return remote_change_backend(tensor, target, path, request, arrival)
@@ -74,15 +78,32 @@ def bridge_change_backend(tensor: RouterTensor, target: RouterClient,
             source_interp, target_interp, handle, policy)
     else:
         moved = target_interp.backend.from_data(source_interp.backend.into_data(handle))
+    if legacy:  # `Self::register_tensor` (base.rs:61-63), which a remote channel refuses
+        raise BurnPanic("Can't register manually a tensor on a remote channel.", SRC_REGISTER)
     trace = source_interp.trace
-    if legacy:
-        new_id = target_interp.register_tensor(moved)
-    else:
-        new_id = target.create_empty_handle()
-        target_interp.handles.register(new_id, moved)
+    new_id = target.create_empty_handle()
+    target_interp.handles.register(new_id, moved)
     trace.record("bridge", str(target.device), new_id, None, getattr(moved, "nbytes", 0),
                  f"#{int(desc.id)} {desc.status} on {source.device} -> {target.device}")
     return RouterTensor(new_id, desc.shape, desc.dtype, target)
+
+
+def dispatch_change_backend(tensor: RouterTensor, target: RouterClient,
+                            request: TransferRequest) -> RouterTensor:
+    """Burn's Dispatch between two backends, a layer above the router
+    (`crates/burn-dispatch/src/ops/tensor.rs`, `ops/qtensor.rs:36-50`): `into_data` on the
+    source (a read back to the client), then `from_data` on the target. The client holds the
+    bytes in between, which the router's own paths never do."""
+    source = tensor.client
+    legacy = source.session.interpreter.policy_for(request) is Policy.LEGACY
+    if legacy and kind_of(tensor.dtype) is Kind.QUANTIZED:  # Dispatch's q_into_data, on the client
+        raise BurnUnimplemented(SRC_ROUTER_Q_INTO_DATA)
+    data = source.read_tensor(tensor.into_ir(), request)
+    moved = target.register_tensor_data(data, request)
+    source.session.interpreter.trace.record(
+        "dispatch", str(target.device), moved.id, None, data.num_bytes,
+        f"into_data on {source.device}, from_data on {target.device} (through the client)")
+    return moved
 
 
 def remote_change_backend(tensor: RouterTensor, target: RouterClient, path: Path,

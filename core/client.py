@@ -14,7 +14,7 @@ fails on the client with nothing consumed and nothing submitted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device
@@ -24,6 +24,9 @@ from routerlab.core.ir import InitOp, OperationIr, ReadOp, RegisterDataOp, Tenso
 from routerlab.core.server import Server
 from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
+
+if TYPE_CHECKING:
+    from routerlab.core.request import TransferRequest
 
 
 class RouterClient:
@@ -53,17 +56,19 @@ class RouterClient:
         self.register_op(op)
         return outputs
 
-    def register_tensor_data(self, data: TensorData) -> RouterTensor:
+    def register_tensor_data(self, data: TensorData,
+                             request: TransferRequest | None = None) -> RouterTensor:
         """Upload data under a fresh id, then announce it with `Init`, as `float_from_data`
         does (ops/tensor.rs:20-31)."""
-        (out,) = self.register(RegisterDataOp.create(data, self.create_empty_handle))
+        (out,) = self.register(RegisterDataOp.create(data, self.create_empty_handle, request))
         self.register_op(InitOp(TensorIr.uninit(out.id, out.shape, out.dtype)))
         return out
 
-    def read_tensor(self, tensor: TensorIr) -> TensorData:
+    def read_tensor(self, tensor: TensorIr,
+                    request: TransferRequest | None = None) -> TensorData:
         """Submit a read and run the sessions until it is answered."""
         reply = Reply()
-        self.session.submit(ReadOp(tensor), reply)
+        self.session.submit(ReadOp(tensor, request), reply)
         self.server.run()
         return reply.value
 

@@ -19,7 +19,7 @@ from routerlab.core.profiles import DEFAULT_CPU_PROFILE, DEFAULT_GPU_PROFILE, Pr
 LOCAL_PEER = "local"
 KINDS = ("cpu", "cuda")
 _PATTERN = re.compile(
-    r"^(?:(?P<peer>[A-Za-z][\w.-]*)/)?(?P<kind>[A-Za-z]+):(?P<index>\d+)(?:@(?P<profile>\w+))?$"
+    r"^(?:(?P<peer>[A-Za-z][\w.-]*)/)?(?P<kind>[A-Za-z]+):(?P<index>\d+)(?:@(?P<profile>[\w-]+))?$"
 )
 
 
@@ -70,21 +70,48 @@ def parse_device(text: DeviceLike) -> Device:
 
 
 class Path(Choice, noun="transfer path", error=DeviceError):
-    """How a tensor moves between two devices (docs/ARCHITECTURE.md)."""
+    """How a tensor moves between two devices (docs/transfers.md, "Paths").
+
+    The router itself has three: `same`, `local` (same peer) and `bytes` (another peer,
+    whatever its backend). `dispatch` is Burn's Dispatch backend, a layer above the router,
+    moving between backends through the client (`into_data`, then `from_data`). `bridge` is the
+    router channel trait's default `change_client_backend`, which no channel of the pin uses
+    for a move; it is kept, forced only, to replay what it would do."""
 
     SAME = "same"
     LOCAL = "local"
     BYTES = "bytes"
+    DISPATCH = "dispatch"
     BRIDGE = "bridge"
 
 
 def automatic_path(source: Device, target: Device) -> Path:
-    """The path Burn's topology picks: same device, then backend, then peer."""
+    """The path the router takes: the same device returns the input; `RemoteTensorHandle::
+    change_backend` compares the peers only (`crates/burn-remote/src/client/runner.rs:406-417`),
+    so another peer means bytes whatever the backends."""
     if source == target:
         return Path.SAME
-    if not source.same_backend(target):
-        return Path.BRIDGE
     return Path.LOCAL if source.peer == target.peer else Path.BYTES
+
+
+def check_topology(devices: list[Device]) -> None:
+    """Refuse devices that no deployment of Burn can have: a burn-remote server hosts one backend
+    type (`RemoteServerBuilder<B>`, `crates/burn-remote/src/server/builder.rs:77-89`), so every
+    device of one peer shares kind and profile."""
+    hosts: dict[str, Device] = {}
+    for device in devices:
+        first = hosts.setdefault(device.peer, device)
+        if not first.same_backend(device):
+            peer = "the local peer" if device.peer == LOCAL_PEER else f"peer {device.peer!r}"
+            raise DeviceError(
+                f"{device} cannot join {peer}: it already hosts {first.kind}@{first.profile} "
+                f"({first}), and a burn-remote server hosts one backend "
+                "(RemoteServerBuilder<B>, crates/burn-remote/src/server/builder.rs:77-89); put "
+                f"{device} on a peer of its own, e.g. peer2/{_bare(device)}")
+
+
+def _bare(device: Device) -> str:
+    return str(Device(device.kind, device.index, LOCAL_PEER, device.profile))
 
 
 def check_forced_path(path: Path, source: Device, target: Device) -> None:
@@ -94,6 +121,3 @@ def check_forced_path(path: Path, source: Device, target: Device) -> None:
     if path is Path.LOCAL and source.peer != target.peer:
         raise DeviceError(f"path 'local' needs both devices on one peer: {source} is on "
                           f"{source.peer!r}, {target} on {target.peer!r}")
-    if path is Path.LOCAL and not source.same_backend(target):
-        raise DeviceError(f"path 'local' hands a backend primitive over, so {source} and {target} "
-                          "must share kind and profile; use 'bytes' or 'bridge'")

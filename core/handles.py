@@ -137,6 +137,14 @@ class HandleContainer(Viewable):
             self._log(("remove", self.label, int(id), None, 0, ""))
         return handle
 
+    def clear(self) -> None:
+        """Drop every handle (not journaled): a worker thread that panics unwinds, and the
+        interpreter and its container go with it (`crates/burn-remote/src/server/
+        worker.rs:149-181`)."""
+        for id in list(self._handles):
+            self._log(("remove", self.label, int(id), None, 0, "freed: the worker unwound"))
+        self._handles.clear()
+
     def free(self, tensor: TensorIr) -> None:
         """Remove only for ReadWrite; ReadOnly and NotInit do nothing (handle.rs:203-211)."""
         if tensor.status is READ_WRITE:

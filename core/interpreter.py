@@ -20,7 +20,6 @@ quantized extension the `QFloat` arms raise `ExtensionMissingError`.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -114,19 +113,16 @@ class TensorInterpreter:
 
     def __init__(self, backend: Backend, trace: Trace | None = None, *,
                  policy: Policy = DEFAULT_POLICY, quantized: QuantizedExtension | None = None,
-                 arms: Mapping[type, Arm] | None = None,
-                 new_id: Callable[[], TensorId] | None = None) -> None:
+                 arms: Mapping[type, Arm] | None = None) -> None:
         """`policy` is the one a transfer follows when it names none (`legacy` also turns
         Burn's quantize/dequantize and uint arms on); `quantized` and `arms` are the owner's
-        extensions; `new_id` is Burn's static interpreter COUNTER (interpreter.rs:28-36): pass
-        one function to every interpreter of a process."""
+        extensions."""
         self.backend = backend
         self.device = backend.device
         self.trace = trace if trace is not None else Trace()
         self.handles = HandleContainer(str(backend.device), self.trace)
         self.policy = policy
         self.quantized = quantized
-        self._new_id = new_id if new_id is not None else map(TensorId, itertools.count()).__next__
         self._arms: dict[type, Callable[[Any], None]] = {
             InitOp: self._init, DropOp: self._drop, AddOp: self._add, MulOp: self._mul,
             MatmulOp: self._matmul, ReshapeOp: self._reshape, SwapDimsOp: self._swap_dims,
@@ -296,13 +292,6 @@ class TensorInterpreter:
             raise BurnPanic("alias source tensor must be materialized before it is aliased",
                             SRC_ALIAS)
         self.handles.register(new_id, handle)
-
-    def register_tensor(self, handle: Any) -> TensorId:
-        """Register an opaque handle under an id from the *interpreter's* own counter
-        (interpreter.rs:28-36, 130-143); used by the legacy bridge channel."""
-        id = self._new_id()
-        self.handles.register(id, handle)
-        return id
 
 
 _REMOVED = ("install_quantized_extension", "installed_quantized_extension", "register_arm",

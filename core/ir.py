@@ -142,12 +142,15 @@ class RegisterDataOp(OperationIr):
 
     out: TensorIr
     data: TensorData = field(repr=False)
+    request: TransferRequest | None = None
+    """Set when the data arrives as a move (Dispatch's `from_data`), so its policy applies."""
     name: ClassVar[str] = "register_data"
     _outputs: ClassVar[tuple[str, ...]] = ("out",)
 
     @staticmethod
-    def create(data: TensorData, new_id: NewId) -> RegisterDataOp:
-        return RegisterDataOp(TensorIr.uninit(new_id(), data.shape, data.dtype), data)
+    def create(data: TensorData, new_id: NewId,
+               request: TransferRequest | None = None) -> RegisterDataOp:
+        return RegisterDataOp(TensorIr.uninit(new_id(), data.shape, data.dtype), data, request)
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,8 @@ class ReadOp(OperationIr):
     """`Task::ReadTensor`: `read_tensor_async(ir)` runs in FIFO order (`worker.rs:369-400`)."""
 
     tensor: TensorIr
+    request: TransferRequest | None = None
+    """Set when the read is half of a move (Dispatch's `into_data`), so its policy applies."""
     name: ClassVar[str] = "read"
     _inputs: ClassVar[tuple[str, ...]] = ("tensor",)
 

@@ -53,7 +53,8 @@ class TransferRequest:
     device: Device
     policy: Policy | None = None
     path: Path | None = None
-    transport: Transport = DEFAULT_TRANSPORT
+    transport: Transport | None = None
+    """None: the runtime's transport (`Runtime(transport=...)`, Iroh unless told otherwise)."""
     arrival: Arrival | None = None
     hops: int = 1
 
@@ -75,7 +76,7 @@ class TransferRequest:
             raise RouterLabError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {hops!r}")
         return cls(parse_device(device), None if policy is None else Policy.parse(policy),
                    None if path is None else Path.parse(path),
-                   DEFAULT_TRANSPORT if transport is None else Transport.parse(transport),
+                   None if transport is None else Transport.parse(transport),
                    None if arrival is None else Arrival.parse(arrival), hops)
 
     def with_policy(self, policy: Policy) -> TransferRequest:

@@ -18,8 +18,8 @@ The methods are thin; the behaviour lives in the modules below.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -27,9 +27,10 @@ import numpy as np
 from routerlab.core.backend import Backend, make_backend
 from routerlab.core.client import RouterClient, build_op
 from routerlab.core.data import TensorData
-from routerlab.core.devices import Device, DeviceLike, Path, parse_device
+from routerlab.core.devices import Device, DeviceLike, Path, check_topology, parse_device
 from routerlab.core.dtypes import AnyDType, DType, QFloat, is_quantized
-from routerlab.core.errors import DeviceError, DTypeError, UnknownTensorError
+from routerlab.core.errors import BurnUnimplemented, DeviceError, DTypeError, UnknownTensorError
+from routerlab.core.fix.advertised import Advertisement, advertise
 from routerlab.core.fix.guard import TransferPlan, plan_transfer
 from routerlab.core.handles import Journal
 from routerlab.core.interpreter import Arm, QuantizedExtension, TensorInterpreter
@@ -48,8 +49,9 @@ from routerlab.core.ir import (
 )
 from routerlab.core.moves import check_quantize, move, q_to_device, upload
 from routerlab.core.policies import DEFAULT_POLICY, Policy
+from routerlab.core.profiles import Profile
 from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes
-from routerlab.core.request import Arrival, TransferRequest, Transport
+from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
 from routerlab.core.server import Server
 from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
@@ -57,6 +59,7 @@ from routerlab.core.trace import Trace, TraceEvent
 from routerlab.core.view import TableView
 
 T = TypeVar("T")
+SRC_ROUTER_QUANT = "crates/burn-router/src/ops/qtensor.rs"
 
 
 class Runtime:
@@ -68,6 +71,8 @@ class Runtime:
                  arms: Mapping[type, Arm] | None = None,
                  interpreter: type[TensorInterpreter] = TensorInterpreter,
                  backends: Callable[[Device], Backend] = make_backend,
+                 fusion: bool = False, cubecl_legacy: bool = False,
+                 transport: Transport | str = DEFAULT_TRANSPORT,
                  arrival: Arrival | str = Arrival.SOURCE_FIRST) -> None:
         """`devices=None` creates any `cpu:N` / `cuda:N` on first use; a list closes the set.
 
@@ -78,7 +83,13 @@ class Runtime:
         `QFloat` arms raise `ExtensionMissingError`), `arms`, extra interpreter arms keyed by
         op class, and `interpreter`, the class of every device's interpreter (a subclass that
         overrides an arm is how an exercise plugs a student's function in). `backends` makes
-        each device's backend (a rehearsal runs `cuda:N` on a numpy twin). `arrival` picks
+        each device's backend (a rehearsal runs `cuda:N` on a numpy twin). `fusion` says the
+        client is built with Burn's `fusion` feature, which decides where a legacy quantize
+        stops (`quantize`). `cubecl_legacy` makes CubeCL devices move quantized tensors as
+        CubeCL's own `q_to_device` did at the pin, leaving the scales behind (the native
+        policy's backend step; `crates/burn-cubecl/src/tensor/base.rs:174-192`). `transport` is
+        how cross-peer downloads travel unless a transfer names one (Iroh, as burn-remote
+        documents it, `crates/burn-remote/src/lib.rs:3,44`). `arrival` picks
         which side of a same-peer rendezvous runs first."""
         self.trace = Trace()
         self.journal = Journal()
@@ -94,12 +105,15 @@ class Runtime:
         self._arms = dict(arms or {})
         self._interpreter = interpreter
         self._backends = backends
+        self.fusion = fusion
+        self.cubecl_legacy = cubecl_legacy
+        self.transport = Transport.parse(transport)
         self._minted = 0
-        self._interpreter_ids = map(TensorId, itertools.count()).__next__
         self._clients: dict[Device, RouterClient] = {}
         self._declared: list[Device] | None = None
         if devices is not None:
             self._declared = [parse_device(d) for d in devices]
+            check_topology(self._declared)
             for device in self._declared:
                 self.client(device)
 
@@ -123,9 +137,11 @@ class Runtime:
         if client is not None:
             return client
         self._check_declared(parsed)
-        interpreter = self._interpreter(self._backends(parsed), self.trace, policy=self.policy,
-                                        quantized=self._quantized, arms=self._arms,
-                                        new_id=self._interpreter_ids)
+        check_topology([*self._clients, parsed])
+        backend = self._backends(parsed)
+        backend.scales_left_behind = self.cubecl_legacy and parsed.profile is Profile.CUBECL
+        interpreter = self._interpreter(backend, self.trace, policy=self.policy,
+                                        quantized=self._quantized, arms=self._arms)
         session = Session(interpreter, self.server)
         self.server.add(session)
         client = self._clients[parsed] = RouterClient(session, self.server, self._new_id)
@@ -139,9 +155,12 @@ class Runtime:
         parsed = parse_device(device)
         if parsed not in self._clients:
             self._check_declared(parsed)
+            check_topology([*self._clients, parsed])
         return parsed
 
     def _check_declared(self, device: Device) -> None:
+        """A closed runtime refuses a device it was not given; any refuses a topology Burn cannot
+        have (`check_topology`)."""
         if self._declared is not None and device not in self._declared:
             known = ", ".join(str(d) for d in self._declared)
             raise DeviceError(f"unknown device {device}; this runtime has: {known}")
@@ -174,6 +193,8 @@ class Runtime:
         except BaseException as error:
             self.journal.rollback()
             self.server.clear_queues()
+            for session in self.server.sessions.values():
+                session.free_unwound()
             self.trace.truncate(mark)
             device = getattr(error, "session", None) or "client"
             self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
@@ -296,6 +317,8 @@ class Runtime:
         is its first use)."""
         ends = (request.device, tensor.device)
         order = self.arrival if request.arrival is None else request.arrival
+        if request.transport is None:
+            request = replace(request, transport=self.transport)
         for hop in range(request.hops):
             there = ends[hop % 2]
             self._device(there)
@@ -320,17 +343,29 @@ class Runtime:
     def quantize(self, tensor: RouterTensor, scheme: QuantScheme | str, *,
                  scales: Sequence[float] | None = None, global_scale: float | None = None,
                  calibration: str = "minmax") -> RouterTensor:
-        """Quantize on the tensor's device through the interpreter's `Quantize` arm (a `todo!()`
-        in Burn): calibrated (`quantize_dynamic`) unless `scales` are given. The input is
-        consumed; the result's dtype is the scheme the device's profile stores."""
+        """Quantize on the tensor's device through the interpreter's `Quantize` arm:
+        calibrated (`quantize_dynamic`) unless `scales` are given. The input is consumed; the
+        result's dtype is the scheme the device's profile stores. Under `legacy` it is Burn's
+        wall: the client's `unimplemented!()`, or with `fusion` the server's `todo!()`."""
         tensor.check()
+        self._bare_router_wall(f"{SRC_ROUTER_QUANT}:{27 if scales is None else 20}")
         stored, params = check_quantize(tensor.dtype, tensor.shape, tensor.device.profile, scheme,
                                         scales, global_scale, calibration)
         return self.op(QuantizeOp, tensor, params=(stored, params))
 
     def dequantize(self, tensor: RouterTensor, dtype: DType | str = DType.F32) -> RouterTensor:
         """`x̂ = s * q` on the tensor's device (the interpreter's `Dequantize` arm)."""
+        tensor.check()
+        self._bare_router_wall(f"{SRC_ROUTER_QUANT}:31")
         return self.op(DequantizeOp, tensor, params=(DType.parse(dtype),))
+
+    def _bare_router_wall(self, source: str) -> None:
+        """Replaying Burn, a quantize or dequantize on a bare router (burn-remote's default
+        features) is the client's own `unimplemented!()`: nothing is submitted and no session
+        dies. With `fusion` the op travels inside a graph to the server, whose interpreter arm
+        is `todo!()` and ends the session (`crates/burn-router/src/fusion.rs:223-267`)."""
+        if self.legacy and not self.fusion:
+            raise BurnUnimplemented(source)
 
     def read_quantized(self, tensor: RouterTensor, consume: bool = False) -> QuantizedTensor:
         """Read a quantized tensor back: its canonical bytes (docs/burn.md) as a QuantizedTensor. A
@@ -375,6 +410,13 @@ class Runtime:
         """Every recorded event that touched `tensor_id`, in order."""
         self._check_known(tensor_id)
         return self.trace.explain(tensor_id)
+
+    def dtype_usage(self, device: DeviceLike, dtype: AnyDType | str) -> Advertisement:
+        """What `device` answers to Burn's `dtype_usage` / `supports_dtype`: its server's answer,
+        forwarded (`crates/burn-router/src/backend.rs:54-57`), beside what the router can really
+        do with the dtype at 2c06be3. Nothing is created or submitted."""
+        parsed = DType.parse(dtype) if isinstance(dtype, str) else dtype
+        return advertise(self._device(device), parsed)
 
     def bytes_copied(self) -> int:
         """Bytes copied by every backend so far (uploads, readbacks, device copies)."""

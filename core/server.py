@@ -19,8 +19,14 @@ from routerlab.core.data import TensorData
 from routerlab.core.devices import Device
 from routerlab.core.errors import BurnPanic, DeadlockError
 from routerlab.core.handles import Journal
+from routerlab.core.ir import RegisterRemoteOp
+from routerlab.core.request import Transport
 from routerlab.core.session import Session
 from routerlab.core.trace import Trace
+
+IROH_TIMEOUT_S = 300.0
+"""How long an Iroh download waits for its source (`crates/burn-remote/src/transport/iroh/
+transfer.rs:83`)."""
 
 
 class Server:
@@ -34,6 +40,8 @@ class Server:
         self._published: dict[int, tuple[Session, TensorData]] = {}
         self.transfers: dict[int, tuple[Device, Device]] = {}
         self._next_transfer = 0
+        self.clock = 0.0
+        """Simulated seconds spent waiting (a transport timeout advances it; nothing sleeps)."""
 
     def add(self, session: Session) -> None:
         self.sessions[session.device] = session
@@ -110,6 +118,9 @@ class Server:
                     self.clear_queues()
                     raise
         stuck = [s for s in order if s.queue]
+        if stuck and self._give_up(stuck, panic):
+            self.run()  # the sessions that gave up go on with their next tasks
+            stuck = [s for s in order if s.queue]
         if stuck:
             self._hang(stuck, panic)
         if panic is not None:
@@ -131,13 +142,37 @@ class Server:
         return ran
 
     def _end_after_panic(self, session: Session, panic: BurnPanic) -> None:
-        session.end(f"panicked: {panic.message} ({panic.source})")
+        session.end(f"panicked: {panic.message} ({panic.source})", panicked=True)
         panic.session = session.label
         self.trace.record("panic", session.label, None, None, 0,
                           f"{panic.message} [{panic.source}]; session ended")
         for pending in (self._local.get(session.device.peer, {}), self._published):
             for transfer_id in [t for t, (src, _) in pending.items() if src is session]:
                 self.journal.pop(pending, transfer_id)
+
+    def _give_up(self, stuck: list[Session], panic: BurnPanic | None) -> bool:
+        """Targets waiting for a download over Iroh stop after `IROH_TIMEOUT_S` (on the
+        simulated clock: nothing sleeps). `download_tensor` returns None, `RegisterTensorRemote`
+        returns an error that the worker logs, and the session goes on without the tensor
+        (`crates/burn-remote/src/transport/iroh/transfer.rs:83,138`, `server/worker.rs:140-146,
+        258-273`). Over WebSocket the same wait has no end (`_hang`)."""
+        gave_up = False
+        for session in stuck:
+            op = session.queue[0][0]
+            if not (isinstance(op, RegisterRemoteOp) and op.request is not None
+                    and op.request.transport is Transport.IROH):
+                continue
+            session.queue.popleft()
+            self.clock += IROH_TIMEOUT_S
+            line = (f"target session {session.label} gave up waiting for transfer "
+                    f"{op.transfer_id} after {IROH_TIMEOUT_S:g} s over Iroh (simulated clock: "
+                    f"t = {self.clock:g} s): the error is logged and the session goes on, but "
+                    f"tensor #{int(op.out.id)} was never registered, so its first use panics")
+            self.trace.record("timeout", session.label, op.out.id, None, 0, line)
+            if panic is not None:
+                panic.effects = (*panic.effects, line)
+            gave_up = True
+        return gave_up
 
     def _hang(self, stuck: list[Session], panic: BurnPanic | None) -> None:
         """Sessions that can never run again: Burn would block them forever."""

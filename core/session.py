@@ -54,6 +54,7 @@ class Session(Viewable):
         self.server = server
         self.queue: deque[tuple[OperationIr, Reply | None]] = deque()
         self.ended: str | None = None
+        self.panicked = False
         self.parked_on: int | None = None
 
     def submit(self, op: OperationIr, reply: Reply | None = None) -> None:
@@ -88,10 +89,10 @@ class Session(Viewable):
             task(self, op, reply)
 
     def _register_data(self, op: RegisterDataOp, reply: Reply | None) -> None:
-        self.interpreter.register_tensor_data(op.out.id, op.data)
+        self.interpreter.register_tensor_data(op.out.id, op.data, op.request)
 
     def _read(self, op: ReadOp, reply: Reply | None) -> None:
-        data = self.interpreter.read_tensor(op.tensor)
+        data = self.interpreter.read_tensor(op.tensor, op.request)
         self.interpreter.trace.record("read", self.label, op.tensor.id, op.tensor.status,
                                       data.num_bytes)
         if reply is not None:
@@ -121,14 +122,24 @@ class Session(Viewable):
                                       f"transfer {op.transfer_id}")
         self.interpreter.register_tensor_data(op.out.id, data, op.request)
 
-    def end(self, reason: str) -> None:
-        """The worker thread is gone: drop its queue, refuse later tasks."""
+    def end(self, reason: str, panicked: bool = False) -> None:
+        """The worker thread is gone: drop its queue, refuse later tasks. A panicked worker
+        unwinds, freeing its handles (`free_unwound`); a hung one keeps them, blocked."""
         self.ended = reason
+        self.panicked = panicked
         self.queue.clear()
         self.parked_on = None
 
+    def free_unwound(self) -> None:
+        """Free the handles of a worker that panicked. Called once the failed step is rolled
+        back, since the rollback restores registries and this must stay."""
+        if self.panicked and self.interpreter.handles.num_handles():
+            self.interpreter.handles.clear()
+
     def view(self) -> TableView:
         state = "alive" if self.ended is None else f"ENDED: {self.ended}"
+        if self.panicked:
+            state += "; its handles were freed when the worker unwound"
         legacy = ", legacy" if self.interpreter.legacy else ""
         return self.interpreter.handles.view(
             f"Registry {self.label}",

@@ -28,6 +28,7 @@ def doctor(
     console.print(f"RouterLab {__version__} on Python {platform.python_version()}, "
                   f"modelling Burn {BURN_COMMIT[:7]}")
     console.print(to_rich(report.view()))
+    console.print(to_rich(report.advertised_view()))
     missing = {check.name for check in report.checks if not check.ok}
     if "jupyterlab" in missing:  # the report's own probe, not a second one
         console.print("JupyterLab is missing: pip install 'routerlab[notebooks]'")

@@ -9,6 +9,7 @@ the colour), or one JSON document with `--json`. A bad file or a failing step ra
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +26,12 @@ def simulate(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="A scenario .toml file.")],
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
+    fusion: Annotated[bool, typer.Option(
+        "--fusion", help="As if the client were built with Burn's fusion feature: a legacy "
+                         "quantize reaches the server's todo!() and ends the session.")] = False,
+    transport: Annotated[str | None, typer.Option(
+        "--transport", help="How cross-peer downloads travel: iroh (gives up after 300 s, "
+                            "simulated) or websocket (waits forever).")] = None,
     trace: Annotated[bool, typer.Option("--trace", help="Also print each step's events.")] = False,
     policy: Annotated[str | None, typer.Option(
         "--policy", help="Run every transfer under this policy (native, dequantize, requantize, "
@@ -34,6 +41,12 @@ def simulate(
     from routerlab.core.scenario import ScenarioRunError, load_scenario, run_scenario
 
     loaded = load_scenario(scenario)
+    if fusion:
+        loaded = dataclasses.replace(loaded, fusion=True)
+    if transport is not None:
+        from routerlab.core import Transport
+
+        loaded = dataclasses.replace(loaded, transport=Transport.parse(transport).value)
     steps = run_scenario(loaded, policy=policy)
     if json_out:
         done: list[dict[str, object]] = []

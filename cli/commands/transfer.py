@@ -1,7 +1,7 @@
 """`routerlab transfer`: quantize a tensor, move it under one policy, and show what it cost.
 
     routerlab transfer (--values JSON [--shape S] | --random SHAPE --seed N) --scheme q8s
-                       --from cpu:0 --to cpu:1 --policy native [--path local|bytes|bridge]
+                       --from cpu:0 --to cpu:1 --policy native [--path local|bytes|dispatch|bridge]
                        [--hops K] [--backend ndarray|flex|cubecl] [--json]
 
 The measuring is `routerlab.teaching.measure`; this module parses options, draws a progress
@@ -37,8 +37,9 @@ Random = Annotated[str | None, typer.Option("--random", help="A random normal te
 Seed = Annotated[int, typer.Option("--seed", help="Seed for --random.")]
 Source = Annotated[str, typer.Option("--from", help="Source device, e.g. cpu:0.")]
 Target = Annotated[str, typer.Option("--to", help="Target device, e.g. cpu:1, peer2/cpu:0.")]
-PathOpt = Annotated[str | None, typer.Option("--path", help="Force a path: local, bytes or "
-                                                            "bridge (default: from the devices).")]
+PathOpt = Annotated[str | None, typer.Option("--path", help="Force a path: local, bytes, "
+                                                            "dispatch or bridge (default: from "
+                                                            "the devices).")]
 Hops = Annotated[int, typer.Option("--hops", min=1, help="Moves back and forth.")]
 Backend = Annotated[str | None, typer.Option("--backend", help="Profile for devices given "
                                                                "without @profile: ndarray, flex "

@@ -26,12 +26,25 @@ def validate(
                                                                 "this policy instead.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
+    fusion: Annotated[bool, typer.Option(
+        "--fusion", help="As if the client were built with Burn's fusion feature: a legacy "
+                         "quantize reaches the server's todo!() and ends the session.")] = False,
+    transport: Annotated[str | None, typer.Option(
+        "--transport", help="How cross-peer downloads travel: iroh (gives up after 300 s, "
+                            "simulated) or websocket (waits forever).")] = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.core.scenario import load_scenario
     from routerlab.core.scenario.predict import validate_flow
 
-    report = validate_flow(load_scenario(scenario), policy)
+    loaded = load_scenario(scenario)
+    if fusion:
+        loaded = dataclasses.replace(loaded, fusion=True)
+    if transport is not None:
+        from routerlab.core import Transport
+
+        loaded = dataclasses.replace(loaded, transport=Transport.parse(transport).value)
+    report = validate_flow(loaded, policy)
     if json_out:
         print_json(report.to_dict())
     else:
@@ -41,6 +54,8 @@ def validate(
         for transfer in report.transfers:
             for wall in transfer.plan.walls:
                 console.print(f"  step {transfer.step} wall: {wall.line()}", markup=False)
+            for note in transfer.plan.notes:
+                console.print(f"  step {transfer.step} note: {note}", markup=False)
         console.print(report.summary(), markup=False)
     if not report.ok:
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code

@@ -19,10 +19,12 @@ from routerlab.core.choices import Choice
 from routerlab.core.devices import Device, Path, automatic_path, check_forced_path
 from routerlab.core.dtypes import AnyDType, QFloat
 from routerlab.core.errors import RouterLabError, TransferRejected
+from routerlab.core.fix.advertised import advertise
 from routerlab.core.fix.qtensor import arrival_scheme
 from routerlab.core.interpreter import burn_debug
 from routerlab.core.policies import Policy
 from routerlab.core.quant import QuantScheme
+from routerlab.core.quant.backend_rules import check_arrival, stored_scheme
 from routerlab.core.view import TableView, Viewable
 
 SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"
@@ -168,13 +170,18 @@ def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, targe
         return replace(base, outcome=Outcome.REFUSED, action="refused on the client",
                        refusal=rejection(dtype, source, target))
     if chosen is Policy.LEGACY:
-        return _plan_legacy(base, dtype, path)
+        legacy = _plan_legacy(base, dtype, path)
+        return replace(legacy, notes=(*legacy.notes, advertise(target, dtype).line()))
     scheme = getattr(dtype, "scheme", None)
     if not isinstance(scheme, QuantScheme):
         return replace(base, outcome=Outcome.MOVE, action=_ACTION[chosen, path],
                        notes=("a stand-in scheme: its layout is the extension's business",))
     try:
         arriving = arrival_scheme(scheme, target.profile, tuple(shape))
+        if chosen is Policy.NATIVE and path in (Path.BYTES, Path.DISPATCH):
+            check_arrival(target.profile, scheme)  # the target's q_from_data reads it
+        elif chosen in (Policy.DEQUANTIZE, Policy.REQUANTIZE):
+            stored_scheme(arriving, target.profile, tuple(shape))  # the target quantizes
     except RouterLabError as cannot:
         return replace(base, outcome=Outcome.REFUSED, action="refused on the client",
                        refusal=f"{dtype} from {source} to {target}: {cannot}")
@@ -197,10 +204,14 @@ def rejection(dtype: AnyDType, source: Device, target: Device) -> str:
 def _plan_plain(base: TransferPlan, policy: Policy) -> TransferPlan:
     kind = kind_of(base.dtype)
     path = base.path
+    wall = None
     if policy is Policy.LEGACY and kind is Kind.UINT:
         wall = _UINT_WALLS[path](base.dtype)
+    elif policy is Policy.LEGACY and path is Path.BRIDGE:
+        wall = _REGISTER_WALL
+    if wall is not None:
         return replace(base, outcome=Outcome.PANIC, action=f"panics: {wall.message}",
-                       walls=(wall,), hangs=path is not Path.BRIDGE)
+                       walls=(wall,), hangs=path in _WAITING)
     return replace(base, outcome=Outcome.MOVE,
                    action=f"{kind.value} tensor moves by path {path.value}")
 
@@ -220,11 +231,13 @@ def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPla
                       "not yet implemented", f"{SRC_INTERP}:2161"),
                  Wall("target session", "TensorInterpreter::register_tensor_data_id",
                       "not yet implemented", f"{SRC_INTERP}:176", reached=False))
+    elif path is Path.DISPATCH:
+        walls = (_DISPATCH_WALL,)
     else:
         walls = (entry, _BRIDGE_WALL)
-    stop = walls[1]
-    hangs = path is not Path.BRIDGE
-    notes = [f"Burn's router entry fires first: {entry.line()}"]
+    stop = walls[-1] if path is Path.DISPATCH else walls[1]
+    hangs = path in _WAITING
+    notes = [f"Burn's router entry fires first: {walls[0].line()}"]
     if hangs:
         notes.append(f"the {stop.layer} panics and ends (no catch_unwind, {SRC_WORKER}); the "
                      "target session would wait forever for the transfer")
@@ -243,10 +256,31 @@ _BRIDGE_WALL = Wall("client (channel)", "change_client_backend (default, bridge)
                     "not implemented", SRC_CHANNEL)
 """The default `change_client_backend`'s `unimplemented!()` for any dtype without a bridge arm."""
 
+_REGISTER_WALL = Wall("client (channel)", "RemoteChannel::register_tensor",
+                      "Can't register manually a tensor on a remote channel.",
+                      "crates/burn-remote/src/client/channel.rs:42")
+"""Where the default `change_client_backend` ends for a plain tensor: it registers through the
+channel (`crates/burn-router/src/channel/base.rs:61-63`), and `RemoteChannel` refuses."""
+
+_DISPATCH_WALL = Wall("client (Dispatch)", "BackendRouter::q_into_data", "not implemented",
+                      "crates/burn-router/src/ops/qtensor.rs:45-46")
+"""Dispatch moves a quantized tensor across backends with `q_into_data` then `q_from_data`
+(`crates/burn-dispatch/src/ops/qtensor.rs:36-50`); on a router device the first is
+`unimplemented!()`."""
+
+_WAITING = (Path.LOCAL, Path.BYTES)
+"""The paths whose target session waits for the source (a rendezvous or a download)."""
+
+
+def _read_wall(dtype: AnyDType) -> Wall:
+    return Wall("source session", "TensorInterpreter::read_tensor_async", "not implemented",
+                f"{SRC_INTERP}:2163")
+
+
 _UINT_WALLS = {
     Path.LOCAL: _get_tensor_wall,
-    Path.BYTES: lambda dtype: Wall("source session", "TensorInterpreter::read_tensor_async",
-                                   "not implemented", f"{SRC_INTERP}:2163"),
+    Path.BYTES: _read_wall,
+    Path.DISPATCH: _read_wall,
     Path.BRIDGE: lambda dtype: _BRIDGE_WALL,
 }
 
@@ -266,4 +300,10 @@ _ACTION = {
     (Policy.REQUANTIZE, Path.BYTES): "dequantize, send f32 as bytes, recalibrate on the target",
     (Policy.REQUANTIZE, Path.BRIDGE): "dequantize, f32 across backends, recalibrate on the "
                                       "target",
+    (Policy.NATIVE, Path.DISPATCH): "Dispatch: q_into_data to the client, q_from_data on the "
+                                    "target backend",
+    (Policy.DEQUANTIZE, Path.DISPATCH): "Dispatch: dequantize, f32 + scales through the client, "
+                                        "quantize with the carried scales",
+    (Policy.REQUANTIZE, Path.DISPATCH): "Dispatch: dequantize, f32 through the client, "
+                                        "recalibrate on the target",
 }

@@ -52,7 +52,7 @@ from routerlab.core.quant import (
 from routerlab.core.quant import (
     quantize as quantize_static,
 )
-from routerlab.core.quant.backend_rules import stored_scheme
+from routerlab.core.quant.backend_rules import check_arrival, stored_scheme
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,11 +161,16 @@ def dequantize(backend: Backend, q: QPrimitive, dtype: DType = DType.F32) -> Pri
 
 def q_to_device(backend: Backend, q: QPrimitive) -> QPrimitive:
     """`B::q_to_device` onto this backend's device: identity when already here, else a copy of
-    the values (device memory) and of the scales and global (host), each counted."""
+    the values (device memory) and of the scales and global (host), each counted. A backend
+    replaying CubeCL at the pin (`scales_left_behind`) copies the values only: the scales region
+    of the new buffer was never written, shown here as zeros (fixed later by Burn PR #5678)."""
     if q.device == backend.device:
         return q
     tensor = q.tensor
     values = backend.to_device(Primitive(tensor.values, _values_dtype(tensor), q.device))
+    if backend.scales_left_behind:  # CubeCL's to_client copies the values region only
+        return arrive(backend, replace(tensor, values=values.array,
+                                       scales=np.zeros_like(tensor.scales)))
     backend.count_copy(tensor.params_nbytes)
     moved = replace(tensor, values=values.array, scales=np.array(tensor.scales, copy=True))
     return arrive(backend, moved)
@@ -206,6 +211,7 @@ def q_from_data(backend: Backend, data: TensorData) -> QPrimitive:
     """`B::q_from_data`: split canonical bytes (values, scales, global) onto this device."""
     if not isinstance(data.dtype, QFloat):
         raise DTypeError(f"q_from_data needs quantized data, got {data.dtype}")
+    check_arrival(backend.profile, data.dtype.scheme)
     tensor = from_bytes(data.bytes, data.shape, data.dtype.scheme)
     if backend.xp is np:
         backend.count_copy(data.num_bytes)

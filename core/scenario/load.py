@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 from typing import Any
 
-from routerlab.core.devices import Device, parse_device
+from routerlab.core.devices import Device, check_topology, parse_device
 from routerlab.core.errors import RouterLabError, ScenarioError
 from routerlab.core.policies import Policy
-from routerlab.core.request import Arrival
+from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, Transport
 from routerlab.core.scenario import fields as f
 from routerlab.core.scenario.builtin import BUILTIN
 from routerlab.core.scenario.kinds import StepKinds
@@ -29,6 +29,10 @@ TOP_FIELDS = {
                       f.parse_problem(Policy.parse)),
     "legacy": f.Field((bool,), False, "the older spelling of policy = \"legacy\""),
     "arrival": f.ARRIVAL,
+    "transport": f.TRANSPORT,
+    "fusion": f.Field((bool,), False, "the client is built with Burn's fusion feature: a legacy "
+                                      "quantize then reaches the server's todo!() and ends the "
+                                      "session, instead of the bare router's unimplemented!()"),
 }
 
 
@@ -44,6 +48,9 @@ class Scenario:
     policy: Policy | None = None
     """The run's policy (None: `native`); `legacy = true` in the file reads as `legacy`."""
     arrival: str = Arrival.SOURCE_FIRST.value
+    fusion: bool = False
+    transport: str = DEFAULT_TRANSPORT.value
+    """How cross-peer downloads travel unless a step names one."""
     kinds: StepKinds = field(default_factory=lambda: BUILTIN, repr=False, compare=False)
 
     @property
@@ -77,6 +84,7 @@ def parse_scenario(text: str, source: str = "<scenario>", kinds: StepKinds = BUI
                             "strings")
     try:
         declared = [parse_device(d) for d in devices]
+        check_topology(declared)
     except RouterLabError as error:
         raise ScenarioError(f"{source}: field 'devices': {error}") from None
     labels: set[str] = set()
@@ -84,7 +92,9 @@ def parse_scenario(text: str, source: str = "<scenario>", kinds: StepKinds = BUI
         _check_step(step, number, labels, source, declared, kinds)
     return Scenario(source, doc.get("title", FilePath(source).stem), doc.get("description", ""),
                     tuple(devices), tuple(doc["steps"]), _policy(doc, source),
-                    Arrival.parse(doc.get("arrival", Arrival.SOURCE_FIRST)).value, kinds)
+                    Arrival.parse(doc.get("arrival", Arrival.SOURCE_FIRST)).value,
+                    doc.get("fusion", False),
+                    Transport.parse(doc.get("transport", DEFAULT_TRANSPORT)).value, kinds)
 
 
 def _policy(doc: Mapping[str, Any], source: str) -> Policy | None:

@@ -121,7 +121,8 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
     for problem in _device_problems(scenario):
         report.problem(None, GpuUnavailableError.__name__, problem)
     twin = Runtime(scenario.devices, policy=run_policy(scenario, override),
-                   arrival=scenario.arrival, backends=twin_backend)
+                   arrival=scenario.arrival, fusion=scenario.fusion,
+                   transport=scenario.transport, backends=twin_backend)
     for played in play(scenario, twin, override):
         report.add(played, scenario.steps[played.step - 1])
     return FlowReport(scenario.source, scenario.title, override, tuple(report.transfers),

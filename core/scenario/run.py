@@ -120,7 +120,8 @@ def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
     predicts exactly what "simulate --policy X" then does."""
     chosen = run_policy(scenario, policy)
     try:  # creates every listed device: a `cuda:N` one needs a usable GPU
-        rt = runtime or Runtime(scenario.devices, policy=chosen, arrival=scenario.arrival)
+        rt = runtime or Runtime(scenario.devices, policy=chosen, arrival=scenario.arrival,
+                                fusion=scenario.fusion, transport=scenario.transport)
     except RouterLabError as failure:
         raise ScenarioRunError(scenario.source, None, None, type(failure).__name__,
                                str(failure)) from failure

@@ -58,11 +58,12 @@ def test_a_transfer_that_does_not_happen_prints_json_and_exits_1(policy: str, er
 
 
 def test_transfer_table_shows_the_panic() -> None:
-    result = CliRunner().invoke(app, ["transfer", "--values", "[1,2,3]", "--to", "cpu:1@cubecl",
-                                      "--policy", "legacy", "--plain"])
+    result = CliRunner().invoke(app, ["transfer", "--values", "[1,2,3]", "--to",
+                                      "peer3/cpu:1@cubecl", "--path", "dispatch", "--policy",
+                                      "legacy", "--plain"])
     assert result.exit_code == 1
     assert "BurnUnimplemented: not implemented" in result.stdout
-    assert "crates/burn-router/src/channel/base.rs:58" in result.stdout
+    assert "crates/burn-router/src/ops/qtensor.rs:45-46" in result.stdout
 
 
 def test_compare_json_and_table() -> None:
@@ -80,13 +81,14 @@ def test_validate_exit_code_follows_the_flow() -> None:
     bad = _run("validate", str(SCENARIOS / "quantized-local.toml"), "--policy", "reject", code=1)
     assert not bad["ok"] and bad["policy"] == "reject"
     assert bad["problems"][0].startswith("step 3 (to_device) would fail: TransferRejected")
-    result = CliRunner().invoke(app, ["validate", str(SCENARIOS / "quantized-bridge.toml"),
+    result = CliRunner().invoke(app, ["validate", str(SCENARIOS / "quantized-cross-backend.toml"),
                                       "--plain"])
     assert result.exit_code == 0 and "flow OK: 2 quantized transfer(s) checked" in result.stdout
 
 
 def test_simulate_runs_the_quantized_scenarios() -> None:
-    for name in ("quantized-local", "quantized-bridge", "requantize-drift", "quantized-legacy"):
+    for name in ("quantized-local", "quantized-cross-backend", "requantize-drift",
+                 "quantized-legacy"):
         result = CliRunner().invoke(app, ["simulate", str(SCENARIOS / f"{name}.toml"), "--json"])
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["steps"]

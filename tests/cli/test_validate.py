@@ -57,13 +57,13 @@ def test_a_cuda_device_without_a_gpu_fails_validate_as_simulate_fails(
         capsys: pytest.CaptureFixture[str]) -> None:
     """Forced: holds on a GPU machine too."""
     _force_gpu(monkeypatch, GpuStatus(False, "no CUDA driver (forced by the test)"))
-    path = _scenario(tmp_path, "cuda:0", '"cpu:0", "cuda:0"')
+    path = _scenario(tmp_path, "gpu/cuda:0", '"cpu:0", "gpu/cuda:0"')
     code, out, _ = _main(monkeypatch, capsys, "validate", path, "--json")
     report = json.loads(out)
     assert code == 1 and not report["ok"]
     assert report["problems"] == [
         "before step 1 (creating the devices) would fail: GpuUnavailableError: cuda:0 is not "
-        "available: no CUDA driver (forced by the test) (cuda:0 is first used by step 2, "
+        "available: no CUDA driver (forced by the test) (gpu/cuda:0 is first used by step 2, "
         "to_device)"]
     code, out, err = _main(monkeypatch, capsys, "simulate", path)
     assert code == 1
@@ -77,7 +77,7 @@ def test_a_cuda_device_with_a_usable_gpu_is_ok(
         capsys: pytest.CaptureFixture[str]) -> None:
     _force_gpu(monkeypatch, GpuStatus(True, "forced by the test", "13.0", 1, "Fake GPU"))
     code, out, _ = _main(monkeypatch, capsys, "validate",
-                         _scenario(tmp_path, "cuda:0", '"cpu:0", "cuda:0"'), "--plain")
+                         _scenario(tmp_path, "gpu/cuda:0", '"cpu:0", "gpu/cuda:0"'), "--plain")
     assert code == 0 and "flow OK" in out
 
 
@@ -88,7 +88,7 @@ def test_this_machines_missing_gpu_is_reported_with_its_reason(
     if status.usable:
         pytest.skip(f"a GPU is usable here ({status.device_name}): validate has nothing to "
                     "refuse")
-    path = _scenario(tmp_path, "cuda:0", '"cpu:0", "cuda:0"')
+    path = _scenario(tmp_path, "gpu/cuda:0", '"cpu:0", "gpu/cuda:0"')
     code, out, _ = _main(monkeypatch, capsys, "validate", path, "--json")
     assert code == 1
     assert "GpuUnavailableError: cuda:0 is not available: " + status.reason in \

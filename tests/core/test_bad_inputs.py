@@ -101,7 +101,9 @@ def test_op_on_not_init_tensor(populated, snapshot) -> None:  # type: ignore[no-
     bad = TensorIr(a.id, a.shape, READ_ONLY, DType.F64).__class__.uninit(a.id, a.shape, DType.F64)
     with pytest.raises(BurnPanic, match="Cannot get uninitialized tensor"):
         rt.submit("cpu:0", AddOp(bad, bad, TensorIr.uninit(out, a.shape, DType.F64)))
-    assert snapshot(rt) == before
+    # the step is undone everywhere; cpu:0's worker panicked and unwound, freeing its handles
+    # (crates/burn-remote/src/server/worker.rs:149-181)
+    assert snapshot(rt) == {**before, "cpu:0": {}} and rt.session("cpu:0").ended
 
 
 @pytest.mark.parametrize("op", ["add", "mul", "matmul"])
@@ -161,7 +163,7 @@ def test_gpu_without_cupy(monkeypatch: pytest.MonkeyPatch) -> None:
         rt = Runtime()
         x = rt.tensor([1.0], "cpu:0")
         with pytest.raises(GpuUnavailableError, match="cuda:0 is not available"):
-            rt.to_device(x, "cuda:0")
+            rt.to_device(x, "gpu/cuda:0")
         assert rt.devices == [rt.devices[0]] and x.alive and rt.handle_ids("cpu:0") == [0]
     finally:
         gpu_status.cache_clear()  # the next caller probes again, without the forced answer
@@ -175,7 +177,9 @@ def test_server_side_failure_rolls_back_client_counts_and_registries(snapshot) -
     before = snapshot(rt)
     with pytest.raises(BurnPanic):
         rt.to_device(x, "cpu:1", legacy=True)
-    assert snapshot(rt) == before and x.alive and x.count == 1
+    # the client and every registry are restored, but the panicked cpu:0 unwound and freed its
+    # handles (worker.rs:149-181)
+    assert snapshot(rt) == {**before, "cpu:0": {}} and x.alive and x.count == 1
     assert [e.kind for e in rt.trace.read()][-1] == "failed"
 
 
@@ -287,14 +291,14 @@ def test_failed_transfer_leaves_no_new_device_behind(snapshot) -> None:  # type:
 def test_failed_server_side_transfer_forgets_the_new_target(snapshot) -> None:  # type: ignore[no-untyped-def]
     """A panic in the source session (legacy uint, crates/burn-router/src/interpreter.rs:98)
     after the new target was created: the target goes; the source's session stays ended, as a
-    panicked Burn worker does, with its registry restored."""
+    panicked Burn worker does, its handles freed as the worker unwound."""
     rt = Runtime()
     x = rt.tensor([1, 2], "cpu:0", "u32")
     before = snapshot(rt)
     with pytest.raises(BurnPanic, match="Local transfer of U32 tensors"):
         rt.to_device(x, "cpu:5", legacy=True)
     assert [str(d) for d in rt.devices] == ["cpu:0"] and list(rt.registries()) == ["cpu:0"]
-    assert snapshot(rt) == before and x.alive
+    assert snapshot(rt) == {**before, "cpu:0": {}} and x.alive  # unwound: handles freed
 
 
 def test_a_peers_first_rendezvous_map_is_rolled_back_too() -> None:

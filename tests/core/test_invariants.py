@@ -57,7 +57,7 @@ def test_3_last_use_sends_no_drop_unused_drop_sends_one(rt: Runtime) -> None:
     assert rt.handle_ids("cpu:0") == [int(y.id)]
 
 
-@pytest.mark.parametrize("target", ["cpu:1", "peer2/cpu:0", "cpu:0@ndarray"])
+@pytest.mark.parametrize("target", ["cpu:1", "peer2/cpu:0", "peer3/cpu:0@ndarray"])
 def test_4_unique_moves_shared_copies(target: str) -> None:
     """§15.4 (crates/burn-remote/src/client/runner.rs:422-487, worker.rs:280-309): a unique
     tensor leaves the source and appears under a NEW id; a shared one stays at the source and
@@ -126,8 +126,8 @@ def test_6_dispatch_uses_exact_predicates_in_legacy(snapshot) -> None:
 
 def test_6_fixed_uint_works_everywhere() -> None:
     """RouterLab's fix: uint has its own arm in every entry point and on every path."""
-    rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0", "cpu:2@ndarray"])
-    for target in ("cpu:1", "peer2/cpu:0", "cpu:2@ndarray"):
+    rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0", "peer3/cpu:0@ndarray"])
+    for target in ("cpu:1", "peer2/cpu:0", "peer3/cpu:0@ndarray"):
         t = rt.tensor([7, 8], "cpu:0", "u16")
         moved = rt.to_device(t, target)
         assert rt.read(moved).tolist() == [7, 8] and moved.dtype is DType.U16

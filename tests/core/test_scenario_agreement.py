@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from routerlab.core.errors import ScenarioError
 from routerlab.core.scenario import ScenarioRunError, parse_scenario, run_scenario, validate_flow
 
-DEVICES = ["cpu:0", "cpu:1", "cpu:2@ndarray", "cpu:3@cubecl", "peer2/cpu:0", "peer2/cpu:1@cubecl"]
+DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "peer2/cpu:1", "gpu/cpu:0@cubecl", "nd/cpu:0@ndarray"]
+"""One backend per peer, as a burn-remote server hosts one (a mixed peer is refused at load)."""
 POLICIES = ["native", "dequantize", "requantize", "reject", "legacy"]
 SCHEMES = ["q8s", "q8f", "q4s", "q2s", "q4s:store=packed_u32", "q8s:block=16", "q4f:block=16",
            "q4s:block=16:global=f32", "q8s:scale=f16"]
@@ -65,6 +66,8 @@ def scenarios(draw: st.DrawFn) -> str:
     devices = draw(st.lists(st.sampled_from(DEVICES), min_size=1, max_size=4, unique=True))
     top: dict[str, Any] = {"devices": devices}
     policy = draw(st.sampled_from([None, None, *POLICIES, "legacy=true"]))
+    if draw(st.booleans()):
+        top["fusion"] = True
     if policy == "legacy=true":
         top["legacy"] = True
     elif policy is not None:
@@ -100,9 +103,12 @@ def scenarios(draw: st.DrawFn) -> str:
             if draw(st.booleans()):
                 step["policy"] = draw(st.sampled_from(POLICIES))
             if draw(st.integers(0, 4)) == 0:
-                step["path"] = draw(st.sampled_from(["same", "local", "bytes", "bridge"]))
+                step["path"] = draw(st.sampled_from(["same", "local", "bytes", "dispatch",
+                                                     "bridge"]))
             if draw(st.integers(0, 4)) == 0:
                 step["arrival"] = "target-first"
+            if draw(st.integers(0, 4)) == 0:
+                step["transport"] = "websocket"
         elif op == "reshape":
             step |= {"tensor": label(), "shape": draw(st.sampled_from([[8], [4, 2], [32], [5]])),
                      "name": name}

@@ -71,7 +71,7 @@ class FakeQuant:
         return Primitive(handle.array.copy(), handle.dtype, target.device)
 
 
-DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "cpu:2@ndarray"]
+DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "peer3/cpu:0@ndarray"]
 
 
 def quantized(rt: Runtime, device: str = "cpu:0"):  # type: ignore[no-untyped-def]
@@ -82,8 +82,10 @@ def quantized(rt: Runtime, device: str = "cpu:0"):  # type: ignore[no-untyped-de
     ("cpu:1", "local", ["expose", "take", "copy"]),
     ("cpu:1", "bytes", ["publish", "download"]),
     ("cpu:1", "bridge", ["bridge"]),
+    ("cpu:1", "dispatch", ["dispatch"]),
     ("peer2/cpu:0", None, ["publish", "download"]),
-    ("cpu:2@ndarray", None, ["bridge"]),
+    ("peer3/cpu:0@ndarray", None, ["publish", "download"]),  # another backend: still bytes
+    ("peer3/cpu:0@ndarray", "dispatch", ["dispatch"]),
 ])
 @pytest.mark.parametrize("dtype", ["f32", "i64", "bool", "u32"])
 def test_every_path_every_plain_dtype(target: str, path: str | None, events: list[str],
@@ -95,7 +97,7 @@ def test_every_path_every_plain_dtype(target: str, path: str | None, events: lis
     mark = len(rt.trace)
     y = rt.to_device(x, target, path)
     kinds = [e.kind for e in rt.trace.read(mark) if e.kind in
-             ("expose", "take", "copy", "publish", "download", "bridge")]
+             ("expose", "take", "copy", "publish", "download", "bridge", "dispatch")]
     assert kinds == events
     assert y.dtype is DType.parse(dtype) and rt.read(y).tolist() == values
     assert rt.handle_ids("cpu:0") == []
@@ -142,22 +144,32 @@ def test_legacy_qfloat_same_peer_panics_source_and_hangs_target(snapshot) -> Non
                                   "tensors is not supported yet")
     assert info.value.source == "crates/burn-router/src/interpreter.rs:98"
     assert "target session cpu:1 would wait forever for transfer 0" in str(info.value)
-    assert snapshot(rt) == before and q.alive
+    # cpu:0's worker unwound, freeing its handles (worker.rs:149-181); cpu:1 hangs, keeping its
+    assert snapshot(rt) == {**before, "cpu:0": {}} and q.alive
     assert rt.session("cpu:0").ended and rt.session("cpu:1").ended
     assert "session ENDED: panicked: not yet implemented" in rt.registry("cpu:0").caption
 
 
 @pytest.mark.parametrize(("target", "path", "error", "source"), [
     ("peer2/cpu:0", None, BurnTodo, "crates/burn-router/src/interpreter.rs:2161"),
-    ("cpu:2@ndarray", None, BurnUnimplemented, "crates/burn-router/src/channel/base.rs:58"),
+    ("peer3/cpu:0@ndarray", None, BurnTodo, "crates/burn-router/src/interpreter.rs:2161"),
+    ("peer3/cpu:0@ndarray", "dispatch", BurnUnimplemented,
+     "crates/burn-router/src/ops/qtensor.rs:45-46"),
+    ("peer3/cpu:0@ndarray", "bridge", BurnUnimplemented,
+     "crates/burn-router/src/channel/base.rs:58"),
 ])
 def test_legacy_qfloat_other_paths(target: str, path: str | None, error: type,
                                    source: str) -> None:
+    """Across peers the source session panics (and unwinds, freeing its handles); Dispatch and
+    the default bridge stop on the client, where nothing is freed and no session ends."""
     rt = Runtime(DEVICES, quantized=FakeQuant())
     q = quantized(rt)
     with pytest.raises(error) as info:
         rt.to_device(q, target, path, legacy=True)
-    assert info.value.source == source and rt.handle_ids("cpu:0") == [int(q.id)]
+    in_session = path is None
+    assert info.value.source == source
+    assert rt.handle_ids("cpu:0") == ([] if in_session else [int(q.id)])
+    assert (rt.session("cpu:0").ended is not None) == in_session
 
 
 def test_legacy_register_to_device_quantized_arm() -> None:
@@ -174,7 +186,7 @@ def test_legacy_register_to_device_quantized_arm() -> None:
 
 def test_fixed_qfloat_moves_through_the_extension_on_every_path() -> None:
     rt = Runtime(DEVICES, quantized=FakeQuant())
-    for target in ("cpu:1", "peer2/cpu:0", "cpu:2@ndarray"):
+    for target in ("cpu:1", "peer2/cpu:0", "peer3/cpu:0@ndarray"):
         moved = rt.to_device(quantized(rt), target)
         assert moved.dtype == Q8
         back = rt.op(DequantizeOp, moved, params=(DType.F32,))
@@ -195,18 +207,22 @@ def test_quantize_ops_replay_todo_in_legacy_and_need_the_extension_otherwise() -
     assert x.alive and bare.session("cpu:0").ended is None  # not a Burn panic: session lives
 
 
-def test_legacy_bridge_registers_under_the_interpreter_counter() -> None:
-    """Burn's `register_tensor` mints from the interpreter's own static COUNTER
-    (crates/burn-router/src/interpreter.rs:28-36, 130-143), not the client's: legacy bridge ids
-    restart at 0 and can silently overwrite a client id (invariant 2). The fix uses client ids."""
-    rt = Runtime(["cpu:0", "cpu:1@ndarray"], legacy=True)
-    victim = rt.tensor([7.0], "cpu:1@ndarray")
-    assert int(victim.id) == 0
-    moved = rt.to_device(rt.tensor([1.0], "cpu:0"), "cpu:1@ndarray")
-    assert int(moved.id) == 0 and rt.read(victim).tolist() == [1.0]
-    fixed = Runtime(["cpu:0", "cpu:1@ndarray"])
-    victim = fixed.tensor([7.0], "cpu:1@ndarray")
-    moved = fixed.to_device(fixed.tensor([1.0], "cpu:0"), "cpu:1@ndarray")
+def test_the_default_bridge_registers_through_the_channel() -> None:
+    """The trait's default `change_client_backend` ends with `Self::register_tensor`
+    (crates/burn-router/src/channel/base.rs:61-63), which `RemoteChannel` refuses
+    (crates/burn-remote/src/client/channel.rs:33-43): replaying Burn, a plain tensor forced down
+    that path panics on the client and nothing changes. The fix registers under a client id."""
+    rt = Runtime(["cpu:0", "peer3/cpu:0@ndarray"], legacy=True)
+    x = rt.tensor([1.0], "cpu:0")
+    with pytest.raises(BurnPanic) as info:
+        rt.to_device(x, "peer3/cpu:0@ndarray", "bridge")
+    assert (info.value.message, info.value.source) == (
+        "Can't register manually a tensor on a remote channel.",
+        "crates/burn-remote/src/client/channel.rs:42")
+    assert x.alive and rt.handle_ids("cpu:0") == [int(x.id)] and info.value.session is None
+    fixed = Runtime(["cpu:0", "peer3/cpu:0@ndarray"])
+    victim = fixed.tensor([7.0], "peer3/cpu:0@ndarray")
+    moved = fixed.to_device(fixed.tensor([1.0], "cpu:0"), "peer3/cpu:0@ndarray", "bridge")
     assert moved.id != victim.id and fixed.read(victim).tolist() == [7.0]
 
 

@@ -44,6 +44,7 @@ from routerlab.core import (
     TensorId,
     TensorIr,
 )
+from routerlab.core.errors import TransferRejected
 from routerlab.core.interpreter import burn_debug
 from routerlab.core.quant import (
     BlockSize,
@@ -361,8 +362,7 @@ def _() -> None:
 
 
 @row("path-cross-peer-any-backend-bytes", "a cross-peer move takes bytes whatever the backends",
-     "crates/burn-remote/src/client/runner.rs:406-417",
-     pending=PART_B + "automatic_path picks bridge when backends differ")
+     "crates/burn-remote/src/client/runner.rs:406-417")
 def _() -> None:
     rt = Runtime(["cpu:0", "peer2/cpu:0@ndarray"])
     x = rt.tensor([1.0], "cpu:0")
@@ -370,8 +370,7 @@ def _() -> None:
 
 
 @row("path-one-backend-per-peer", "a peer hosts one backend: two backends on one peer is refused",
-     "crates/burn-remote/src/server/builder.rs:77-89",
-     pending=PART_B + "two backends behind one peer are still accepted")
+     "crates/burn-remote/src/server/builder.rs:77-89")
 def _() -> None:
     with pytest.raises(DeviceError):
         rt = Runtime(["cpu:0", "cpu:1@ndarray"])
@@ -380,8 +379,7 @@ def _() -> None:
 
 @row("wall-bridge-registers-through-channel", "the default change_client_backend registers "
      "through the channel, which panics on a remote channel",
-     "crates/burn-remote/src/client/channel.rs:33-43",
-     pending=PART_B + "the legacy bridge registers under the interpreter counter")
+     "crates/burn-remote/src/client/channel.rs:33-43")
 def _() -> None:
     rt = Runtime(["cpu:0", "peer2/cpu:0@ndarray"], legacy=True)
     with pytest.raises(BurnPanic) as info:
@@ -405,8 +403,7 @@ def _() -> None:
 
 
 @row("wall-quantize-bare-router", "on a bare router, quantize is a client-side unimplemented!: "
-     "nothing submitted, no session dies", "crates/burn-router/src/ops/qtensor.rs:15-28",
-     pending=PART_B + "legacy quantize replays the fusion (server todo!) wall")
+     "nothing submitted, no session dies", "crates/burn-router/src/ops/qtensor.rs:15-28")
 def _() -> None:
     rt = Runtime(["cpu:0"], legacy=True)
     x = rt.tensor([1.0, 2.0], "cpu:0")
@@ -417,10 +414,9 @@ def _() -> None:
 
 
 @row("wall-quantize-fusion", "with fusion the Quantize op reaches the server's todo!() and the "
-     "session dies", "crates/burn-router/src/fusion.rs:223-238",
-     pending=PART_B + "no fusion setting yet")
+     "session dies", "crates/burn-router/src/fusion.rs:223-238")
 def _() -> None:
-    rt = Runtime(["cpu:0"], legacy=True, fusion=True)  # type: ignore[call-arg]
+    rt = Runtime(["cpu:0"], legacy=True, fusion=True)
     with pytest.raises(BurnTodo):
         rt.quantize(rt.tensor([1.0], "cpu:0"), "q8s")
     assert _ended(rt, "cpu:0")
@@ -507,10 +503,10 @@ def _() -> None:
 @row("wall-bridge-unimplemented", "the default change_client_backend: unimplemented!() for "
      "anything not float/int/bool", "crates/burn-router/src/channel/base.rs:51-58")
 def _() -> None:
-    rt = Runtime(["cpu:0", "cpu:1@ndarray"])
+    rt = Runtime(["cpu:0", "peer2/cpu:1@ndarray"])
     x = rt.tensor([1, 2], "cpu:0", "u32")
     with pytest.raises(BurnUnimplemented) as info:
-        rt.to_device(x, "cpu:1@ndarray", path="bridge", legacy=True)
+        rt.to_device(x, "peer2/cpu:1@ndarray", path="bridge", legacy=True)
     assert info.value.source == "crates/burn-router/src/channel/base.rs:58"
 
 
@@ -529,18 +525,16 @@ def _() -> None:
 # --- 8. transports ---------------------------------------------------------------------------
 
 @row("transport-websocket-hangs", "over WebSocket the bytes-path target waits forever",
-     "crates/burn-communication/src/external_comm.rs:203-227",
-     pending=PART_B + "no transport choice yet")
+     "crates/burn-communication/src/external_comm.rs:203-227")
 def _() -> None:
-    rt = Runtime(["cpu:0", "peer2/cpu:0"], transport="websocket")  # type: ignore[call-arg]
+    rt = Runtime(["cpu:0", "peer2/cpu:0"], transport="websocket")
     with pytest.raises(BurnTodo, match="wait forever"):
         rt.to_device(_q8(rt), "peer2/cpu:0", legacy=True)
     assert _ended(rt, "peer2/cpu:0")
 
 
 @row("transport-iroh-gives-up", "over Iroh the wait gives up after 300 s: the error is logged "
-     "and the target session goes on", "crates/burn-remote/src/transport/iroh/transfer.rs:138",
-     pending=PART_B + "every legacy bytes target is reported as hanging")
+     "and the target session goes on", "crates/burn-remote/src/transport/iroh/transfer.rs:138")
 def _() -> None:
     rt = Runtime(["cpu:0", "peer2/cpu:0"])
     with pytest.raises(BurnTodo) as info:
@@ -573,8 +567,7 @@ def _() -> None:
 
 
 @row("sess-panic-frees-handles", "a panicked session's handles are all freed",
-     "crates/burn-remote/src/server/worker.rs:149-181",
-     pending=PART_B + "a dead session is shown rolled back, its handles still listed")
+     "crates/burn-remote/src/server/worker.rs:149-181")
 def _() -> None:
     rt = Runtime(["cpu:0", "cpu:1"])
     q = _q8(rt)
@@ -824,14 +817,16 @@ def _() -> None:
 
 
 @row("ndarray-arrival-transfer", "a Q4 tensor cannot arrive on NdArray (Dispatch's q_from_data)",
-     "crates/burn-dispatch/src/ops/qtensor.rs:46-50",
-     pending=PART_B + "the transfer layer does not call accepts_arrival yet")
+     "crates/burn-dispatch/src/ops/qtensor.rs:46-50")
 def _() -> None:
     rt = Runtime(["cpu:0", "peer2/cpu:0@ndarray"])
     q = rt.quantize(rt.tensor([float(i) for i in range(8)], "cpu:0", "f32"), "q4s")
-    with pytest.raises(BurnUnimplemented, match="from_data not supported for scheme"):
-        rt.to_device(q, "peer2/cpu:0@ndarray")
+    for path in ("bytes", "dispatch"):  # both end in NdArray's q_from_data: refused up front
+        with pytest.raises(TransferRejected, match="from_data not supported for scheme"):
+            rt.to_device(q, "peer2/cpu:0@ndarray", path)
     assert q.alive
+    with pytest.raises(BurnUnimplemented, match="^not implemented: from_data not supported"):
+        rt.from_data(rt.read_data(q), "peer2/cpu:0@ndarray")  # the backend's own text
 
 
 @row("flex-store-native", "Flex stores Native whatever store was asked for",
@@ -864,13 +859,14 @@ def _() -> None:
 # --- 16. CubeCL's to_device ------------------------------------------------------------------
 
 @row("cubecl-legacy-to-device", "CubeCL's own q_to_device at the pin moves only the values "
-     "region and leaves the scales behind", "crates/burn-cubecl/src/tensor/base.rs:174-192",
-     pending=PART_B + "no legacy CubeCL to_device behaviour yet")
+     "region and leaves the scales behind", "crates/burn-cubecl/src/tensor/base.rs:174-192")
 def _() -> None:
-    rt = Runtime(["cpu:0@cubecl", "cpu:1@cubecl"], cubecl_legacy=True)  # type: ignore[call-arg]
+    rt = Runtime(["cpu:0@cubecl", "cpu:1@cubecl"], cubecl_legacy=True)
     q = rt.quantize(rt.tensor([float(i) for i in range(16)], "cpu:0@cubecl", "f32"), "q8s")
+    kept = rt.clone(q)
     moved = rt.to_device(q, "cpu:1@cubecl")
-    assert rt.read_quantized(moved).scales_f32().tolist() != rt.read_quantized(q).scales_f32()
+    assert rt.read_quantized(moved).scales_f32().tolist() == [0.0]  # never written
+    assert rt.read_quantized(kept).scales_f32().tolist() != [0.0]
 
 
 # --- the suite itself ------------------------------------------------------------------------
@@ -906,9 +902,8 @@ def test_docs_burn_links_each_section_to_its_rows() -> None:
     documented = _doc_rows()
     assert sorted(documented) == sorted(r.id for r in ROWS)
     text = DOC.read_text(encoding="utf-8")
-    pending = {r.id for r in ROWS if r.pending}
-    for rid in pending:
-        assert f"`{rid}` (pending)" in text, rid
+    for r in ROWS:
+        assert (f"`{r.id}` (pending)" in text) == bool(r.pending), r.id
 
 
 def test_docs_burn_links_only_to_the_pinned_sources() -> None:

@@ -64,7 +64,7 @@ def test_report_lists_every_quantized_transfer_with_its_plan() -> None:
     report = validate_flow(load_scenario(SCENARIOS[0].with_name("quantized-legacy.toml")))
     assert [(t.step, t.plan.path.value, t.verdict) for t in report.transfers] == [
         (3, "local", "fails as expected"), (6, "bytes", "fails as expected"),
-        (9, "bridge", "fails as expected")]
+        (9, "dispatch", "fails as expected")]
     data = report.to_dict()
     assert data["ok"] and data["transfers"][0]["plan"]["walls"][0]["function"] == \
         "BackendRouter::q_to_device"
@@ -127,12 +127,11 @@ scheme = "q8s"
 name = "q"
 ''')
     report = validate_flow(scenario)
-    expected = ("step 2 (quantize) would fail: BurnTodo: not yet implemented (session cpu:0 "
-                "panicked and has ended: Burn's session worker has no catch_unwind)")
+    expected = "step 2 (quantize) would fail: BurnUnimplemented: not implemented"
     assert list(report.problems) == [expected]
     with pytest.raises(ScenarioRunError) as run:  # the run says the very same
         list(run_scenario(scenario))
-    assert f"step 2 (quantize) failed: BurnTodo: {run.value.message}" == \
+    assert f"step 2 (quantize) failed: BurnUnimplemented: {run.value.message}" == \
         expected.replace("would fail", "failed")
 
 
@@ -165,7 +164,7 @@ tensor = "y"
 
 
 GPU_FLOW = '''
-devices = ["cpu:0", "cuda:0"]
+devices = ["cpu:0", "gpu/cuda:0"]
 [[steps]]
 op = "tensor"
 name = "x"
@@ -174,7 +173,7 @@ device = "cpu:0"
 [[steps]]
 op = "to_device"
 tensor = "x"
-device = "cuda:0"
+device = "gpu/cuda:0"
 name = "y"
 '''
 
@@ -191,7 +190,8 @@ def test_a_cuda_device_without_a_usable_gpu_is_predicted(monkeypatch: pytest.Mon
     report = validate_flow(scenario)
     assert list(report.problems) == [
         "before step 1 (creating the devices) would fail: GpuUnavailableError: cuda:0 is not "
-        "available: no driver (forced by the test) (cuda:0 is first used by step 2, to_device)"]
+        "available: no driver (forced by the test) (gpu/cuda:0 is first used by step 2, "
+        "to_device)"]
     with pytest.raises(ScenarioRunError) as run:
         list(run_scenario(scenario))
     assert run.value.step is None and run.value.error == "GpuUnavailableError"
@@ -202,10 +202,10 @@ def test_a_usable_gpu_passes_and_a_missing_index_is_predicted(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _gpu(monkeypatch, GpuStatus(True, "forced by the test", "13.0", 1, "Fake GPU"))
     assert validate_flow(parse_scenario(GPU_FLOW)).ok
-    report = validate_flow(parse_scenario(GPU_FLOW.replace("cuda:0", "cuda:1")))
+    report = validate_flow(parse_scenario(GPU_FLOW.replace("gpu/cuda:0", "gpu/cuda:1")))
     assert list(report.problems) == [
         "before step 1 (creating the devices) would fail: GpuUnavailableError: cuda:1 does not "
-        "exist: 1 GPU(s) found (cuda:1 is first used by step 2, to_device)"]
+        "exist: 1 GPU(s) found (gpu/cuda:1 is first used by step 2, to_device)"]
 
 
 def test_a_cpu_flow_never_probes_the_gpu(monkeypatch: pytest.MonkeyPatch) -> None:

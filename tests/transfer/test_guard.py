@@ -26,7 +26,7 @@ from routerlab.teaching.measure import held
 
 Q4 = QFloat(parse_scheme("q4s:store=native"))
 CPU0, CPU1, PEER, CUBE = (parse_device(d) for d in ("cpu:0", "cpu:1", "peer2/cpu:0",
-                                                     "cpu:2@cubecl"))
+                                                     "peer3/cpu:0@cubecl"))
 
 
 def test_is_quantized_handle_takes_a_handle_kind_a_kind_or_a_dtype() -> None:
@@ -57,7 +57,7 @@ def test_policy_names_are_the_contract() -> None:
         Policy.parse("fast")
 
 
-@pytest.mark.parametrize(("target", "path"), [(CPU1, "local"), (PEER, "bytes"), (CUBE, "bridge"),
+@pytest.mark.parametrize(("target", "path"), [(CPU1, "local"), (PEER, "bytes"), (CUBE, "bytes"),
                                               (CPU0, "same")])
 def test_plan_picks_the_path_from_the_topology(target, path) -> None:  # type: ignore[no-untyped-def]
     plan = plan_transfer(Q4, (2, 16), CPU0, target)
@@ -65,7 +65,19 @@ def test_plan_picks_the_path_from_the_topology(target, path) -> None:  # type: i
     assert plan.outcome is (Outcome.NOOP if path == "same" else Outcome.MOVE)
 
 
-def test_plan_of_a_bridge_says_the_tensor_is_repacked() -> None:
+def test_two_backends_on_one_peer_are_refused_with_the_reason() -> None:
+    """A burn-remote server hosts one backend (crates/burn-remote/src/server/builder.rs:77-89)."""
+    with pytest.raises(DeviceError, match=r"cpu:1@cubecl cannot join the local peer: it already "
+                                          r"hosts cpu@flex \(cpu:0\).*one backend.*peer2/"):
+        Runtime(["cpu:0", "cpu:1@cubecl"])
+    rt = Runtime()
+    rt.tensor([1.0], "cpu:0")
+    with pytest.raises(DeviceError, match="cannot join the local peer"):
+        rt.tensor([1.0], "cuda:0")  # refused before any GPU is looked for
+    assert [str(d) for d in rt.devices] == ["cpu:0"]
+
+
+def test_plan_of_a_cross_backend_move_says_the_tensor_is_repacked() -> None:
     plan = plan_transfer(Q4, (2, 16), CPU0, CUBE)
     assert str(plan.arrival_dtype) == "qfloat(q4s:store=packed-u32)"
     assert plan.notes == ("repacked on arrival: q4s:store=native -> q4s:store=packed-u32 "
@@ -78,12 +90,12 @@ def test_a_layout_the_target_cannot_hold_is_refused_on_the_client() -> None:
     """CubeCL holds no Native 4-bit values, and a last dim of 3 fills no u32 word of 8."""
     plan = plan_transfer(Q4, (3, 3), CPU0, CUBE)
     assert plan.outcome is Outcome.REFUSED and "Can't store in u32" in plan.refusal
-    rt = Runtime(["cpu:0", "cpu:2@cubecl"])
+    rt = Runtime(["cpu:0", "peer3/cpu:0@cubecl"])
     q = rt.quantize(rt.tensor(np.ones((3, 3)), "cpu:0", "f32"), "q4s")
     for policy in ("native", "dequantize", "requantize"):
         with pytest.raises(TransferRejected, match="cannot arrive on a cubecl device"):
-            rt.to_device(q, "cpu:2@cubecl", policy=policy)
-    assert q.alive and rt.handle_ids("cpu:2@cubecl") == []
+            rt.to_device(q, "peer3/cpu:0@cubecl", policy=policy)
+    assert q.alive and rt.handle_ids("peer3/cpu:0@cubecl") == []
 
 
 def test_legacy_plans_list_burn_walls_outermost_first() -> None:
@@ -93,9 +105,13 @@ def test_legacy_plans_list_burn_walls_outermost_first() -> None:
         "TensorInterpreter::register_tensor_to_device"]
     assert [w.reached for w in local.walls] == [True, True, False]
     assert local.channel_wall is local.walls[1] and local.hangs
-    bridge = plan_transfer(Q4, (2, 16), CPU0, CUBE, policy="legacy")
+    bridge = plan_transfer(Q4, (2, 16), CPU0, CUBE, Path.BRIDGE, policy="legacy")
     assert bridge.channel_wall.source == "crates/burn-router/src/channel/base.rs:58"
     assert not bridge.hangs
+    dispatch = plan_transfer(Q4, (2, 16), CPU0, CUBE, Path.DISPATCH, policy="legacy")
+    assert dispatch.channel_wall.source == "crates/burn-router/src/ops/qtensor.rs:45-46"
+    assert not dispatch.hangs
+    assert any("advertises storage" in note for note in local.notes)  # the false advertisement
     uint = plan_transfer(DType.U8, (2,), CPU0, PEER, policy="legacy")
     assert uint.channel_wall.message == "not implemented" and uint.outcome is Outcome.PANIC
 
@@ -132,14 +148,14 @@ def test_router_q_to_device_shortcuts_the_same_device_and_forwards_the_rest() ->
 
 def test_quantized_data_registers_through_q_from_data() -> None:
     """`register_tensor_data_id` for QFloat (a `todo!()` in Burn, interpreter.rs:176)."""
-    rt = Runtime(["cpu:0", "cpu:1@cubecl"])
+    rt = Runtime(["cpu:0", "peer3/cpu:1@cubecl"])
     q = rt.quantize(rt.tensor(np.linspace(-1, 1, 32).reshape(2, 16), "cpu:0", "f32"), "q4s")
     data = rt.read_data(q)
     again = rt.from_data(data, "cpu:0")
     assert again.dtype == q.dtype and rt.read_quantized(again).bit_equal(rt.read_quantized(q))
-    packed = rt.from_data(data, "cpu:1@cubecl")  # Native 4-bit arrives on CubeCL: repacked
+    packed = rt.from_data(data, "peer3/cpu:1@cubecl")  # Native 4-bit arrives on CubeCL: repacked
     assert str(held(rt, packed).dtype) == str(packed.dtype) == "qfloat(q4s:store=packed-u32)"
     odd = rt.quantize(rt.tensor(np.ones((3, 3)), "cpu:0", "f32"), "q4s")
     with pytest.raises(TransferRejected, match="cannot arrive on a cubecl device"):
-        rt.from_data(rt.read_data(odd), "cpu:1@cubecl")
-    assert rt.handle_ids("cpu:1@cubecl") == [int(packed.id)]
+        rt.from_data(rt.read_data(odd), "peer3/cpu:1@cubecl")
+    assert rt.handle_ids("peer3/cpu:1@cubecl") == [int(packed.id)]

@@ -20,7 +20,7 @@ from routerlab.core.errors import TransferRejected
 from routerlab.core.quant import to_bytes
 from routerlab.teaching.measure import held
 
-DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "cpu:2@cubecl"]
+DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "peer3/cpu:0@cubecl"]
 DEBUG = ("QFloat(QuantScheme { value: Q8S, store: Native, mode: Symmetric, tensor: None, "
          "block: None })")
 
@@ -33,7 +33,7 @@ def _state(rt: Runtime) -> dict[str, object]:
     return {str(d): (rt.handle_ids(d), rt.registry(d).rows) for d in rt.devices}
 
 
-@pytest.mark.parametrize("target", ["cpu:0", "cpu:1", "peer2/cpu:0", "cpu:2@cubecl"])
+@pytest.mark.parametrize("target", ["cpu:0", "cpu:1", "peer2/cpu:0", "peer3/cpu:0@cubecl"])
 def test_router_entry_is_unimplemented_on_the_client(target: str) -> None:
     rt = Runtime(DEVICES)
     q = _quantized(rt)
@@ -60,7 +60,8 @@ def test_same_peer_panics_in_the_source_session_and_the_target_hangs(arrival: st
     assert panic.source == "crates/burn-router/src/interpreter.rs:98"
     assert panic.session == "cpu:0"
     assert "target session cpu:1 would wait forever for transfer" in str(panic)
-    assert _state(rt) == before and q.alive
+    # the source's worker unwound and freed its handles; the hung target keeps its own
+    assert _state(rt) == {**before, "cpu:0": ([], [])} and q.alive
     assert rt.session("cpu:0").ended.startswith("panicked: not yet implemented")
     assert rt.session("cpu:1").ended.startswith("hung: target session cpu:1 would wait forever")
     assert rt.server.pending_transfers() == 0
@@ -74,26 +75,50 @@ def test_cross_peer_panics_in_read_tensor_async() -> None:
         rt.to_device(q, "peer2/cpu:0", policy="legacy")
     assert (raised.value.message, raised.value.source, raised.value.session) == (
         "not yet implemented", "crates/burn-router/src/interpreter.rs:2161", "cpu:0")
-    assert _state(rt) == before and rt.session("cpu:0").ended is not None
+    assert _state(rt) == {**before, "cpu:0": ([], [])} and rt.session("cpu:0").ended is not None
+    # over Iroh (the default) the target gives up after 300 s and goes on
+    assert "gave up waiting for transfer 0 after 300 s over Iroh" in str(raised.value)
+    assert rt.session("peer2/cpu:0").ended is None and rt.server.clock == 300
 
 
-def test_bridge_is_unimplemented_on_the_client_and_kills_nothing() -> None:
+def test_over_websocket_the_cross_peer_target_waits_forever() -> None:
+    """crates/burn-communication/src/external_comm.rs:208-225: no timeout."""
+    rt = Runtime(DEVICES, transport="websocket")
+    with pytest.raises(BurnTodo) as raised:
+        rt.to_device(_quantized(rt), "peer2/cpu:0", policy="legacy")
+    assert "target session peer2/cpu:0 would wait forever for transfer 0" in str(raised.value)
+    assert rt.session("peer2/cpu:0").ended.startswith("hung:") and rt.server.clock == 0
+
+
+@pytest.mark.parametrize(("path", "source"), [
+    ("bridge", "crates/burn-router/src/channel/base.rs:58"),
+    ("dispatch", "crates/burn-router/src/ops/qtensor.rs:45-46")])
+def test_client_side_walls_kill_nothing(path: str, source: str) -> None:
     rt = Runtime(DEVICES)
     q = _quantized(rt)
     before = _state(rt)
     with pytest.raises(BurnUnimplemented) as raised:
-        rt.to_device(q, "cpu:2@cubecl", policy="legacy")
-    assert (raised.value.message, raised.value.source) == (
-        "not implemented", "crates/burn-router/src/channel/base.rs:58")
+        rt.to_device(q, "peer3/cpu:0@cubecl", path, policy="legacy")
+    assert (raised.value.message, raised.value.source) == ("not implemented", source)
     assert _state(rt) == before and all(rt.session(d).ended is None for d in DEVICES)
     assert rt.read_quantized(q).q().tolist() == [[-127, 71, 28, 14]]
 
 
 def test_legacy_runtime_cannot_create_quantized_tensors() -> None:
+    """A bare router refuses on the client (ops/qtensor.rs:15-28): nothing submitted, no
+    session dies. With fusion the op reaches the server's todo!() (interpreter.rs:1390-1391),
+    which ends the session."""
     legacy = Runtime(["cpu:0"], legacy=True)
+    x = legacy.tensor([1.0, -1.0], "cpu:0", "f32")
+    with pytest.raises(BurnUnimplemented) as raised:
+        legacy.quantize(x, "q8s")
+    assert raised.value.source == "crates/burn-router/src/ops/qtensor.rs:27"
+    assert x.alive and legacy.session("cpu:0").ended is None
+    fused = Runtime(["cpu:0"], legacy=True, fusion=True)
     with pytest.raises(BurnTodo) as raised:
-        legacy.quantize(legacy.tensor([1.0, -1.0], "cpu:0", "f32"), "q8s")
+        fused.quantize(fused.tensor([1.0, -1.0], "cpu:0", "f32"), "q8s")
     assert raised.value.source == "crates/burn-router/src/interpreter.rs:1390-1391"
+    assert fused.session("cpu:0").ended is not None and fused.handle_ids("cpu:0") == []
     fixed = Runtime(["cpu:0"])
     data = held(fixed, fixed.quantize(fixed.tensor([1.0, -1.0], "cpu:0", "f32"), "q8s")).tensor
     again = Runtime(["cpu:0"], legacy=True)
@@ -113,7 +138,7 @@ def test_a_legacy_runtime_defaults_its_transfers_to_legacy() -> None:
     assert rt.plan_transfer(q, "cpu:1", legacy=False).policy.value == "native"
 
 
-@pytest.mark.parametrize("target", ["cpu:1", "peer2/cpu:0", "cpu:2@cubecl"])
+@pytest.mark.parametrize("target", ["cpu:1", "peer2/cpu:0", "peer3/cpu:0@cubecl"])
 @pytest.mark.parametrize("shared", [False, True])
 def test_reject_refuses_before_anything_is_submitted(target: str, shared: bool) -> None:
     rt = Runtime(DEVICES)

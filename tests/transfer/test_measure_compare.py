@@ -20,12 +20,12 @@ N = X.size
     ("q8s", "local", N + 4, 2),                    # values + (scale, global): two copies
     ("q8s:block=32:scale=f16:global=f32", "local", N + 8 * 2 + 4, 2),
     ("q8s", "bytes", N + 4, 2),                    # readback + upload of the canonical bytes
-    ("q8s", "bridge", N + 4, 2),
+    ("q8s", "dispatch", N + 4, 2),                 # into_data to the client, from_data there
 ])
 def test_native_moves_exactly_the_stored_bytes(scheme: str, path: str, moved: int,
                                                copies: int) -> None:
-    m = measure_transfer(X, scheme, path=path, target="cpu:1" if path != "bridge"
-                         else "cpu:1@ndarray")
+    m = measure_transfer(X, scheme, path=path, target="cpu:1" if path != "dispatch"
+                         else "peer3/cpu:1@ndarray")
     hop = m.hops[0]
     assert hop.bytes_moved == moved == m.stored_bytes and hop.copies == copies
     assert hop.bit_exact and hop.q_changed == 0 and hop.max_abs_error == 0.0

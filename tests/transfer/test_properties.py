@@ -24,8 +24,8 @@ from routerlab.core.quant.calibration import flex_validated
 from routerlab.teaching.measure import held
 
 FAMILIES = {
-    "native": ("cpu:0", "cpu:1", "peer2/cpu:0", "cpu:2@cubecl"),
-    "packed-u32": ("cpu:0@cubecl", "cpu:1@cubecl", "peer2/cpu:0@cubecl", "cpu:2"),
+    "native": ("cpu:0", "cpu:1", "peer2/cpu:0", "peer3/cpu:0@cubecl"),
+    "packed-u32": ("cpu:0@cubecl", "cpu:1@cubecl", "peer2/cpu:0@cubecl", "peer3/cpu:0"),
 }
 GRANULARITY = ["", ":scale=f16", ":scale=bf16", ":block=16", ":block=16:scale=f16",
                ":block=16:scale=f16:global=f32", ":block=16:scale=ue4m3:global=f32"]

@@ -9,8 +9,13 @@ from typing import Any
 
 import numpy as np
 
+from routerlab.core.devices import parse_device
+from routerlab.core.dtypes import QFloat
+from routerlab.core.fix.advertised import SOURCES, Advertisement, advertise
 from routerlab.core.gpu import gpu_status
-from routerlab.core.view import TableView, Viewable
+from routerlab.core.profiles import Profile
+from routerlab.core.quant import parse_scheme
+from routerlab.core.view import Cell, TableView, Viewable
 
 
 @dataclass(frozen=True)
@@ -24,12 +29,30 @@ class Check:
 class DoctorReport(Viewable):
     checks: list[Check]
     devices: list[str]
+    advertised: list[Advertisement]
+    """What a router device of each profile claims for a Q8S tensor, beside the truth."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks],
             "devices": self.devices,
+            "advertised": [{"device": str(a.device), "dtype": str(a.dtype),
+                            "dtype_usage": sorted(a.usage), "supports_dtype": a.supports,
+                            "router_can": a.router_can} for a in self.advertised],
         }
+
+    def advertised_view(self) -> TableView:
+        """The false advertisement: a router device forwards its server's `dtype_usage`."""
+        rows: list[list[Cell]] = [[str(a.device), str(a.dtype), ", ".join(sorted(a.usage)) or None,
+                                   a.supports, a.router_can, SOURCES[a.device.profile]]
+                                  for a in self.advertised]
+        return TableView("QFloat through the router: advertised vs real (Burn 2c06be3)",
+                         ["device", "dtype", "dtype_usage", "supports_dtype", "router can",
+                          "answer from"], rows,
+                         caption="the router forwards its server's answer "
+                                 "(crates/burn-router/src/backend.rs:54-57) while every router "
+                                 "quantized op is unimplemented!(); RouterLab's fix moves them",
+                         styles={i: "error" for i, a in enumerate(self.advertised) if a.false})
 
     def view(self) -> TableView:
         rows = [[c.name, "ok" if c.ok else "missing", c.detail] for c in self.checks]
@@ -65,4 +88,7 @@ def diagnose() -> DoctorReport:
     ]
     devices = ["cpu:0", "cpu:1", "… (any cpu:N, simulated on numpy)"]
     devices += [f"cuda:{i}" for i in range(gpu.device_count)] if gpu.usable else []
-    return DoctorReport(checks, devices)
+    advertised = [advertise(parse_device(d), QFloat(parse_scheme("q8s").resolve(profile)))
+                  for d, profile in (("cpu:0", Profile.FLEX), ("cpu:0@ndarray", Profile.NDARRAY),
+                                     ("cuda:0", Profile.CUBECL))]
+    return DoctorReport(checks, devices, advertised)

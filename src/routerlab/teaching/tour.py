@@ -90,10 +90,10 @@ class _Story:
             "Burn's router can move float, int and bool tensors between devices, but not a "
             "quantized one: at commit 2c06be3 the same-peer path ends in "
             "todo!(\"Local transfer of quantized tensors is not supported yet\"), and more walls "
-            "stand in front of it (the router's q_to_device, get_tensor, read_tensor_async, the "
-            "bridge). RouterLab implements the move at every layer and lets you choose how it "
-            "happens: native, dequantize, requantize, reject, or legacy (Burn as it is). "
-            "This tour runs each of them on one small tensor and measures what it costs."))
+            "stand in front of it (the router's q_to_device, get_tensor, read_tensor_async, "
+            "Dispatch's q_into_data). RouterLab implements the move at every layer and lets you "
+            "choose how it happens: native, dequantize, requantize, reject, or legacy (Burn as "
+            "it is). This tour runs each of them on one small tensor and measures what it costs."))
 
     def quantize(self) -> TourStep:
         rt = self.rt
@@ -103,13 +103,29 @@ class _Story:
                                 Calibration.MINMAX)
         return TourStep(2, "Quantize on cpu:0", (
             f"x = {list(EXAMPLE)} is quantized on cpu:0 with scheme {SCHEME}: values in [-2, 1], "
-            "one f32 scale 2·max|x|/3 = 0.6. The Quantize op runs in cpu:0's session (in Burn "
-            "that interpreter arm is a todo!() too). cpu:0 now holds the values and the scale; "
-            "cpu:1 holds nothing."),
+            "one f32 scale 2·max|x|/3 = 0.6. RouterLab runs the Quantize op in cpu:0's session. "
+            "Burn's router would not: on a bare router (burn-remote's default) the client's own "
+            "quantize is unimplemented!() and nothing is submitted; built with the fusion "
+            "feature, the op reaches the server, whose interpreter arm is todo!(), and cpu:0's "
+            "session dies. The last table replays both. cpu:0 now holds the values and the "
+            "scale; cpu:1 holds nothing."),
             code=f"rt = Runtime([\"{SOURCE}\", \"{TARGET}\"])\n"
                  f"x = rt.tensor({list(EXAMPLE)}, \"{SOURCE}\", \"f32\")\n"
                  f"q = rt.quantize(x, \"{SCHEME}\")",
-            outcome="ok", views=(report.view(), *self.registries()))
+            outcome="ok", views=(report.view(), *self.registries(), self.quantize_walls()))
+
+    def quantize_walls(self) -> TableView:
+        """The same quantize replayed as Burn 2c06be3, without and with fusion."""
+        rows: list[list[Any]] = []
+        for fusion in (False, True):
+            replay = Runtime([SOURCE], legacy=True, fusion=fusion)
+            error = _raised(lambda rt=replay: rt.quantize(rt.tensor(self.x, SOURCE, "f32"),
+                                                         SCHEME))
+            rows.append(["fusion" if fusion else "bare router", type(error).__name__,
+                         getattr(error, "message", str(error)), _source(error),
+                         "ended" if replay.session(SOURCE).ended else "alive"])
+        return TableView("quantize through Burn's router (legacy replay)",
+                         ["client", "panic", "text", "source", f"{SOURCE} session"], rows)
 
     def legacy(self) -> Iterator[TourStep]:
         replay = Runtime([SOURCE, TARGET])
@@ -176,9 +192,9 @@ class _Story:
             "--hops 5 measures one policy hop by hop (add --json for the numbers); "
             "routerlab compare --scheme q4f --hops 4 puts all policies side by side; "
             "routerlab validate scenarios/quantized-legacy.toml --policy reject judges a whole "
-            "flow before it runs; routerlab simulate scenarios/quantized-bridge.toml shows a "
-            "tensor repacked between backend profiles. docs/transfers.md explains every "
-            "path and policy with its Burn source."))
+            "flow before it runs; routerlab simulate scenarios/quantized-cross-backend.toml "
+            "shows a tensor repacked between backends. docs/transfers.md explains every path "
+            "and policy, and docs/burn.md Burn's router itself, each with its Burn source."))
 
 
 _TITLES = {"dequantize": "move floats, keep the scale", "requantize": "move floats, recalibrate",
