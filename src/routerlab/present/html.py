@@ -76,15 +76,6 @@ def progress(done: int, total: int) -> str:
             f"<div style='width:{width}%;height:100%;background:{tint('ok', .7)}'></div></div>")
 
 
-def para(text: str) -> str:
-    """A paragraph, or nothing for an empty text."""
-    return f"<p>{html.escape(text)}</p>" if text else ""
-
-
-def preformatted(text: str) -> str:
-    return f"<pre>{html.escape(text)}</pre>"
-
-
 STEP_STYLE = (
     "<style>.routerlab-step table{border-collapse:collapse;margin:.3em 0 .8em 0}"
     ".routerlab-step th,.routerlab-step td{padding:.15em .7em;text-align:left;"
@@ -104,4 +95,4 @@ def html_of(obj: Any) -> str:
             return str(rendered)
     if callable(getattr(obj, "view", None)):
         return html_of(obj.view())
-    return preformatted(str(obj))
+    return f"<pre>{html.escape(str(obj))}</pre>"
