@@ -1,15 +1,15 @@
-"""One description of a table, rendered by both faces.
+"""One description of a table, rendered by every face.
 
-The core describes what a registry, a trace or a policy comparison *contains* as a `TableView`;
-the CLI turns it into a rich table (`routerlab.cli.render`) and Jupyter shows it through
-`_repr_html_` below. Neither renderer decides what the columns mean, so the terminal and the
-notebook can never disagree. The HTML is built from the standard library only: the core must not
-import IPython.
+The core describes what a registry, a trace or a policy comparison *contains* as a `TableView`:
+data only, with no renderer attached (as rich keeps renderers out of the data it renders). How it
+looks is `routerlab.present`'s job: `present.rich` for the CLI, `present.html` for Jupyter (the
+notebook package registers it as IPython's HTML formatter for `TableView` and `Viewable`),
+`present.text` for plain text. Neither renderer decides what the columns mean, so the terminal and
+the notebook can never disagree.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +21,8 @@ Cell = str | int | float | bool | None
 class TableView:
     """A titled table: column names, rows of plain cells, an optional caption under it.
 
-    `styles` maps a row index to a style word (`"added"`, `"removed"`, `"error"`, `"muted"`)
-    that each renderer translates in its own way (colour in rich, a CSS class in HTML).
+    `styles` maps a row index to a style word (`"added"`, `"removed"`, `"error"`, `"muted"`);
+    the one palette (`routerlab.present.palette`) says how each word looks in each renderer.
     """
 
     title: str
@@ -40,32 +40,19 @@ class TableView:
             "caption": self.caption,
         }
 
-    def _repr_html_(self) -> str:
-        return to_html(self)
-
 
 class Viewable:
     """Mixin for core objects that describe themselves as a `TableView`.
 
-    Jupyter shows such an object as its table (`_repr_html_`), and the CLI renders the same
-    `view()` with rich, so a notebook cell `rt.trace` and `routerlab simulate --trace` agree.
+    Every face shows such an object as its `view()`: Jupyter through the formatter that
+    `routerlab.notebook` registers, the CLI through `routerlab.present.rich`, so a notebook cell
+    `rt.trace` and `routerlab simulate --trace` agree.
     """
 
     __slots__ = ()
 
     def view(self) -> TableView:
         raise NotImplementedError
-
-    def _repr_html_(self) -> str:
-        return to_html(self.view())
-
-
-_HTML_STYLE = {
-    "added": "background: rgba(46,160,67,.18)",
-    "removed": "background: rgba(248,81,73,.18); text-decoration: line-through",
-    "error": "background: rgba(248,81,73,.28); font-weight: bold",
-    "muted": "opacity: .6",
-}
 
 
 def format_cell(value: Cell) -> str:
@@ -77,24 +64,3 @@ def format_cell(value: Cell) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
-
-
-def to_html(view: TableView) -> str:
-    """An HTML table that reads well in JupyterLab's light and dark themes (no fixed colours
-    for text, only translucent backgrounds)."""
-    # Left-aligned and top-aligned cells: the cells hold words (ops, panic texts), and
-    # JupyterLab's stylesheet would otherwise right-align them.
-    cell = "style='text-align:left;vertical-align:top'"
-    head = "".join(f"<th {cell}>{html.escape(c)}</th>" for c in view.columns)
-    body = []
-    for i, row in enumerate(view.rows):
-        style = _HTML_STYLE.get(view.styles.get(i, ""), "")
-        cells = "".join(f"<td {cell}>{html.escape(format_cell(c))}</td>" for c in row)
-        body.append(f"<tr style='{style}'>{cells}</tr>")
-    caption = f"<b>{html.escape(view.title)}</b>"
-    foot = f"<div style='opacity:.75'>{html.escape(view.caption)}</div>" if view.caption else ""
-    empty = "<tr><td colspan='99'><i>(empty)</i></td></tr>" if not view.rows else ""
-    return (
-        f"<div class='routerlab-table'>{caption}<table><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}{empty}</tbody></table>{foot}</div>"
-    )

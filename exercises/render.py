@@ -13,10 +13,12 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from routerlab.core.view import Cell, TableView, to_html
+from routerlab.core.view import Cell, TableView
 from routerlab.exercises.catalog import HINT_LEVELS, Exercise
 from routerlab.exercises.course import Hint, Status
 from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome
+from routerlab.present import html as present
+from routerlab.present.html import table as to_html
 
 TERMINAL, NOTEBOOK = "terminal", "notebook"
 MAX_DETAILED_FAILURES = 3
@@ -42,9 +44,7 @@ class ReportView:
     footer: str = ""
 
     def _repr_html_(self) -> str:
-        colour = "rgba(46,160,67,.18)" if self.passed else "rgba(248,81,73,.18)"
-        head = (f"<div style='padding:4px 8px;background:{colour};font-weight:bold'>"
-                f"{html.escape(self.headline)}</div>")
+        head = present.bar(self.headline, "ok" if self.passed else "error")
         return (f"<div class='routerlab-check'>{head}{to_html(self.table)}"
                 f"{''.join(_block_html(b) for b in self.blocks)}{_para(self.footer)}</div>")
 
@@ -65,10 +65,7 @@ class ProgressView:
                 + (f"; next: {self.next_id}" if self.next_id else "; all done!"))
 
     def _repr_html_(self) -> str:
-        width = 0 if not self.total else round(100 * self.done / self.total)
-        bar = (f"<div style='width:300px;height:10px;border:1px solid rgba(127,127,127,.6)'>"
-               f"<div style='width:{width}%;height:100%;background:rgba(46,160,67,.7)'>"
-               "</div></div>")
+        bar = present.progress(self.done, self.total)
         notes = "".join(_para(n) for n in self.notes)
         return (f"<div class='routerlab-progress'>{notes}{bar}{_para(self.summary)}"
                 f"{to_html(self.table)}</div>")
@@ -190,10 +187,7 @@ def _row_style(outcome: Outcome) -> str:
 
 
 def _block_html(block: Block) -> str:
-    style = {"error": "border-left:3px solid rgba(248,81,73,.8)",
-             "muted": "opacity:.75;border-left:3px solid rgba(127,127,127,.5)"}.get(block.style, "")
-    return (f"<div style='margin:6px 0;padding-left:6px;{style}'><b>{html.escape(block.title)}</b>"
-            f"<pre style='white-space:pre-wrap;margin:2px 0'>{html.escape(block.text)}</pre></div>")
+    return present.block(block.title, block.text, block.style)
 
 
 def _para(text: str) -> str:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from routerlab.present.palette import rich_style
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -48,7 +50,7 @@ def _console(plain: bool) -> Console:
 def _notes(console: Console, course: Course) -> None:
     """Report, once, what was repaired in the progress file."""
     for problem in dict.fromkeys(course.problems):
-        console.print(f"[yellow]warning:[/yellow] {problem}", markup=True, highlight=False)
+        console.print(f"[{rich_style('warn')}]warning:[/] {problem}", markup=True, highlight=False)
 
 
 def print_report(console: Console, view: ReportView) -> None:
@@ -58,10 +60,11 @@ def print_report(console: Console, view: ReportView) -> None:
 
     from routerlab.cli.render import to_rich
 
-    console.print(Text(view.headline, style="bold green" if view.passed else "bold red"))
+    verdict = "ok" if view.passed else "error"
+    console.print(Text(view.headline, style=rich_style("heading", verdict)))
     console.print(to_rich(view.table))
     for block in view.blocks:
-        style = {"error": "red", "muted": "dim"}.get(block.style, "")
+        style = rich_style(block.style)
         console.print(Panel(Text(block.text), title=Text(block.title), title_align="left",
                             border_style=style))
     if view.footer:
@@ -133,7 +136,7 @@ def show(exercise_id: str = typer.Argument(..., help="An exercise id, e.g. regis
 
     view = describe(exercise_id, directory)
     console = _console(plain)
-    console.print(view.title, style="bold", highlight=False)
+    console.print(view.title, style=rich_style("heading"), highlight=False)
     console.print(view.text, highlight=False, markup=False)
 
 
@@ -172,7 +175,7 @@ def check(
             print_report(console, views[0])
         else:
             for view in views:
-                console.print(view.headline, style="green" if view.passed else "red",
+                console.print(view.headline, style=rich_style("ok" if view.passed else "error"),
                               highlight=False)
             print_progress(console, _progress(course), table=False)
     if not all(r.passed for r in reports):
@@ -255,7 +258,8 @@ def watch(
             console.rule(f"{event.exercise.id}")
             print_report(console, report_view(event.report, event.exercise))
         else:
-            style = {"mode": "dim", "done": "bold green", "next": "bold"}.get(event.kind, "")
+            words = {"mode": ("muted",), "done": ("heading", "ok"), "next": ("heading",)}
+            style = rich_style(*words.get(event.kind, ()))
             suffix = " (Ctrl-C stops)" if event.kind == "mode" else ""
             console.print(event.text + suffix, style=style, highlight=False)
 
@@ -264,7 +268,7 @@ def watch(
         Watcher(course, show_event, poll=poll, interval=interval).run(stop)
     except KeyboardInterrupt:
         stop.set()
-        console.print("stopped watching", style="dim")
+        console.print("stopped watching", style=rich_style("muted"))
 
 
 @exercises_app.command()

@@ -61,12 +61,13 @@ def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
     from routerlab.core.view import Cell, TableView
     from routerlab.exercises.catalog import load_catalog
     from routerlab.exercises.grading import gradebook
+    from routerlab.present.palette import rich_style
 
     book = gradebook(folder, load_catalog())
     path = book.write_csv(out or folder / "grades.csv")
     console = make_console(plain)
     for problem in book.problems:
-        console.print(f"warning: {problem}", style="yellow", highlight=False)
+        console.print(f"warning: {problem}", style=rich_style("warn"), highlight=False)
     rows: list[list[Cell]] = [
         [s.id, s.students, f"{s.pass_rate:.0%}",
          "—" if s.median_attempts is None else f"{s.median_attempts:g}",

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
     from routerlab.teaching.tour import TourStep
 
-_BORDER = {"ok": "green", "refused": "yellow", "panic": "red", "info": "blue"}
+_TONE = {"ok": "ok", "refused": "warn", "panic": "error", "info": "info"}
+"""The palette's style word for each outcome of a step (its panel's border)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -32,6 +33,7 @@ def tour(
     plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
 ) -> None:
     from routerlab.cli.render import make_console
+    from routerlab.present.palette import rich_style
     from routerlab.teaching.tour import TOTAL_STEPS
     from routerlab.teaching.tour import tour as story
 
@@ -40,8 +42,8 @@ def tour(
     for step in story():
         render_step(console, step, TOTAL_STEPS, plain)
         if pause and step.number < TOTAL_STEPS:
-            console.input("[dim]Enter to continue (Ctrl-C to stop)[/dim] " if not plain
-                          else "Enter to continue (Ctrl-C to stop) ")
+            console.input(f"[{rich_style('muted')}]Enter to continue (Ctrl-C to stop)[/] "
+                          if not plain else "Enter to continue (Ctrl-C to stop) ")
 
 
 def render_step(console: Console, step: TourStep, total: int, plain: bool) -> None:
@@ -53,6 +55,7 @@ def render_step(console: Console, step: TourStep, total: int, plain: bool) -> No
     from rich.text import Text
 
     from routerlab.cli.render import to_rich
+    from routerlab.present.palette import rich_style
 
     parts: list = [Text(step.text)]
     if step.code:
@@ -60,8 +63,9 @@ def render_step(console: Console, step: TourStep, total: int, plain: bool) -> No
                   if not plain else Text(step.code)]
     if step.error:
         where = "" if step.source is None else f"\n  at {step.source}"
-        parts += [Text(""), Text(f"{step.error}{where}", style="" if plain else "bold red")]
-    border = "none" if plain else _BORDER.get(step.outcome, "none")
+        style = "" if plain else rich_style("error")
+        parts += [Text(""), Text(f"{step.error}{where}", style=style)]
+    border = "none" if plain else (rich_style(_TONE.get(step.outcome, "")) or "none")
     console.print()
     console.print(Panel(Group(*parts), title=f"Step {step.number}/{total}: {step.title}",
                         title_align="left", border_style=border))

@@ -5,6 +5,7 @@ anything written to stderr (warnings included: teaching material should run clea
 kernel, the closing exercise is then run twice more: with the right answer it must say "Correct",
 with a wrong one it must fail. Each notebook's time (as shipped, without those two extra runs) is
 recorded in test-artifacts/notebook-times.json, and the series must fit in the 90-second budget.
+Every core table a cell shows must arrive as HTML.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: P
         _times[notebook_path.stem] = round(time.perf_counter() - start, 2)
         (artifacts / "notebook-times.json").write_text(json.dumps(_times, indent=2) + "\n")
         _assert_clean(notebook, notebook_path.name)
+        _assert_tables_shown_as_html(notebook, notebook_path.name)
         assert "Not answered yet" in _text(notebook.cells[exercise])
 
         answered = _append(notebook, source.replace(PLACEHOLDER, f"answer = {right}"))
@@ -80,6 +82,16 @@ def _assert_clean(notebook, name: str) -> None:
             assert output["output_type"] != "error", f"{where} raised {output.get('ename')}"
             if output["output_type"] == "stream":
                 assert output["name"] != "stderr", f"{where} wrote to stderr: {output['text']}"
+
+
+def _assert_tables_shown_as_html(notebook, name: str) -> None:
+    """A core table shown by a cell reaches the front end as HTML: core objects carry no
+    renderer, so this holds only because `routerlab.notebook` registered its formatters."""
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if data.get("text/plain", "").startswith("TableView("):
+                assert "routerlab-table" in data.get("text/html", ""), f"{name} cell {index}"
 
 
 def _append(notebook, source: str):

@@ -9,6 +9,7 @@ import pytest
 from routerlab.core import Runtime
 from routerlab.core.errors import RouterLabError
 from routerlab.core.quant import parse_scheme, quantized_data_len
+from routerlab.present.html import table
 from routerlab.teaching.compare import COLUMNS, compare_policies
 from routerlab.teaching.measure import held, measure_hop, measure_transfer, on_backend
 
@@ -92,7 +93,7 @@ def test_comparison_side_by_side() -> None:
                                              "legacy"]
     assert view.rows[0][2] == 3 * 7 and view.rows[0][9] is True
     assert view.rows[2][9] is False and view.rows[3][1] == "refused (TransferRejected)"
-    assert "<table>" in view._repr_html_()
+    assert "<table>" in table(view)
     verdict = comparison.verdict()
     assert verdict.startswith("native is bit-exact; dequantize is bit-exact")
     assert "requantize drifts (scale ×2.37" in verdict and "reject refuses" in verdict

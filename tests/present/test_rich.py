@@ -1,11 +1,15 @@
-"""The terminal renderer: same cells as the view, never cut at 80 columns."""
+"""The terminal renderer (`routerlab.present.rich`): same cells as the view, never cut at 80
+columns, row styles and escape codes from the one palette."""
 
 from __future__ import annotations
 
+import io
+
+import pytest
 from rich.console import Console
 
-from routerlab.cli.render import to_rich
 from routerlab.core.view import TableView
+from routerlab.present.rich import ansi, make_console, to_rich
 
 WIDE = TableView(
     "Policies", ["policy", "outcome", "bytes moved", "× f32", "copies", "ms", "max |error|",
@@ -59,3 +63,32 @@ def test_short_word_columns_with_long_headers_all_survive_80_columns() -> None:
     for word in ("registry-1", "lifecycle-2", "100%", "1.33", "median", "hint", "solutions",
                  "viewed"):
         assert word in text, word
+
+
+def test_row_styles_come_from_the_palette() -> None:
+    """Each style word colours its row as the palette says (here: the ANSI codes rich emits)."""
+    view = TableView("Registry", ["id", "status"],
+                     [["#0", "kept"], ["#1", "new"], ["#2", "gone"], ["#3", "broken"]],
+                     styles={1: "added", 2: "removed", 3: "error"})
+    console = Console(width=80, force_terminal=True, color_system="standard", file=io.StringIO())
+    console.print(to_rich(view))
+    shown = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    lines = [next(line for line in shown if f"#{i}" in line) for i in range(4)]
+    assert "\x1b[3" not in lines[0]  # no style word: the terminal's own colour
+    assert "\x1b[32m#1" in lines[1]  # added: green
+    assert "\x1b[9;31m#2" in lines[2]  # removed: struck through, red
+    assert "\x1b[1;31m#3" in lines[3]  # error: bold red
+
+
+@pytest.mark.parametrize("plain, no_color, coloured", [
+    (False, "", True), (True, "", False), (False, "1", False)])
+def test_plain_and_no_color_drop_the_colour(monkeypatch: pytest.MonkeyPatch, plain: bool,
+                                            no_color: str, coloured: bool) -> None:
+    monkeypatch.setenv("NO_COLOR", no_color)
+    console = make_console(plain)
+    assert console.no_color is not coloured
+
+
+def test_ansi_wraps_text_in_the_styles_codes() -> None:
+    assert ansi("✗ Not quite", "error") == "\x1b[1;31m✗ Not quite\x1b[0m"
+    assert ansi("fine", "ok") == "\x1b[32mfine\x1b[0m"

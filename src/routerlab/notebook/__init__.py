@@ -1,0 +1,40 @@
+"""Display helpers for the guided notebooks (and nothing else), one module per concern.
+
+The notebooks are thin: every computation calls `routerlab.core`, and how things look is
+`routerlab.present`'s job. This package adds what only a notebook needs:
+
+- `display`: callouts, the environment banner, `show`, and the IPython formatters that show a
+  core `TableView` or `Viewable` as its HTML table (registered when this package is imported);
+- `panics`: `catch_panic`, a panic shown the way Rust prints it, not as a traceback;
+- `stepping`: a step-through of frames (`Stepper`) and the recorder of a program (`Tape`);
+- `scoreboard`: transfers scored with the core's own counters, and a quantized tensor's bytes;
+- `checking`: the closing "predict, then check" exercise;
+- `plots`: a matplotlib theme that reads on light and dark JupyterLab themes.
+
+IPython, ipywidgets and matplotlib are imported lazily, inside the functions that need them.
+Every name the notebooks import comes from here, so the modules can move without a notebook
+noticing.
+"""
+
+from routerlab.notebook.checking import WrongAnswer, check, seal_explanation
+from routerlab.notebook.display import (
+    Callout,
+    banner,
+    gpu_pair,
+    html_of,
+    register_formatters,
+    show,
+    text_of,
+)
+from routerlab.notebook.panics import Caught, catch_panic
+from routerlab.notebook.plots import INK, PALETTE, plot_theme
+from routerlab.notebook.scoreboard import Scoreboard, byte_regions
+from routerlab.notebook.stepping import Stepper, Tape, stepper
+
+__all__ = [
+    "INK", "PALETTE", "Callout", "Caught", "Scoreboard", "Stepper", "Tape", "WrongAnswer",
+    "banner", "byte_regions", "catch_panic", "check", "gpu_pair", "html_of", "plot_theme",
+    "register_formatters", "seal_explanation", "show", "stepper", "text_of",
+]
+
+register_formatters()

@@ -1,0 +1,176 @@
+"""Stepping through: frames behind a slider (`Stepper`), and a program recorded line by line
+(`Tape`).
+
+A `Stepper`'s display carries both an ipywidgets slider and a static HTML table: JupyterLab shows
+the widget when its widget manager is there, any other front end (nbclient, nbconvert, GitHub)
+the table. A `Tape` keeps, after each line of a small program, what the core reports: the trace
+events of that line and every device's registry.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from routerlab.core.view import Cell, TableView
+from routerlab.notebook.display import Callout
+from routerlab.present.html import STEP_STYLE, html_of, table
+from routerlab.present.text import table as text_table
+
+__all__ = ["Stepper", "Tape", "stepper"]
+
+
+@dataclass
+class Stepper:
+    """Frames to step through with a slider; a static HTML table where widgets do not render.
+
+    Each frame is `(caption, body)`, the body anything `html_of` can show (a TableView, say).
+    The display carries both the widget and the static HTML: JupyterLab shows the widget when its
+    widget manager is there, and any other front end (nbclient, nbconvert, GitHub) the table.
+    """
+
+    frames: Sequence[tuple[str, Any]]
+    title: str = "Step through"
+    static: Any = None
+    """What to show without widgets (default: every caption in a numbered table)."""
+    _pages: list[str] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.frames:
+            raise ValueError("a Stepper needs at least one frame")
+        total = len(self.frames)
+        self._pages = [
+            f"<div class='routerlab-step'>{STEP_STYLE}<div><b>Step {i + 1} / {total}</b>: "
+            f"{html.escape(caption)}</div>{html_of(body)}</div>"
+            for i, (caption, body) in enumerate(self.frames)
+        ]
+
+    def static_html(self) -> str:
+        if self.static is not None:
+            return html_of(self.static)
+        rows: list[list[Cell]] = [[i + 1, caption] for i, (caption, _) in enumerate(self.frames)]
+        return table(TableView(self.title, ["step", "what happens"], rows))
+
+    def page(self, index: int) -> str:
+        """The HTML of one frame (what the slider shows at `index`)."""
+        return self._pages[index]
+
+    def widget(self) -> Any:
+        import ipywidgets as widgets
+
+        slider = widgets.IntSlider(value=0, min=0, max=len(self._pages) - 1, description="step",
+                                   readout=False, continuous_update=True)
+        back = widgets.Button(description="◀ back", layout=widgets.Layout(width="7em"))
+        ahead = widgets.Button(description="next ▶", layout=widgets.Layout(width="7em"))
+        pane = widgets.HTML(self._pages[0])
+
+        def on_slide(change: dict[str, Any]) -> None:
+            pane.value = self._pages[change["new"]]
+
+        def nudge(delta: int) -> Callable[[Any], None]:
+            def click(_button: Any) -> None:
+                slider.value = min(max(slider.value + delta, slider.min), slider.max)
+            return click
+
+        slider.observe(on_slide, names="value")
+        back.on_click(nudge(-1))
+        ahead.on_click(nudge(+1))
+        heading = widgets.HTML(f"<b>{html.escape(self.title)}</b>")
+        return widgets.VBox([heading, widgets.HBox([back, slider, ahead]), pane])
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        bundle: dict[str, Any] = {
+            "text/plain": f"<{self.title}: {len(self.frames)} steps>",
+            "text/html": self.static_html(),
+        }
+        try:
+            widget_bundle = self.widget()._repr_mimebundle_()
+        except Exception:  # no ipywidgets, or no kernel comms: the static table is the view
+            return bundle
+        if widget_bundle:
+            bundle.update({k: v for k, v in widget_bundle.items() if k != "text/plain"})
+        return bundle
+
+
+def stepper(frames: Sequence[tuple[str, Any]], title: str = "Step through",
+            static: Any = None) -> Stepper:
+    """`Stepper(frames, title, static)`; display it as a cell's last expression."""
+    return Stepper(list(frames), title, static)
+
+
+@dataclass
+class _Snap:
+    caption: str
+    events: list[Any]
+    handles: dict[str, list[int]]
+    registries: dict[str, TableView]
+
+
+class Tape:
+    """Snapshots of a `Runtime` taken between the lines of a small program.
+
+    `tape.snap("what the line did")` after each line keeps that line's trace events and every
+    device's registry as the core reports them (`rt.trace.read`, `rt.registries()`); the tape
+    then shows as a step-through (`tape.stepper()`) or as one summary table (`tape.view()`).
+    """
+
+    def __init__(self, rt: Any) -> None:
+        self.rt = rt
+        self._mark = len(rt.trace)
+        self.snaps: list[_Snap] = []
+
+    def snap(self, caption: str) -> None:
+        events = self.rt.trace.read(self._mark)
+        self._mark = len(self.rt.trace)
+        devices = [str(d) for d in self.rt.devices]
+        self.snaps.append(_Snap(caption, events,
+                                {d: self.rt.handle_ids(d) for d in devices},
+                                self.rt.registries()))
+
+    def view(self) -> TableView:
+        """One row per snapshot: the line, the ops the sessions ran, the ids each registry holds."""
+        devices = sorted({d for s in self.snaps for d in s.handles})
+        rows: list[list[Cell]] = []
+        for i, snap in enumerate(self.snaps):
+            ops = "; ".join(e.detail for e in snap.events if e.kind in ("op", "drop"))
+            rows.append([i + 1, snap.caption, ops or "(nothing sent)",
+                         *(_ids(snap.handles.get(d)) for d in devices)])
+        return TableView("The program, line by line", ["step", "line", "sent to the sessions",
+                         *(f"{d} holds" for d in devices)], rows)
+
+    def frames(self) -> list[tuple[str, Any]]:
+        frames = []
+        for snap in self.snaps:
+            events: Any = self.rt.trace.view(snap.events, title="What the router did")
+            if not snap.events:
+                events = Callout("info", "Nothing was sent: no session saw this line.")
+            tables = "".join(
+                f"<div style='display:inline-block;vertical-align:top;margin-right:2em'>"
+                f"{html_of(view)}</div>" for view in snap.registries.values())
+            frames.append((snap.caption, _Html(html_of(events) + tables)))
+        return frames
+
+    def stepper(self, title: str = "Step through the program") -> Stepper:
+        return Stepper(self.frames(), title, static=self.view())
+
+    def _repr_html_(self) -> str:
+        return table(self.view())
+
+    def __repr__(self) -> str:
+        return text_table(self.view())
+
+
+def _ids(ids: list[int] | None) -> str:
+    if ids is None:
+        return "—"
+    return ", ".join(f"#{i}" for i in ids) if ids else "(empty)"
+
+
+@dataclass(frozen=True)
+class _Html:
+    text: str
+
+    def _repr_html_(self) -> str:
+        return self.text

@@ -1,0 +1,71 @@
+"""`routerlab.notebook.scoreboard`: every number of the transfer scoreboard against the core's
+own counters (trace events, backend copies)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from routerlab.core.devices import automatic_path, parse_device
+from routerlab.core.runtime import Runtime
+from routerlab.notebook.scoreboard import Scoreboard
+
+
+def _copies(rt: Runtime) -> int:
+    return sum(rt.session(d).interpreter.backend.copies for d in rt.devices)
+
+
+def _wire(rt: Runtime, mark: int, *kinds: str) -> int:
+    return sum(e.nbytes for e in rt.trace.read(mark) if e.kind in kinds)
+
+
+@pytest.mark.parametrize("target, path, shared, expected_path, fate", [
+    ("cpu:0", None, False, "same", "same tensor"),
+    ("cpu:1", None, True, "local", "copied"),
+    ("cpu:1", None, False, "local", "moved"),
+    ("peer2/cpu:0", None, True, "bytes", "copied"),
+    ("peer2/cpu:0", None, False, "bytes", "moved"),
+    ("cpu:1@ndarray", None, True, "bridge", "copied"),
+    ("cpu:2", "bytes", False, "bytes", "moved"),
+])
+def test_scoreboard_scores_a_move_with_the_cores_own_numbers(
+        target: str, path: str | None, shared: bool, expected_path: str, fate: str) -> None:
+    rt = Runtime()
+    board = Scoreboard(rt)
+    tensor = rt.tensor(np.ones((4, 8)), device="cpu:0", dtype="f32")  # 128 bytes
+    keep = rt.clone(tensor) if shared else None
+    source_id = int(tensor.id)
+    mark, copies, copied = len(rt.trace), _copies(rt), rt.bytes_copied()
+
+    moved = board.move(tensor, target, path)
+
+    row = board.rows[-1]
+    assert row["move"] == f"cpu:0 → {moved.device}"
+    assert row["path"] == expected_path
+    if path is None:
+        assert row["path"] == str(automatic_path(parse_device("cpu:0"), parse_device(target)))
+    assert row["ids"] == f"#{source_id} → #{int(moved.id)}"
+    assert row["source"] == fate
+    assert (source_id in rt.handle_ids("cpu:0")) == (fate != "moved")
+    assert row["copies"] == _copies(rt) - copies  # the backends' counters
+    assert row["host bytes"] == _wire(rt, mark, "publish", "download")
+    assert row["device bytes"] == _wire(rt, mark, "copy", "bridge")
+    if expected_path in ("local", "bytes"):  # one upload/readback/copy per byte counted
+        assert row["host bytes"] + row["device bytes"] == rt.bytes_copied() - copied
+    expected_bytes = {"same": (0, 0), "local": (0, 128), "bytes": (256, 0), "bridge": (0, 128)}
+    assert (row["host bytes"], row["device bytes"]) == expected_bytes[expected_path]
+    assert keep is None or rt.handle_ids("cpu:0") == [source_id]
+
+
+def test_scoreboard_table_lists_every_move_in_order() -> None:
+    rt = Runtime()
+    board = Scoreboard(rt)
+    big = rt.tensor(np.ones((4, 8)), device="cpu:0", dtype="f32")
+    same = board.move(big, "cpu:0")
+    board.move(rt.clone(same), "cpu:1")
+    board.move(same, "peer2/cpu:0")
+    view = board.view()
+    assert [r[0] for r in view.rows] == ["cpu:0 → cpu:0", "cpu:0 → cpu:1", "cpu:0 → peer2/cpu:0"]
+    assert view.rows[0][4:] == [None, None, None]  # zeros read as blanks
+    assert sum(r["copies"] for r in board.rows) == _copies(rt) - 1  # all but the upload
+    assert "cpu:0 → peer2/cpu:0" in repr(board) and "Transfer scoreboard" in board._repr_html_()
