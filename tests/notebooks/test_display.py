@@ -55,9 +55,9 @@ def test_banner_is_green_when_a_gpu_is_usable(monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.mark.parametrize("status, pair", [
-    (GpuStatus(True, "usable", "13.3.0", 2, "H200"), ("cuda:0", "cuda:1", "ok")),
-    (GpuStatus(True, "usable", "13.3.0", 1, "H200"), ("cuda:0", "peer2/cuda:0", "ok")),
-    (GpuStatus(False, "no GPU here"), ("cpu:1@cubecl", "cpu:2@cubecl", "warn")),
+    (GpuStatus(True, "usable", "13.3.0", 2, "H200"), ("gpu/cuda:0", "gpu/cuda:1", "ok")),
+    (GpuStatus(True, "usable", "13.3.0", 1, "H200"), ("gpu/cuda:0", "gpu2/cuda:0", "ok")),
+    (GpuStatus(False, "no GPU here"), ("gpu/cpu:1@cubecl", "gpu/cpu:2@cubecl", "warn")),
 ])
 def test_gpu_pair_follows_gpu_status(monkeypatch: pytest.MonkeyPatch, status: GpuStatus,
                                      pair: tuple[str, str, str]) -> None:

@@ -25,7 +25,9 @@ def _wire(rt: Runtime, mark: int, *kinds: str) -> int:
     ("cpu:1", None, False, "local", "moved"),
     ("peer2/cpu:0", None, True, "bytes", "copied"),
     ("peer2/cpu:0", None, False, "bytes", "moved"),
-    ("cpu:1@ndarray", None, True, "bridge", "copied"),
+    ("peer3/cpu:0@ndarray", None, True, "bytes", "copied"),  # another backend: still bytes
+    ("peer3/cpu:0@ndarray", "dispatch", False, "dispatch", "moved"),
+    ("cpu:1", "bridge", True, "bridge", "copied"),
     ("cpu:2", "bytes", False, "bytes", "moved"),
 ])
 def test_scoreboard_scores_a_move_with_the_cores_own_numbers(
@@ -48,11 +50,13 @@ def test_scoreboard_scores_a_move_with_the_cores_own_numbers(
     assert row["source"] == fate
     assert (source_id in rt.handle_ids("cpu:0")) == (fate != "moved")
     assert row["copies"] == _copies(rt) - copies  # the backends' counters
-    assert row["host bytes"] == _wire(rt, mark, "publish", "download")
+    assert row["host bytes"] == _wire(rt, mark, "publish", "download") + \
+        2 * _wire(rt, mark, "dispatch")  # read back to the client, then uploaded
     assert row["device bytes"] == _wire(rt, mark, "copy", "bridge")
-    if expected_path in ("local", "bytes"):  # one upload/readback/copy per byte counted
+    if expected_path in ("local", "bytes", "dispatch"):  # one upload/readback/copy per byte
         assert row["host bytes"] + row["device bytes"] == rt.bytes_copied() - copied
-    expected_bytes = {"same": (0, 0), "local": (0, 128), "bytes": (256, 0), "bridge": (0, 128)}
+    expected_bytes = {"same": (0, 0), "local": (0, 128), "bytes": (256, 0), "bridge": (0, 128),
+                      "dispatch": (256, 0)}
     assert (row["host bytes"], row["device bytes"]) == expected_bytes[expected_path]
     assert keep is None or rt.handle_ids("cpu:0") == [source_id]
 

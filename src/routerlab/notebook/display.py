@@ -56,24 +56,27 @@ def banner() -> Callout:
 def gpu_pair() -> tuple[str, str, Callout]:
     """Two devices for the GPU notebook, and a banner saying what they are.
 
-    Two usable GPUs: `cuda:0` and `cuda:1` (the same-peer path). One GPU: `cuda:0` and
-    `peer2/cuda:0`, the same GPU seen by a second server process (the bytes path). No GPU:
-    `cpu:1@cubecl` and `cpu:2@cubecl`, simulated devices that compute like CubeCL's kernels
-    (divide, round half to even, PackedU32 store), so every lesson still runs; `cpu:0` stays
-    free for the plain CPU device the notebook compares with.
+    The GPU devices live on a peer of their own, `gpu` (a server hosts one backend), so `cpu:0`
+    stays free for the plain CPU device the notebook compares with. Two usable GPUs:
+    `gpu/cuda:0` and `gpu/cuda:1` (the same-peer path). One GPU: `gpu/cuda:0` and
+    `gpu2/cuda:0`, the same GPU seen by a second server process (the bytes path). No GPU:
+    `gpu/cpu:1@cubecl` and `gpu/cpu:2@cubecl`, simulated devices that compute like CubeCL's
+    kernels (divide, round half to even, PackedU32 store), so every lesson still runs.
     """
     from routerlab.core.gpu import gpu_status
 
     status = gpu_status()
     if status.usable and status.device_count >= 2:
-        return "cuda:0", "cuda:1", Callout(
-            "ok", f"Two GPUs ({status.device_name}): cuda:0 → cuda:1 takes the same-peer path.")
+        return "gpu/cuda:0", "gpu/cuda:1", Callout(
+            "ok", f"Two GPUs ({status.device_name}): gpu/cuda:0 → gpu/cuda:1 takes the same-peer "
+                  "path.")
     if status.usable:
-        return "cuda:0", "peer2/cuda:0", Callout(
+        return "gpu/cuda:0", "gpu2/cuda:0", Callout(
             "ok", f"One GPU ({status.device_name}): the second device is the same GPU served by "
-                  "another server process (peer2), so transfers take the bytes path.")
-    return "cpu:1@cubecl", "cpu:2@cubecl", Callout(
-        "warn", "No usable GPU: this notebook runs on cpu:1@cubecl and cpu:2@cubecl, simulated "
+                  "another server process (gpu2), so transfers take the bytes path.")
+    return "gpu/cpu:1@cubecl", "gpu/cpu:2@cubecl", Callout(
+        "warn", "No usable GPU: this notebook runs on gpu/cpu:1@cubecl and gpu/cpu:2@cubecl, "
+                "simulated "
                 "devices that compute exactly like CubeCL's kernels (divide, round half to even, "
                 "PackedU32 store).", f"Why: {status.reason}.")
 

@@ -14,7 +14,7 @@ from routerlab.present.text import table as text_table
 
 __all__ = ["Scoreboard", "byte_regions"]
 
-_WIRE_EVENTS = ("copy", "publish", "download", "bridge")
+_WIRE_EVENTS = ("copy", "publish", "download", "bridge", "dispatch")
 _BOARD_COLUMNS = ["move", "path", "ids", "source", "host bytes", "device bytes", "copies"]
 
 
@@ -43,7 +43,8 @@ class Scoreboard:
         fate = "same tensor" if moved.id == source_id else ("copied" if kept else "moved")
         self.rows.append(dict(zip(_BOARD_COLUMNS, [
             f"{source} → {moved.device}", chosen, f"#{source_id} → #{int(moved.id)}", fate,
-            wire["publish"] + wire["download"], wire["copy"] + wire["bridge"],
+            wire["publish"] + wire["download"] + 2 * wire["dispatch"],
+            wire["copy"] + wire["bridge"],
             self._copies() - copies], strict=True)))
         return moved
 
@@ -54,10 +55,10 @@ class Scoreboard:
         rows = [[row[c] if row[c] != 0 else None for c in _BOARD_COLUMNS] for row in self.rows]
         return TableView("Transfer scoreboard", _BOARD_COLUMNS, rows,
                          caption="host bytes: read back to TensorData on the source plus uploaded "
-                                 "on the target (they cross the network between peers); device "
-                                 "bytes: handed from buffer to buffer inside one server process "
-                                 "(a local copy, a bridge conversion); copies: buffer copies "
-                                 "made by the backends")
+                                 "on the target (across the network between peers, or through "
+                                 "the client for Dispatch); device bytes: handed from buffer to "
+                                 "buffer inside one server process (a local copy, a bridge "
+                                 "conversion); copies: buffer copies made by the backends")
 
     def _repr_html_(self) -> str:
         return table(self.view())
