@@ -13,7 +13,6 @@ work through the `Runtime` and returns a one-line description.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
@@ -24,8 +23,10 @@ import numpy as np
 from routerlab.core.devices import Device, Path, parse_device
 from routerlab.core.dtypes import DType, is_quantized
 from routerlab.core.errors import RouterLabError, ScenarioError, UnknownTensorError
+from routerlab.core.limits import MAX_SCENARIO_BYTES
 from routerlab.core.quant import Calibration, parse_scheme
 from routerlab.core.runtime import Runtime
+from routerlab.core.safe_io import parse_toml, read_text
 from routerlab.core.server import Arrival
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.trace import TraceEvent
@@ -165,19 +166,13 @@ class StepResult:
 def load_scenario(path: str | FilePath) -> Scenario:
     """Read and validate a scenario file."""
     file = FilePath(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(f"{file}: cannot read: {error.strerror or error}") from None
+    text = read_text(file, what="scenario", limit=MAX_SCENARIO_BYTES, error=ScenarioError)
     return parse_scenario(text, str(file))
 
 
 def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
     """Parse TOML text and validate every step before anything runs."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(f"{source}: not valid TOML: {error}") from None
+    doc = parse_toml(text, source, ScenarioError)
     top = {"title": Field((str,), False), "description": Field((str,), False),
            "devices": Field((list,)), "legacy": Field((bool,), False),
            "arrival": _ARRIVAL, "steps": Field((list,)), "policy": _POLICY}
