@@ -17,6 +17,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from routerlab.cli.terminal import escape_control
 from routerlab.core.view import TableView, format_cell
 
 _RICH_STYLE = {"added": "green", "removed": "red strike", "error": "bold red", "muted": "dim"}
@@ -65,7 +66,7 @@ class _FittedTable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self._choose(options.max_width)
         if self.view.caption:  # under the table, but as wide as the terminal, not the table
-            yield Text(self.view.caption, style="dim")
+            yield safe(self.view.caption, style="dim")
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self._choose(options.max_width))
@@ -103,24 +104,46 @@ def _transposed(view: TableView) -> TableView:
 
 
 def _table(view: TableView, tight: bool = False) -> Table:
-    table = Table(title=view.title, title_justify="left")
+    table = Table(title=safe(view.title), title_justify="left")
     for column, (atomic, width) in zip(view.columns, _column_widths(view, tight), strict=True):
         if atomic:  # its header wraps by hand: rich would wrap the cells too
-            table.add_column("\n".join(textwrap.wrap(column, width)) or column, no_wrap=True,
-                             min_width=width)
+            table.add_column(safe("\n".join(textwrap.wrap(column, width)) or column),
+                             no_wrap=True, min_width=width)
         elif not tight:
-            table.add_column(column, min_width=width)
+            table.add_column(safe(column), min_width=width)
         else:
-            table.add_column(column, overflow="fold")
+            table.add_column(safe(column), overflow="fold")
     for i, row in enumerate(view.rows):
         style = _RICH_STYLE.get(view.styles.get(i, ""))
-        table.add_row(*(Text(format_cell(c)) for c in row), style=style)
+        table.add_row(*(safe(format_cell(c)) for c in row), style=style)
     return table
 
 
-def print_json(payload: Any) -> None:
-    """Exactly one JSON document on stdout (for `--json`), nothing else."""
-    sys.stdout.write(json.dumps(payload, indent=2, default=_jsonable) + "\n")
+def safe(text: str, style: str = "") -> Text:
+    """User or scenario text for the terminal: no markup parsed, control characters escaped
+    (`routerlab.cli.terminal`), so a shared scenario cannot clear or spoof the screen."""
+    return Text(escape_control(text), style=style)
+
+
+JSON_HINT = "a smaller tensor or fewer hops, or --summary where the command has it"
+"""What a refused `--json` suggests by default (docs/limits.md)."""
+
+
+def print_json(payload: Any, hint: str = JSON_HINT) -> None:
+    """Exactly one JSON document on stdout (for `--json`), nothing else, and nothing at all
+    when it would pass `JSON_OUTPUT_MAX_BYTES`: it is encoded in chunks and refused, with the
+    `hint`, the moment it does, before a byte is written (docs/limits.md)."""
+    from routerlab.core.errors import LimitError
+    from routerlab.core.limits import JSON_OUTPUT_MAX_BYTES, human_bytes
+
+    chunks, size = [], 0
+    for chunk in json.JSONEncoder(indent=2, default=_jsonable).iterencode(payload):
+        size += len(chunk)
+        if size > JSON_OUTPUT_MAX_BYTES:
+            raise LimitError(f"--json output passes {human_bytes(JSON_OUTPUT_MAX_BYTES)}, the "
+                             f"limit: {hint}")
+        chunks.append(chunk)
+    sys.stdout.write("".join(chunks) + "\n")
 
 
 def _jsonable(value: Any) -> Any:

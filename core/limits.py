@@ -41,6 +41,11 @@ MAX_SCENARIO_BYTES = 1 << 20
 MAX_USER_FILE_BYTES = 16 << 20
 """Any other file RouterLab reads (a workspace's JSON state, an exported grade file)."""
 
+PEAK_PAYLOAD_RATIO = {"quantize": 5, "transfer": 10, "compare": 11}
+"""Peak memory of each command over its f32 payload, measured (peak RSS less the interpreter's,
+4096×4096, q8s): quantize 4.2×, transfer 9.9×, compare 10.5×. A `--random` shape that would
+need more than the free memory is refused before it is allocated."""
+
 JSON_OUTPUT_MAX_BYTES = 64 << 20
 """`--json` output larger than this (64 MiB) is refused with a hint (`--summary`, or a smaller
 tensor); the one place for the limit, shared by every command's `--json`."""
@@ -89,7 +94,7 @@ def check_result(shape: tuple[int, ...], itemsize: int, what: str,
 def check_hops(hops: int) -> None:
     """Refuse a number of moves outside 1..`MAX_HOPS` before the first one is made."""
     if not 1 <= hops <= MAX_HOPS:
-        raise LimitError(f"--hops is {hops}; it must be between 1 and {MAX_HOPS}")
+        raise LimitError(f"hops must be between 1 and {MAX_HOPS} (--hops), got {hops}")
 
 
 def check_json_numbers(numbers: int, hint: str) -> None:

@@ -79,8 +79,13 @@ def read_text(path: str | os.PathLike[str], *, what: str = "file",
 def parse_json(text: str | bytes, what: str, error: ErrorType = InputError) -> Any:
     """JSON text as Python values, every integer within 64 bits and nesting within
     `MAX_NESTING`; the message of a syntax error keeps json's own words and position."""
-    def small_int(digits: str) -> int:
-        return parse_int(digits, what, error=error)
+    def small_int(digits: str) -> int:  # json's own int() would meet the 4300-digit limit
+        if len(digits) > 21:  # no 64-bit integer has more (sign included)
+            raise error(_too_big(what, f"{len(digits.lstrip('-'))} digits"))
+        value = int(digits)
+        if not _INT_LOW <= value <= _INT_HIGH:
+            raise error(_too_big(what, f"{value.bit_length()} bits"))
+        return value
     try:
         value = json.loads(text, parse_int=small_int)
     except json.JSONDecodeError as problem:
@@ -152,8 +157,12 @@ def check_tree(value: Any, what: str, error: ErrorType = InputError) -> None:
             pending.extend((child, depth + 1) for child in children)
         elif isinstance(item, int) and not isinstance(item, bool) and \
                 not _INT_LOW <= item <= _INT_HIGH:
-            raise error(f"{what}: an integer of {item.bit_length()} bits; integers must fit in "
-                        f"{MAX_INT_BITS} bits (write a large number as a float, e.g. 1e30)")
+            raise error(_too_big(what, f"{item.bit_length()} bits"))
+
+
+def _too_big(what: str, size: str) -> str:
+    return (f"{what}: an integer of {size}; integers must fit in {MAX_INT_BITS} bits (write a "
+            "large number as a float, e.g. 1e30)")
 
 
 def _too_deep(what: str) -> str:

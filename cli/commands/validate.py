@@ -27,7 +27,7 @@ def validate(
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
 ) -> None:
-    from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.cli.render import make_console, print_json, safe, to_rich
     from routerlab.core.scenario import load_scenario
     from routerlab.core.transfer.flow import validate_flow
 
@@ -40,7 +40,7 @@ def validate(
         console.print(to_rich(dataclasses.replace(report.view(), caption="")))
         for transfer in report.transfers:
             for wall in transfer.plan.walls:
-                console.print(f"  step {transfer.step} wall: {wall.line()}", markup=False)
-        console.print(report.summary(), markup=False)
+                console.print(safe(f"  step {transfer.step} wall: {wall.line()}"))
+        console.print(safe(report.summary()))
     if not report.ok:
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code

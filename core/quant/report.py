@@ -44,23 +44,31 @@ class QuantizeReport(Viewable):
         error = np.abs(self.dequant - self.x.reshape(-1))
         return float(error.max()) if error.size else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, summary: bool = False) -> dict[str, Any]:
+        """The `--json` object; `summary` leaves out the keys that grow with the tensor
+        (`input`, `q`, `scales`, `dequant`, `bytes`), without building them."""
         tensor = self.tensor
-        return {
+        document: dict[str, Any] = {
             "scheme": str(tensor.scheme),
             "backend": self.profile.value,
             "calibration": None if self.calibration is None else self.calibration.value,
             "shape": list(tensor.shape),
-            "input": self.x.reshape(-1).tolist(),
-            "q": to_host(tensor.q()).reshape(-1).tolist(),
-            "scales": tensor.scales_f32().reshape(-1).tolist(),
             "scales_shape": list(tensor.scales.shape),
             "global": None if tensor.global_scale is None else float(tensor.global_scale),
-            "dequant": self.dequant.tolist(),
             "max_abs_error": self.max_abs_error,
-            "bytes": tensor.to_bytes().hex(),
             "nbytes": tensor.nbytes,
         }
+        if summary:
+            return document
+        return {**document, "input": self.x.reshape(-1).tolist(),
+                "q": to_host(tensor.q()).reshape(-1).tolist(),
+                "scales": tensor.scales_f32().reshape(-1).tolist(),
+                "dequant": self.dequant.tolist(), "bytes": tensor.to_bytes().hex()}
+
+    def json_numbers(self) -> int:
+        """How many numbers the full `to_dict()` holds (its hex bytes counted as numbers of
+        `JSON_BYTES_PER_NUMBER` characters), known before it is built."""
+        return 3 * self.x.size + self.tensor.scales.size + self.tensor.nbytes // 6
 
     def view(self) -> TableView:
         x, q, dq = self.x.reshape(-1), to_host(self.tensor.q()).reshape(-1), self.dequant
