@@ -23,6 +23,14 @@ def escape_control(text: str) -> str:
     return _UNSAFE.sub(lambda match: ascii(match.group())[1:-1], text)
 
 
+MAX_LINE = 1000
+"""An error line longer than this (it echoes a huge argument) keeps its start and its end."""
+
+
 def one_line(text: str) -> str:
-    """An error message as exactly one safe line (newlines and tabs become spaces)."""
-    return " ".join(escape_control(text).split())
+    """An error message as exactly one safe line (newlines and tabs become spaces), at most
+    `MAX_LINE` characters: a 100 000-character argument is not printed back whole."""
+    line = " ".join(escape_control(text).split())
+    if len(line) <= MAX_LINE:
+        return line
+    return f"{line[:MAX_LINE // 2 - 2]} … {line[-(MAX_LINE // 2 - 2):]}"

@@ -153,20 +153,6 @@ class Runtime:
         self.journal.commit()
         return result
 
-    def _undoable(self, work: Callable[[], T]) -> T:
-        """Run `work()` under the journal but as no step (nothing in the trace, no sessions
-        run): for a look that may create a device, and must forget it if the look fails."""
-        if self.journal.active:
-            return work()
-        self.journal.begin()
-        try:
-            result = work()
-        except BaseException:
-            self.journal.rollback()
-            raise
-        self.journal.commit()
-        return result
-
     # --- tensors and ops ---------------------------------------------------------------------
 
     def tensor(self, values: Any, device: DeviceLike = "cpu:0",
@@ -270,11 +256,9 @@ class Runtime:
     def plan_transfer(self, tensor: RouterTensor, device: DeviceLike,
                       path: Path | str | None = None, *, policy: str | None = None,
                       legacy: bool | None = None) -> TransferPlan:
-        """What `to_device` would do, without doing it (the guard; nothing is submitted). A
-        refused plan forgets the target device if this call created it."""
-        target = self._device(device)
-        forced = _path(path)
-        return self._undoable(lambda: plan(tensor, self.client(target), forced, policy, legacy))
+        """What `to_device` would do, without doing it (the guard; nothing is submitted and no
+        device is created)."""
+        return plan(tensor, self._device(device), _path(path), policy, legacy)
 
     # --- quantized tensors -------------------------------------------------------------------
 

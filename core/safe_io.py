@@ -134,9 +134,9 @@ def parse_int(text: str, what: str, *, low: int = _INT_LOW, high: int = _INT_HIG
     so a 5000-digit string is refused by this line, not by Python's digit limit."""
     digits = text.strip()
     if not _INT_TEXT.fullmatch(digits):
-        raise error(f"{what}: {_short(text)!r} is not an integer")
+        raise error(f"{what}: {shorten(text)!r} is not an integer")
     if len(digits.lstrip("+-").lstrip("0")) > max(len(str(low)), len(str(high))):
-        raise error(f"{what}: {_short(text)!r} has {len(digits)} digits; the limit is "
+        raise error(f"{what}: {shorten(text)!r} has {len(digits)} digits; the limit is "
                     f"{low:,}..{high:,}")
     value = int(digits)
     if not low <= value <= high:
@@ -169,7 +169,7 @@ def _too_deep(what: str) -> str:
     return f"{what}: nested deeper than {MAX_NESTING} levels, the limit"
 
 
-def _short(text: str, room: int = 40) -> str:
-    """The start of a long user string, for a message that stays one line."""
+def shorten(text: str, room: int = 40) -> str:
+    """The start of a long user string, for a message that stays short."""
     return text if len(text) <= room else text[:room] + "…"
 

@@ -26,7 +26,7 @@ from routerlab.core.quant.scheme import (
     ScaleDtype,
     StoreKind,
 )
-from routerlab.core.safe_io import parse_int
+from routerlab.core.safe_io import parse_int, shorten
 
 _PARTS = ("block", "scale", "global", "store", "mode")
 
@@ -40,7 +40,7 @@ def _parse_block(text: str) -> BlockSize:
         extents = tuple(parse_int(piece, "block extent") for piece in text.split("x"))
     except InputError:
         raise QuantizationError(
-            f"block={text!r} is not a block size; write extents like 32 or 2x16"
+            f"block={shorten(text)!r} is not a block size; write extents like 32 or 2x16"
         ) from None
     return BlockSize(extents)
 

@@ -25,7 +25,7 @@ import numpy as np
 from routerlab.core.channel import to_device
 from routerlab.core.client import RouterClient
 from routerlab.core.data import TensorData
-from routerlab.core.devices import Path
+from routerlab.core.devices import Device, Path
 from routerlab.core.dtypes import QFloat, is_quantized
 from routerlab.core.errors import BurnUnimplemented, DTypeError, QuantizationError
 from routerlab.core.ir import TransferOptions
@@ -50,12 +50,13 @@ def choose_policy(tensor: RouterTensor, policy: Policy | str | None,
     return Policy.LEGACY if legacy else DEFAULT_POLICY
 
 
-def plan(tensor: RouterTensor, target: RouterClient, path: Path | None,
+def plan(tensor: RouterTensor, target: Device, path: Path | None,
          policy: Policy | str | None = None, legacy: bool | None = None) -> TransferPlan:
-    """What moving `tensor` to `target` would do (nothing is consumed or submitted)."""
+    """What moving `tensor` to `target` would do (nothing is consumed or submitted, and no
+    device is created: a plan needs the target's name, not its session)."""
     tensor.check()
     chosen = choose_policy(tensor, policy, legacy)
-    return plan_transfer(tensor.dtype, tensor.shape, tensor.device, target.device, path, chosen)
+    return plan_transfer(tensor.dtype, tensor.shape, tensor.device, target, path, chosen)
 
 
 def move(tensor: RouterTensor, target: RouterClient, path: Path | None,
@@ -69,7 +70,7 @@ def move(tensor: RouterTensor, target: RouterClient, path: Path | None,
         flag = True if chosen is Policy.LEGACY else legacy
         return to_device(tensor, target, path,
                          TransferOptions(flag, None if chosen is None else chosen.value), arrival)
-    planned = plan(tensor, target, path, policy, legacy)
+    planned = plan(tensor, target.device, path, policy, legacy)
     planned.raise_if_refused()
     options = TransferOptions(planned.policy is Policy.LEGACY, planned.policy.value)
     moved = to_device(tensor, target, planned.path, options, arrival)
