@@ -59,6 +59,8 @@ def quantize(
 
     profile = Profile.parse(backend)
     x = read_tensor(values, shape, random, seed, "quantize")
+    if json_out and not summary:  # input, q and dequant: refused before quantizing at all
+        check_json_numbers(3 * x.size, "add --summary to leave out the arrays")
     method: Calibration | None = None
     if scales is None:
         method = Calibration.parse(calibration)
@@ -69,8 +71,6 @@ def quantize(
         )
     report = QuantizeReport(x, tensor, profile, method)
     if json_out:
-        if not summary:  # refused before the arrays are built (each number ~30 bytes as a list)
-            check_json_numbers(report.json_numbers(), "add --summary to leave out the arrays")
         print_json(report.to_dict(summary), hint="add --summary to leave out the arrays")
         return
     make_console(plain).print(to_rich(report.view()))

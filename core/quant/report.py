@@ -65,11 +65,6 @@ class QuantizeReport(Viewable):
                 "scales": tensor.scales_f32().reshape(-1).tolist(),
                 "dequant": self.dequant.tolist(), "bytes": tensor.to_bytes().hex()}
 
-    def json_numbers(self) -> int:
-        """How many numbers the full `to_dict()` holds (its hex bytes counted as numbers of
-        `JSON_BYTES_PER_NUMBER` characters), known before it is built."""
-        return 3 * self.x.size + self.tensor.scales.size + self.tensor.nbytes // 6
-
     def view(self) -> TableView:
         x, q, dq = self.x.reshape(-1), to_host(self.tensor.q()).reshape(-1), self.dequant
         rows = [
