@@ -23,7 +23,7 @@ import numpy as np
 from routerlab.core.devices import Device, Path, parse_device
 from routerlab.core.dtypes import DType, is_quantized
 from routerlab.core.errors import RouterLabError, ScenarioError, UnknownTensorError
-from routerlab.core.limits import MAX_SCENARIO_BYTES
+from routerlab.core.limits import MAX_DIMS, MAX_SCENARIO_BYTES
 from routerlab.core.quant import Calibration, parse_scheme
 from routerlab.core.runtime import Runtime
 from routerlab.core.safe_io import parse_toml, read_text
@@ -307,7 +307,10 @@ def _values_problem(value: Any) -> str | None:
                 if only is not None:
                     return (len(v), *only)
         return None
-    return None if shape(value) is not None else \
+    found = shape(value)
+    if found is not None and len(found) > MAX_DIMS:  # refused when loaded: validate sees it too
+        return f"{len(found)} dimensions; RouterLab takes at most {MAX_DIMS}"
+    return None if found is not None else \
         "expected a number or a non-empty, rectangular nested list of numbers"
 
 
@@ -318,6 +321,8 @@ def _floats_problem(value: Any) -> str | None:
 
 def _shape_problem(value: Any) -> str | None:
     ok = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
+    if ok and len(value) > MAX_DIMS:
+        return f"{len(value)} dimensions; RouterLab takes at most {MAX_DIMS}"
     return None if ok else "expected a list of non-negative integers"
 
 
