@@ -148,3 +148,14 @@ def test_the_cli_help_states_the_limits(invoke) -> None:
     assert str(limits.MAX_HOPS) in invoke("compare", "--help").out
     assert "64 MiB" in invoke("quantize", "--help").out and "--summary" in \
         invoke("quantize", "--help").out
+
+
+def test_the_headline_commands_in_a_real_process(process, fifo: str) -> None:
+    """As a user types them: each answered in one line, at once, in a child process."""
+    for argv in (["transfer", "--values", "[1, 2]", "--hops", "9223372036854775808"],
+                 ["quantize", "--random", "8000,8000", "--json"],
+                 ["simulate", fifo], ["validate", "/dev/zero"],
+                 ["transfer", "--hops", "-1", "--values", "[1]"]):
+        outcome = process(argv)
+        outcome.assert_refused()
+        assert outcome.out == ""
