@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Any, NoReturn
 
 import typer
 
@@ -59,15 +60,38 @@ for _name in COMMAND_MODULES:
 
 
 def main() -> None:
-    """Console-script entry point: run the app, turning RouterLab's errors into one line.
+    """Console-script entry point: run the app; every failure a user can cause is one line on
+    stderr and a non-zero exit status, never a traceback.
 
-    Typer's standalone mode already turns usage errors into a short message (exit 2) and
-    `typer.Exit(code)` into that exit status; only RouterLab's own errors need translating.
+    Click's usage errors (exit 2) are printed here too, not by Typer's standalone mode, whose
+    rich box spans many lines; `typer.Exit(code)` keeps its exit status. A `MemoryError` that
+    the limits did not foresee (docs/limits.md) still ends as one line.
     """
     from routerlab.core.errors import RouterLabError
+    from routerlab.present.terminal import one_line
 
     try:
-        app()
+        code = app(standalone_mode=False)
+    except _click_error() as error:
+        if type(error).__name__ == "NoArgsIsHelpError":  # the help is printed already
+            sys.exit(error.exit_code)
+        context = getattr(error, "ctx", None)
+        hint = f" (see {context.command_path} --help)" if context is not None else ""
+        _fail(f"{one_line(error.format_message())}{hint}", error.exit_code)
+    except typer.Abort:
+        _fail("aborted", 1)
     except RouterLabError as error:
-        typer.echo(f"error: {error}", err=True)
-        sys.exit(1)
+        _fail(one_line(str(error)), 1)
+    except MemoryError:
+        _fail("out of memory: try a smaller tensor or fewer hops (docs/limits.md)", 1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _click_error() -> Any:  # type[ClickException]; its module differs between Typers
+    """Click's base of usage errors, wherever this Typer keeps it (vendored by newer Typers)."""
+    return next(base for base in typer.BadParameter.__mro__ if base.__name__ == "ClickException")

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from routerlab.core.choices import Choice
 from routerlab.core.errors import DeviceError, RouterLabError
+from routerlab.core.limits import MAX_DEVICE_INDEX
 from routerlab.core.profiles import DEFAULT_CPU_PROFILE, DEFAULT_GPU_PROFILE, Profile
+from routerlab.core.safe_io import parse_int
 
 LOCAL_PEER = "local"
 KINDS = ("cpu", "cuda")
@@ -66,7 +68,9 @@ def parse_device(text: DeviceLike) -> Device:
         profile = Profile.parse(match["profile"]) if match["profile"] else default_profile(kind)
     except RouterLabError as error:
         raise DeviceError(f"{text!r}: {error}") from None
-    return Device(kind, int(match["index"]), match["peer"] or LOCAL_PEER, profile)
+    index = parse_int(match["index"], "device index", low=0, high=MAX_DEVICE_INDEX,
+                      error=DeviceError)
+    return Device(kind, index, match["peer"] or LOCAL_PEER, profile)
 
 
 class Path(Choice, noun="transfer path", error=DeviceError):

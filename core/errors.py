@@ -90,6 +90,15 @@ class UseAfterDropError(RouterLabError):
     this at compile time; Python needs a run-time check)."""
 
 
+class InputError(RouterLabError):
+    """A user's file or text refused before it is used: not a regular file, too large, not
+    UTF-8, nested too deep, or holding a number too large (`routerlab.core.safe_io`)."""
+
+
+class LimitError(RouterLabError):
+    """Work beyond a documented limit (`routerlab.core.limits`), refused before it starts."""
+
+
 class ScenarioError(RouterLabError):
     """A scenario file that is not TOML, misses fields, has wrong types or names unknown things."""
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from routerlab.core.dtypes import AnyDType, DType, QFloat
 from routerlab.core.errors import BurnUnimplemented, DTypeError, ShapeError
+from routerlab.core.limits import check_result
 
 if TYPE_CHECKING:
     from routerlab.core.data import TensorData
@@ -75,8 +76,13 @@ class TensorIr(NamedTuple):
 
     @classmethod
     def uninit(cls, id: TensorId, shape: Shape, dtype: AnyDType) -> TensorIr:
-        """An op output: the tensor does not exist yet (`TensorIr::uninit`)."""
-        return cls(id, tuple(shape), NOT_INIT, dtype)
+        """An op output: the tensor does not exist yet (`TensorIr::uninit`). Every output is
+        made here, so this is where a result too large to allocate (or of more dims than numpy
+        takes) is refused, before any session runs (docs/limits.md)."""
+        shape = tuple(shape)
+        check_result(shape, dtype.size if isinstance(dtype, DType) else 1, "the result",
+                     ShapeError)
+        return cls(id, shape, NOT_INIT, dtype)
 
 
 class TensorMeta(Protocol):

@@ -202,20 +202,6 @@ class Runtime:
         self.journal.commit()
         return result
 
-    def _undoable(self, work: Callable[[], T]) -> T:
-        """Run `work()` under the journal but as no step (nothing in the trace, no sessions
-        run): for a look that may create a device, and must forget it if the look fails."""
-        if self.journal.active:
-            return work()
-        self.journal.begin()
-        try:
-            result = work()
-        except BaseException:
-            self.journal.rollback()
-            raise
-        self.journal.commit()
-        return result
-
     # --- tensors and ops ---------------------------------------------------------------------
 
     def tensor(self, values: Any, device: DeviceLike = "cpu:0",

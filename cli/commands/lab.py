@@ -34,7 +34,7 @@ def lab(
         help="Folder to open (default: ./notebooks, else the notebooks of this checkout).",
     )] = None,
     port: Annotated[int, typer.Option(
-        "--port", help="Port to listen on (0: pick a free one).")] = 0,
+        "--port", min=0, max=65535, help="Port to listen on (0: pick a free one).")] = 0,
     browser: Annotated[bool | None, typer.Option(
         "--browser/--no-browser", help="Open a browser (default: only when a display is available)."
     )] = None,

@@ -45,11 +45,15 @@ def quantize(
         "flex", "--backend",
         help="ndarray, ndarray-tests (NdArray's export_tests build), flex or cubecl.",
     ),
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object (at most 64 MiB; "
+                                                        "docs/limits.md)."),
+    summary: bool = typer.Option(False, "--summary", help="With --json: leave out the "
+                                 "per-element arrays (input, q, scales, dequant, bytes)."),
     plain: bool = typer.Option(False, "--plain", help="No colour."),
 ) -> None:
     from routerlab.cli.commands.transfer import read_tensor
     from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.core.limits import check_json_numbers
     from routerlab.core.profiles import Profile
     from routerlab.core.quant.calibration import Calibration
     from routerlab.core.quant.inputs import parse_floats
@@ -58,7 +62,9 @@ def quantize(
     from routerlab.core.quant.report import QuantizeReport
 
     profile = Profile.parse(backend)
-    x = read_tensor(values, shape, random, seed)
+    x = read_tensor(values, shape, random, seed, "quantize")
+    if json_out and not summary:  # input, q and dequant: refused before quantizing at all
+        check_json_numbers(3 * x.size, "add --summary to leave out the arrays")
     method: Calibration | None = None
     if scales is None:
         method = Calibration.parse(calibration)
@@ -69,6 +75,6 @@ def quantize(
         )
     report = QuantizeReport(x, tensor, profile, method)
     if json_out:
-        print_json(report.to_dict())
+        print_json(report.to_dict(summary), hint="add --summary to leave out the arrays")
         return
     make_console(plain).print(to_rich(report.view()))

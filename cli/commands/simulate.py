@@ -37,7 +37,7 @@ def simulate(
         "--policy", help="Run every transfer under this policy (native, dequantize, requantize, "
                          "reject, legacy) instead of the file's.")] = None,
 ) -> None:
-    from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.cli.render import make_console, print_json, safe, to_rich
     from routerlab.core.scenario import ScenarioRunError, load_scenario, run_scenario
 
     loaded = load_scenario(scenario)
@@ -61,15 +61,16 @@ def simulate(
         print_json(doc)
         return
     console = make_console(plain)
-    console.print(f"[bold]{loaded.title}[/bold]" if not plain else loaded.title, markup=not plain)
+    # Everything the file says is data: shown escaped, never read as markup (cli/terminal.py).
+    console.print(safe(loaded.title, style="" if plain else "bold"))
     if loaded.description:
-        console.print(" ".join(loaded.description.split()), markup=False)
+        console.print(safe(" ".join(loaded.description.split())))
     for result in steps:
         console.print()
-        console.print(f"Step {result.step}: {result.description}", markup=False)
+        console.print(safe(f"Step {result.step}: {result.description}"))
         for line in (result.note, result.error and f"error (expected): {result.error}"):
             if line:
-                console.print(f"  {line}", markup=False)
+                console.print(safe(f"  {line}"))
         for view in result.registries.values():
             console.print(to_rich(view))
         if trace:

@@ -40,7 +40,8 @@ Target = Annotated[str, typer.Option("--to", help="Target device, e.g. cpu:1, pe
 PathOpt = Annotated[str | None, typer.Option("--path", help="Force a path: local, bytes, "
                                                             "dispatch or bridge (default: from "
                                                             "the devices).")]
-Hops = Annotated[int, typer.Option("--hops", min=1, help="Moves back and forth.")]
+Hops = Annotated[int, typer.Option("--hops", help="Moves back and forth, 1 to 1000 "
+                                                  "(docs/limits.md).")]
 Backend = Annotated[str | None, typer.Option("--backend", help="Profile for devices given "
                                                                "without @profile: ndarray, flex "
                                                                "or cubecl.")]
@@ -63,7 +64,7 @@ def transfer(
     from routerlab.teaching.measure import measure_transfer, on_backend
 
     chosen = Policy.parse(policy)
-    x = read_tensor(values, shape, random, seed)
+    x = read_tensor(values, shape, random, seed, "transfer")
     console = make_console(plain)
     with progress_bar(make_console(plain, stderr=True), x.size * hops) as progress:
         measured = measure_transfer(x, scheme, policy=chosen, source=on_backend(source, backend),
@@ -78,13 +79,24 @@ def transfer(
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
 
 
-def read_tensor(values: str | None, shape: str | None, random: str | None, seed: int) -> Any:
+def read_tensor(values: str | None, shape: str | None, random: str | None, seed: int,
+                command: str) -> Any:
     """The float tensor of `--values/--shape` or `--random/--seed`, read one way by the
-    transfer, compare and quantize commands."""
-    from routerlab.core.quant.inputs import random_tensor, tensor_from
+    transfer, compare and quantize commands. A `--random` shape whose `command` would not fit
+    in this machine's free memory is refused before anything is allocated (typed `--values`
+    are bounded by the command line itself)."""
+    import math
 
-    return random_tensor(random, seed, values, shape) if random is not None else \
-        tensor_from(values, shape)
+    from routerlab.core.limits import PEAK_PAYLOAD_RATIO, require_memory
+    from routerlab.core.quant.inputs import parse_shape, random_tensor, tensor_from
+
+    if random is None:
+        return tensor_from(values, shape)
+    dims = parse_shape(random)
+    ratio = PEAK_PAYLOAD_RATIO[command]
+    require_memory(ratio * 4 * math.prod(dims), f"{command} of shape {list(dims)} ({ratio} × "
+                                                f"its f32 payload)")
+    return random_tensor(random, seed, values, shape)
 
 
 @contextmanager
@@ -97,13 +109,16 @@ def progress_bar(console: Console, work: int) -> Iterator[Progress | None]:
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        SpinnerColumn,
         TextColumn,
         TimeElapsedColumn,
     )
 
-    # MofN shows "0/?" until the core reports a total (a plain "{task.total}" would say "None")
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
+    # MofN shows "0/?" until the core reports a total (a plain "{task.total}" would say "None");
+    # the spinner and the clock turn (rich redraws from a thread) while one long move runs.
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                  transient=True) as bar:
         task = bar.add_task("starting", total=None)
 
         def advance(done: int, total: int, what: str) -> None:

@@ -33,7 +33,7 @@ def validate(
         "--transport", help="How cross-peer downloads travel: iroh (gives up after 300 s, "
                             "simulated) or websocket (waits forever).")] = None,
 ) -> None:
-    from routerlab.cli.render import make_console, print_json, to_rich
+    from routerlab.cli.render import make_console, print_json, safe, to_rich
     from routerlab.core.scenario import load_scenario
     from routerlab.core.scenario.predict import validate_flow
 
@@ -53,9 +53,9 @@ def validate(
         console.print(to_rich(dataclasses.replace(report.view(), caption="")))
         for transfer in report.transfers:
             for wall in transfer.plan.walls:
-                console.print(f"  step {transfer.step} wall: {wall.line()}", markup=False)
+                console.print(safe(f"  step {transfer.step} wall: {wall.line()}"))
             for note in transfer.plan.notes:
-                console.print(f"  step {transfer.step} note: {note}", markup=False)
-        console.print(report.summary(), markup=False)
+                console.print(safe(f"  step {transfer.step} note: {note}"))
+        console.print(safe(report.summary()))
     if not report.ok:
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code

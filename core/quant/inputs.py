@@ -6,30 +6,20 @@ readable `RouterLabError` line, never a traceback (nor a numpy warning printed b
 
 from __future__ import annotations
 
-import json
 import math
+import re
 
 import numpy as np
 
-from routerlab.core.errors import QuantizationError, ShapeError
+from routerlab.core.errors import InputError, QuantizationError, ShapeError
+from routerlab.core.limits import MAX_ELEMENTS, check_elements
+from routerlab.core.safe_io import parse_int, parse_json
 
-MAX_ELEMENTS = 1 << 31
-"""The most elements a typed or random tensor may have: 2**31, 8 GiB of f32.
-
-A fixed count rather than one computed from free memory, so the same command behaves the same on
-every machine. Quantizing needs the input, the int8 values and the dequantized copy at once
-(about 2.25 x the f32 bytes), so this is already past what a teaching tool can show or most
-machines can hold; a larger shape is refused before anything is allocated, and an allocation
-that fails below it (a smaller machine) becomes a `QuantizationError` too."""
+_SHAPE_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*(,\s*[+-]?[0-9]+\s*)*")
 
 def parse_floats(option: str, text: str) -> list[float]:
     """A flat JSON list of numbers (`[-1.8, 0, 0.5]`)."""
-    try:
-        values = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise QuantizationError(
-            f"{option} is not JSON: {error.msg} (at character {error.pos})"
-        ) from None
+    values = parse_json(text, option, QuantizationError)
     if not isinstance(values, list) or not all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in values
     ):
@@ -40,18 +30,19 @@ def parse_floats(option: str, text: str) -> list[float]:
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
-    """`"2,16"` → `(2, 16)`; every dim a positive integer, at most `MAX_ELEMENTS` in all."""
+    """`"2,16"` → `(2, 16)`; every dim a positive integer, at most `MAX_DIMS` dims and
+    `MAX_ELEMENTS` elements in all (routerlab.core.limits, docs/limits.md)."""
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    if not _SHAPE_TEXT.fullmatch(text):
+        raise ShapeError(f"shape {shown!r} is not comma-separated integers, e.g. 2,16")
     try:
-        dims = tuple(int(piece) for piece in text.split(","))
-    except ValueError:
-        raise ShapeError(f"shape {text!r} is not comma-separated integers, e.g. 2,16") from None
-    if not dims or any(d <= 0 for d in dims):
-        raise ShapeError(f"shape {text!r} needs at least one dim, each > 0")
-    if math.prod(dims) > MAX_ELEMENTS:
-        raise ShapeError(
-            f"shape {text!r} has {math.prod(dims):,} elements; RouterLab takes at most "
-            f"{MAX_ELEMENTS:,} (2**31, 8 GiB of f32)"
-        )
+        dims = tuple(parse_int(piece, "dim") for piece in text.split(","))
+    except InputError:
+        raise ShapeError(f"shape {shown!r} has a dim beyond {MAX_ELEMENTS:,}; RouterLab takes "
+                         f"at most {MAX_ELEMENTS:,} elements (2**31, 8 GiB of f32)") from None
+    if any(d <= 0 for d in dims):
+        raise ShapeError(f"shape {shown!r} needs at least one dim, each > 0")
+    check_elements(dims, f"shape {shown!r}", ShapeError)
     return dims
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from routerlab.core.errors import QuantizationError
+from routerlab.core.errors import InputError, QuantizationError
 from routerlab.core.quant.scheme import (
     BlockSize,
     QuantMode,
@@ -26,6 +26,7 @@ from routerlab.core.quant.scheme import (
     ScaleDtype,
     StoreKind,
 )
+from routerlab.core.safe_io import parse_int, shorten
 
 _PARTS = ("block", "scale", "global", "store", "mode")
 
@@ -35,11 +36,11 @@ def _choices(enum: type[Enum]) -> str:
 
 
 def _parse_block(text: str) -> BlockSize:
-    try:
-        extents = tuple(int(piece) for piece in text.split("x"))
-    except ValueError:
+    try:  # parse_int, not int(): a 5000-digit extent must not reach Python's digit limit
+        extents = tuple(parse_int(piece, "block extent") for piece in text.split("x"))
+    except InputError:
         raise QuantizationError(
-            f"block={text!r} is not a block size; write extents like 32 or 2x16"
+            f"block={shorten(text)!r} is not a block size; write extents like 32 or 2x16"
         ) from None
     return BlockSize(extents)
 
@@ -68,7 +69,7 @@ def _parse_store(text: str) -> QuantStore:
         raise QuantizationError(
             f"store={text!r}: only packed stores take @DIM, a dimension counted from the innermost"
         )
-    return QuantStore(kind, int(dim_text))
+    return QuantStore(kind, parse_int(dim_text, "store dimension", error=QuantizationError))
 
 
 def parse_scheme(text: str) -> QuantScheme:

@@ -44,23 +44,26 @@ class QuantizeReport(Viewable):
         error = np.abs(self.dequant - self.x.reshape(-1))
         return float(error.max()) if error.size else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, summary: bool = False) -> dict[str, Any]:
+        """The `--json` object; `summary` leaves out the keys that grow with the tensor
+        (`input`, `q`, `scales`, `dequant`, `bytes`), without building them."""
         tensor = self.tensor
-        return {
+        document: dict[str, Any] = {
             "scheme": str(tensor.scheme),
             "backend": self.profile.value,
             "calibration": None if self.calibration is None else self.calibration.value,
             "shape": list(tensor.shape),
-            "input": self.x.reshape(-1).tolist(),
-            "q": to_host(tensor.q()).reshape(-1).tolist(),
-            "scales": tensor.scales_f32().reshape(-1).tolist(),
             "scales_shape": list(tensor.scales.shape),
             "global": None if tensor.global_scale is None else float(tensor.global_scale),
-            "dequant": self.dequant.tolist(),
             "max_abs_error": self.max_abs_error,
-            "bytes": tensor.to_bytes().hex(),
             "nbytes": tensor.nbytes,
         }
+        if summary:
+            return document
+        return {**document, "input": self.x.reshape(-1).tolist(),
+                "q": to_host(tensor.q()).reshape(-1).tolist(),
+                "scales": tensor.scales_f32().reshape(-1).tolist(),
+                "dequant": self.dequant.tolist(), "bytes": tensor.to_bytes().hex()}
 
     def view(self) -> TableView:
         x, q, dq = self.x.reshape(-1), to_host(self.tensor.q()).reshape(-1), self.dequant

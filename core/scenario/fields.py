@@ -13,12 +13,10 @@ from typing import Any
 from routerlab.core.devices import parse_device
 from routerlab.core.dtypes import DType
 from routerlab.core.errors import RouterLabError
+from routerlab.core.limits import MAX_DIMS
 from routerlab.core.policies import POLICY_NAMES, Policy
 from routerlab.core.quant import Calibration, parse_scheme
 from routerlab.core.request import Arrival, Transport
-
-MAX_RANK = 32
-"""The most dimensions a scenario tensor may have (numpy's own limit is 64)."""
 
 
 @dataclass(frozen=True)
@@ -36,20 +34,31 @@ class Field:
 
 
 def values_problem(value: Any) -> str | None:
-    """Numbers, or rectangular nested lists of numbers, at most `MAX_RANK` deep."""
+    """Numbers, or rectangular nested lists of numbers, at most `MAX_DIMS` deep (refused when
+    the file is loaded, so `validate` refuses them too)."""
     def shape(v: Any, depth: int) -> tuple[int, ...] | None:
         if isinstance(v, int | float | bool):
             return ()
-        if isinstance(v, list) and v and depth < MAX_RANK:
+        if isinstance(v, list) and v and depth <= MAX_DIMS:
             inner = {shape(x, depth + 1) for x in v}
             if len(inner) == 1:
                 only = inner.pop()
                 if only is not None:
                     return (len(v), *only)
         return None
-    return None if shape(value, 0) is not None else (
-        "expected a number or a non-empty, rectangular nested list of numbers "
-        f"(at most {MAX_RANK} dimensions)")
+    found = shape(value, 0)
+    if found is None:
+        deep = _depth(value) > MAX_DIMS
+        return f"more than {MAX_DIMS} dimensions; RouterLab takes at most {MAX_DIMS}" if deep \
+            else "expected a number or a non-empty, rectangular nested list of numbers"
+    return None
+
+
+def _depth(value: Any) -> int:
+    depth = 0
+    while isinstance(value, list) and value and depth <= MAX_DIMS:
+        value, depth = value[0], depth + 1
+    return depth
 
 
 def floats_problem(value: Any) -> str | None:
@@ -59,8 +68,9 @@ def floats_problem(value: Any) -> str | None:
 
 def shape_problem(value: Any) -> str | None:
     ok = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
-    return None if ok and len(value) <= MAX_RANK else (
-        f"expected a list of at most {MAX_RANK} non-negative integers")
+    if ok and len(value) > MAX_DIMS:
+        return f"{len(value)} dimensions; RouterLab takes at most {MAX_DIMS}"
+    return None if ok else "expected a list of non-negative integers"
 
 
 def parse_problem(parse: Callable[[str], Any]) -> Callable[[Any], str | None]:

@@ -7,7 +7,6 @@ file is refused with the step and field at fault. The format is documented in do
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
@@ -15,8 +14,10 @@ from typing import Any
 
 from routerlab.core.devices import Device, check_topology, parse_device
 from routerlab.core.errors import RouterLabError, ScenarioError
+from routerlab.core.limits import MAX_SCENARIO_BYTES
 from routerlab.core.policies import Policy
 from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, Transport
+from routerlab.core.safe_io import parse_toml, read_text
 from routerlab.core.scenario import fields as f
 from routerlab.core.scenario.builtin import BUILTIN
 from routerlab.core.scenario.kinds import StepKinds
@@ -61,22 +62,13 @@ class Scenario:
 def load_scenario(path: str | FilePath, kinds: StepKinds = BUILTIN) -> Scenario:
     """Read and validate a scenario file."""
     file = FilePath(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(f"{file}: cannot read: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ScenarioError(f"{file}: not UTF-8 text (byte {error.start}): a scenario is a TOML "
-                            "file") from None
+    text = read_text(file, what="scenario", limit=MAX_SCENARIO_BYTES, error=ScenarioError)
     return parse_scenario(text, str(file), kinds)
 
 
 def parse_scenario(text: str, source: str = "<scenario>", kinds: StepKinds = BUILTIN) -> Scenario:
     """Parse TOML text and validate every step before anything runs."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(f"{source}: not valid TOML: {error}") from None
+    doc = parse_toml(text, source, ScenarioError)
     check_fields(doc, TOP_FIELDS, source)
     devices = doc["devices"]
     if not devices or not all(isinstance(d, str) for d in devices):

@@ -7,11 +7,18 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
-from routerlab.core.errors import RouterLabError
+from routerlab.core.errors import LimitError, RouterLabError
+from routerlab.core.limits import MAX_HOPS
 from routerlab.core.quant import parse_scheme, quantized_data_len
 from routerlab.present.html import table
 from routerlab.teaching.compare import COLUMNS, compare_policies
-from routerlab.teaching.measure import held, measure_hop, measure_transfer, on_backend
+from routerlab.teaching.measure import (
+    HOP_STAGES,
+    held,
+    measure_hop,
+    measure_transfer,
+    on_backend,
+)
 
 X = np.random.default_rng(1).standard_normal((8, 32)).astype(np.float32)
 N = X.size
@@ -64,12 +71,16 @@ def test_a_failed_transfer_is_measured_as_a_failure(policy: str, error: str, lay
 
 
 def test_progress_is_reported_through_a_plain_callback() -> None:
-    seen: list[tuple[int, int]] = []
+    """Within each hop too (its move, then its measuring), so a bar moves during a long hop."""
+    seen: list[tuple[int, int, str]] = []
     measure_transfer(X, "q4s", hops=3, progress=lambda done, total, what: seen.append(
-        (done, total)))
-    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
-    with pytest.raises(RouterLabError, match="hops must be at least 1"):
-        measure_transfer(X, "q4s", hops=0)
+        (done, total, what)))
+    assert [done for done, _, _ in seen] == [0, 0, 1, 2, 2, 3, 4, 4, 5, 6]
+    assert {total for _, total, _ in seen} == {3 * HOP_STAGES}
+    assert seen[1][2] == "hop 1: moving cpu:0 -> cpu:1" and seen[2][2] == "hop 1: measuring"
+    for hops in (0, MAX_HOPS + 1, 9223372036854775808):  # refused before anything is made
+        with pytest.raises(LimitError, match=f"hops must be between 1 and {MAX_HOPS}"):
+            measure_transfer(X, "q4s", hops=hops)
 
 
 def test_measure_hop_works_on_any_runtime() -> None:

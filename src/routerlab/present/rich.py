@@ -18,6 +18,7 @@ from rich.text import Text
 
 from routerlab.core.view import TableView, format_cell
 from routerlab.present.palette import rich_style
+from routerlab.present.terminal import escape_control
 
 
 def make_console(plain: bool = False, stderr: bool = False) -> Console:
@@ -63,7 +64,7 @@ class _FittedTable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self._choose(options.max_width)
         if self.view.caption:  # under the table, but as wide as the terminal, not the table
-            yield Text(self.view.caption, style=rich_style("muted"))
+            yield safe(self.view.caption, style=rich_style("muted"))
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self._choose(options.max_width))
@@ -101,19 +102,25 @@ def _transposed(view: TableView) -> TableView:
 
 
 def _table(view: TableView, tight: bool = False) -> Table:
-    table = Table(title=view.title, title_justify="left")
+    table = Table(title=safe(view.title), title_justify="left")
     for column, (atomic, width) in zip(view.columns, _column_widths(view, tight), strict=True):
         if atomic:  # its header wraps by hand: rich would wrap the cells too
-            table.add_column("\n".join(textwrap.wrap(column, width)) or column, no_wrap=True,
-                             min_width=width)
+            table.add_column(safe("\n".join(textwrap.wrap(column, width)) or column),
+                             no_wrap=True, min_width=width)
         elif not tight:
-            table.add_column(column, min_width=width)
+            table.add_column(safe(column), min_width=width)
         else:
-            table.add_column(column, overflow="fold")
+            table.add_column(safe(column), overflow="fold")
     for i, row in enumerate(view.rows):
         style = rich_style(view.styles.get(i, "")) or None
-        table.add_row(*(Text(format_cell(c)) for c in row), style=style)
+        table.add_row(*(safe(format_cell(c)) for c in row), style=style)
     return table
+
+
+def safe(text: str, style: str = "") -> Text:
+    """User or scenario text for the terminal: no markup parsed, control characters escaped
+    (`routerlab.present.terminal`), so a shared scenario cannot clear or spoof the screen."""
+    return Text(escape_control(text), style=style)
 
 
 def ansi(text: str, *words: str) -> str:

@@ -16,7 +16,12 @@ from routerlab.core.errors import RouterLabError
 from routerlab.core.policies import Policy
 from routerlab.core.quant import QuantScheme
 from routerlab.core.view import TableView, Viewable
-from routerlab.teaching.measure import Progress, TransferMeasurement, measure_transfer
+from routerlab.teaching.measure import (
+    HOP_STAGES,
+    Progress,
+    TransferMeasurement,
+    measure_transfer,
+)
 
 COLUMNS = ["policy", "outcome", "bytes moved", "× f32", "copies", "ms", "max |error|",
            "q changed", "scale drift", "bit-exact"]
@@ -104,15 +109,15 @@ def compare_policies(x: Any, scheme: QuantScheme | str, *, source: DeviceLike = 
                      progress: Progress | None = None) -> PolicyComparison:
     """Measure each policy (all five by default) on the same tensor, scheme, devices and hops."""
     chosen = [Policy.parse(p) for p in (policies if policies is not None else Policy)]
-    total = len(chosen) * hops
+    each = hops * HOP_STAGES  # measure_transfer's progress units per policy
     results = []
     for index, policy in enumerate(chosen):
-        def step(done: int, _total: int, what: str, base: int = index * hops,
+        def step(done: int, _each: int, what: str, base: int = index * each,
                  name: str = policy.value) -> None:
             if progress is not None:
-                progress(base + done, total, f"{name}: {what}")
+                progress(base + done, len(chosen) * each, f"{name}: {what}")
         results.append(measure_transfer(x, scheme, policy=policy, source=source, target=target,
                                         path=path, hops=hops, progress=step))
         if progress is not None:
-            progress((index + 1) * hops, total, f"{policy.value}: done")
+            progress((index + 1) * each, len(chosen) * each, f"{policy.value}: done")
     return PolicyComparison(tuple(results), hops)

@@ -24,6 +24,7 @@ from routerlab.core.devices import Device, DeviceLike, Path, parse_device
 from routerlab.core.errors import BurnPanic, RouterLabError
 from routerlab.core.fix.guard import TransferPlan
 from routerlab.core.fix.qtensor import QPrimitive
+from routerlab.core.limits import check_hops
 from routerlab.core.policies import Policy
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import QuantizedTensor, QuantScheme
@@ -35,7 +36,11 @@ from routerlab.core.view import TableView, Viewable
 HOP_COLUMNS = ["hop", "move", "bytes moved", "copies", "ms", "scales", "q changed",
                "scale drift", "max |error|", "bit-exact"]
 Progress = Callable[[int, int, str], None]
-"""`progress(done, total, what)`: called as work advances (the CLI draws a bar from it)."""
+"""`progress(done, total, what)`: called as work advances (the CLI draws a bar from it), in
+stages: `HOP_STAGES` per hop, so a bar moves within a long hop too."""
+HOP_STAGES = 2
+"""A hop is reported twice: when its move starts, and when its measuring (two dequantizations
+of the whole tensor) starts."""
 
 
 @dataclass(frozen=True)
@@ -178,15 +183,15 @@ def measure_transfer(x: Any, scheme: QuantScheme | str, *, policy: Policy | str 
                      progress: Progress | None = None) -> TransferMeasurement:
     """Quantize `x` on `source`, move it `hops` times (source → target → source …) under
     `policy`, and measure every hop."""
-    if hops < 1:
-        raise RouterLabError(f"hops must be at least 1, got {hops}")
+    check_hops(hops)
     chosen = Policy.parse(policy)
     ends = [parse_device(source), parse_device(target)]
     rt = Runtime(dict.fromkeys(ends))
     values = np.asarray(x, dtype=np.float32)
     tensor = rt.quantize(rt.tensor(values, ends[0], "f32"), scheme, calibration=calibration)
+    total = hops * HOP_STAGES
     if progress is not None:
-        progress(0, hops, "quantized")
+        progress(0, total, "quantized")
     original = held(rt, tensor).tensor
     first_plan = rt.plan_transfer(tensor, ends[1], path, policy=chosen.value)
     result = TransferMeasurement(
@@ -194,14 +199,17 @@ def measure_transfer(x: Any, scheme: QuantScheme | str, *, policy: Policy | str 
         _flat(original.scales_f32()), _global(original), values.size * 4, original.nbytes)
     for number in range(1, hops + 1):
         here, there = ends[(number - 1) % 2], ends[number % 2]
+        def stage(index: int, what: str, number: int = number) -> None:
+            if progress is not None:
+                progress((number - 1) * HOP_STAGES + index, total, f"hop {number}: {what}")
         try:
             tensor, hop = measure_hop(rt, tensor, there, path, chosen, number, original,
-                                      ends[0])
+                                      ends[0], stage=stage)
         except RouterLabError as error:
             return replace(result, failure=Failure.of(error))
         result.hops.append(hop)
         if progress is not None:
-            progress(number, hops, f"hop {number}: {here} -> {there}")
+            progress(number * HOP_STAGES, total, f"hop {number}: {here} -> {there}")
     return result
 
 
@@ -225,11 +233,13 @@ def held(rt: Runtime, tensor: RouterTensor) -> QPrimitive:
 def measure_hop(rt: Runtime, tensor: RouterTensor, there: DeviceLike,
                 path: Path | str | None = None, policy: Policy | str = Policy.NATIVE,
                 number: int = 1, original: QuantizedTensor | None = None,
-                origin: Device | None = None) -> tuple[RouterTensor, Hop]:
+                origin: Device | None = None,
+                stage: Callable[[int, str], None] | None = None) -> tuple[RouterTensor, Hop]:
     """Move a quantized `tensor` of any runtime to `there` under `policy`, and measure it.
 
     `original` (default: the tensor as it is now) and `origin` (the device whose profile
     dequantizes it; default: where it is now) are what the `*_total` columns compare with.
+    `stage(index, what)` is told when the move (0) and the measuring (1) start.
     A refusal or a panic propagates, after the runtime has rolled the step back."""
     policy = Policy.parse(policy)
     there = parse_device(there)
@@ -242,9 +252,13 @@ def measure_hop(rt: Runtime, tensor: RouterTensor, there: DeviceLike,
     copied, copies, arrived = (sum(b.bytes_copied for b in backends),
                                sum(b.copies for b in backends), target_backend.bytes_copied)
     plan = rt.plan_transfer(tensor, there, path, policy=policy.value)
+    if stage is not None:
+        stage(0, f"moving {here} -> {there}")
     start = time.perf_counter()
     moved = rt.to_device(tensor, there, path, policy=policy.value)
     seconds = time.perf_counter() - start
+    if stage is not None:
+        stage(1, "measuring")
     after = held(rt, moved).tensor
     hop = Hop(
         hop=number, source=str(here), target=str(moved.device), path=plan.path.value,
