@@ -4,8 +4,9 @@ Each exercise is a folder `catalog/<id>/` holding `exercise.toml` (title, concep
 hints, which check module grades it, its numeric tolerance, the model functions a submission must
 not call), `statement.md`, `starter.py`, `sealed.json` (digests of the right answers or of the
 model's results on every check, and the worked solution encrypted under a key only a passing
-submission gives, so that no answer and no solution ships in plain text) and `wrong/`: wrong
-submissions that `teacher lint` runs, each naming the hidden check that must reject it.
+submission gives, so that no answer and no solution ships in plain text, and, encrypted under the
+same key, the wrong submissions `teacher lint` runs, each naming the hidden checks that must
+reject it).
 `catalog/index.toml` fixes the order. The data is read with `importlib.resources`, so the same
 code serves a source tree, an editable install and a wheel.
 """
@@ -45,6 +46,8 @@ class Sealed:
 
     digests: dict[str, str]
     solution: str
+    wrong: str = ""
+    """The wrong submissions (a JSON list, sealed like the solution)."""
 
 
 @dataclass(frozen=True)
@@ -60,10 +63,10 @@ class Tolerance:
 
 @dataclass(frozen=True)
 class WrongSubmission:
-    """A shipped wrong answer: `rejects` names the hidden check that must fail on it."""
+    """A shipped wrong answer: `rejects` names the hidden checks that must fail on it."""
 
     name: str
-    rejects: str
+    rejects: tuple[str, ...]
     source: str
 
 
@@ -115,22 +118,8 @@ class Exercise:
         if not path.is_file():
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
-        return Sealed(digests=dict(data["digests"]), solution=str(data["solution"]))
-
-    def wrong_submissions(self) -> list[WrongSubmission]:
-        """The shipped wrong submissions (`wrong/*.py`), each with its `# rejects: CHECK` line."""
-        folder = self.folder / "wrong"
-        if not folder.is_dir():
-            return []
-        found = []
-        for item in sorted(folder.iterdir(), key=lambda t: t.name):
-            if not item.name.endswith(".py"):
-                continue
-            source = item.read_text(encoding="utf-8")
-            rejects = next((line.split(":", 1)[1].strip() for line in source.splitlines()
-                            if line.startswith("# rejects:")), "")
-            found.append(WrongSubmission(item.name, rejects, source))
-        return found
+        return Sealed(digests=dict(data["digests"]), solution=str(data["solution"]),
+                      wrong=str(data.get("wrong", "")))
 
 
 class Catalog:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
-from routerlab.exercises.catalog import Exercise
+from routerlab.exercises.catalog import Exercise, WrongSubmission
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.checks.base import PredictSuite
 from routerlab.exercises.errors import CatalogError
@@ -48,7 +48,9 @@ def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
         raise CatalogError("the solution disagrees with the model: " + "; ".join(wrong))
     key = unlock_key(exercise.id, suite.canonical_answers(model))
     target = Path(str(exercise.folder)) / "sealed.json"
-    target.write_text(json.dumps({"digests": suite.digests(model), "solution": seal(text, key)},
+    old = exercise.sealed()
+    target.write_text(json.dumps({"digests": suite.digests(model), "solution": seal(text, key),
+                                  **({"wrong": old.wrong} if old and old.wrong else {})},
                                  indent=2) + "\n", encoding="utf-8")
     return target
 
@@ -79,8 +81,10 @@ def _seal_implement(exercise: Exercise, solution_file: Path) -> Path:
     text = solution_file.read_text(encoding="utf-8")
     target = Path(str(exercise.folder)) / "sealed.json"
     before = target.read_text(encoding="utf-8") if target.exists() else None
-    target.write_text(json.dumps({"digests": digests, "solution": seal(text, key)}, indent=2)
-                      + "\n", encoding="utf-8")
+    old = exercise.sealed()
+    target.write_text(json.dumps({"digests": digests, "solution": seal(text, key),
+                                  **({"wrong": old.wrong} if old and old.wrong else {})},
+                                 indent=2) + "\n", encoding="utf-8")
     judge.expected.cache_clear()
     report = run_checks(load_catalog().get(exercise.id), Candidate(solution_file, "solution"))
     if not report.passed:
@@ -95,16 +99,49 @@ def _seal_implement(exercise: Exercise, solution_file: Path) -> Path:
     return target
 
 
-def open_solution(exercise: Exercise) -> str:
-    """The worked solution, opened with the key the model's own answers give (teacher side)."""
+def model_key(exercise: Exercise) -> str:
+    """The key a passing submission gives, derived here from the model's own answers."""
     from routerlab.exercises import judge
 
+    suite = suite_for(exercise)
+    if isinstance(suite, PredictSuite):
+        return unlock_key(exercise.id, suite.canonical_answers(suite.oracle()))
+    return judge.implement_key(exercise.id, judge.expected(exercise.id).observations)
+
+
+def open_solution(exercise: Exercise) -> str:
+    """The worked solution, opened with the key the model's own answers give (teacher side)."""
     sealed = exercise.sealed()
     if sealed is None:
         raise CatalogError(f"{exercise.id} has no sealed.json (run `routerlab teacher seal`)")
-    suite = suite_for(exercise)
-    if isinstance(suite, PredictSuite):
-        key = unlock_key(exercise.id, suite.canonical_answers(suite.oracle()))
-    else:
-        key = judge.implement_key(exercise.id, judge.expected(exercise.id).observations)
-    return unseal(sealed.solution, key)
+    return unseal(sealed.solution, model_key(exercise))
+
+
+def open_wrong(exercise: Exercise) -> list[WrongSubmission]:
+    """The sealed wrong submissions, opened like the solution."""
+    sealed = exercise.sealed()
+    if sealed is None or not sealed.wrong:
+        return []
+    entries = json.loads(unseal(sealed.wrong, model_key(exercise)))
+    return [WrongSubmission(e["name"], tuple(e["rejects"]), e["source"]) for e in entries]
+
+
+def seal_wrong(exercise: Exercise, files: list[Path]) -> Path:
+    """Seal wrong submissions into `sealed.json`. Each file names, on `# rejects: CHECK` lines,
+    the hidden checks that must fail on it; `teacher lint` runs them all."""
+    sealed = exercise.sealed()
+    if sealed is None:
+        raise CatalogError(f"seal {exercise.id}'s solution first")
+    entries = []
+    for path in files:
+        source = path.read_text(encoding="utf-8")
+        rejects = [line.split(":", 1)[1].strip() for line in source.splitlines()
+                   if line.startswith("# rejects:")]
+        if not rejects:
+            raise CatalogError(f"{path} has no `# rejects: CHECK NAME` line")
+        entries.append({"name": path.name, "rejects": rejects, "source": source})
+    target = Path(str(exercise.folder)) / "sealed.json"
+    target.write_text(json.dumps({"digests": sealed.digests, "solution": sealed.solution,
+                                  "wrong": seal(json.dumps(entries), model_key(exercise))},
+                                 indent=2) + "\n", encoding="utf-8")
+    return target
