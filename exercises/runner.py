@@ -131,7 +131,8 @@ def sandboxed(exercise: Exercise, candidate: Candidate, timeout: float) -> dict[
 
 def _events(reply: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
     events: list[dict[str, Any]] = []
-    text = reply.get("result") if isinstance(reply.get("result"), str) else ""
+    result = reply.get("result")
+    text = result if isinstance(result, str) else ""
     for line in text.splitlines():
         if not line.strip():
             continue
@@ -178,7 +179,8 @@ def _outcome_from(data: dict[str, Any]) -> Outcome:
 
 
 def _output(reply: dict[str, Any]) -> str:
-    text = printable(reply.get("output") if isinstance(reply.get("output"), str) else "")
+    output = reply.get("output")
+    text = printable(output if isinstance(output, str) else "")
     total = reply.get("output_bytes") or 0
     if isinstance(total, int) and total > OUTPUT_LIMIT:
         return f"… ({total} bytes printed, the last {OUTPUT_LIMIT} shown)\n{text}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from routerlab.core.ir import READ_ONLY, READ_WRITE, DropOp, TensorIr
+from routerlab.core.ir import READ_WRITE, DropOp, TensorIr
 from routerlab.core.runtime import Runtime
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.tensor import status_for as model_status_for

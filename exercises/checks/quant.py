@@ -9,9 +9,7 @@ cases compare the two.
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
