@@ -92,7 +92,7 @@ def results(course: Course) -> dict[str, Any]:
         exercises.append({
             "id": status.exercise.id, "title": status.exercise.title,
             "passed": fresh.passed, "status": "passed" if fresh.passed else record.status,
-            "points": fresh.points, "points_possible": status.exercise.points,
+            "points": _number(fresh.points), "points_possible": status.exercise.points,
             "attempts": record.attempts, "attempts_to_pass": record.attempts_to_pass,
             "hint_level": record.hint_level, "solution_viewed": record.solution_viewed,
             "sha256": fresh.sha256,
@@ -101,7 +101,7 @@ def results(course: Course) -> dict[str, Any]:
         "format": RESULTS_FORMAT, "version": RESULTS_VERSION, "routerlab": __version__,
         "student": course.workspace.student,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "points": sum(e["points"] for e in exercises),
+        "points": _number(sum(e["points"] for e in exercises)),
         "points_possible": sum(e["points_possible"] for e in exercises),
         "exercises": exercises,
     }

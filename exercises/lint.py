@@ -59,8 +59,7 @@ def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
     if not hidden:
         result.problems.append("no hidden check")
     result.problems += list(judge.expected(exercise.id).problems)
-    folder = scratch / exercise.id
-    folder.mkdir()
+    folder = Path(tempfile.mkdtemp(prefix=f"{exercise.id}-", dir=scratch))
     starter = _write(folder / "starter.py", exercise.starter())
     result.problems += _starter_problems(run_checks(exercise, Candidate(starter, "starter")))
     try:

@@ -319,5 +319,5 @@ def export(out: Path = typer.Option(None, "--out", "-o",
     from routerlab.exercises.grading import write_results
 
     path, document = write_results(_course(directory), out)
-    _console(plain).print(f"{document['points']}/{document['points_possible']} points; "
+    _console(plain).print(f"{document['points']:g}/{document['points_possible']} points; "
                           f"results written to {path}", highlight=False)
