@@ -47,7 +47,8 @@ from routerlab.exercises.checks.base import Check, Suite
 for module in list(sys.modules.values()):
     for value in list(vars(module).values()) if hasattr(module, "__dict__") else []:
         if isinstance(value, Suite):
-            value.checks[:] = [Check(c.name, c.hidden, c.hint, lambda sub: []) for c in value.checks]
+            value.checks[:] = [Check(c.name, c.hidden, c.hint, lambda sub: [])
+                               for c in value.checks]
 """
 
 EDIT_STATE = """
