@@ -86,7 +86,7 @@ def results(course: Course) -> dict[str, Any]:
     """The hand-in document of one student: every file graded again, from scratch."""
     files: dict[str, Path | None] = {e.id: course.workspace.file_for(e) for e in course.catalog}
     graded = {g.exercise.id: g for g in grade_files(files, course.catalog)}
-    exercises = []
+    exercises: list[dict[str, Any]] = []
     for status in course.statuses():
         record, fresh = status.record, graded[status.exercise.id]
         exercises.append({
