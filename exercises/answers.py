@@ -22,13 +22,15 @@ _ANSWER_SALT = b"routerlab-answer-v1"
 _UNLOCK_SALT = b"routerlab-unlock-v1"
 
 
-def canonical(value: Any, places: int = 6) -> str:
+def canonical(value: Any, places: int = 6, sig: int | None = None) -> str:
     """One text per answer, whatever container or number type the student wrote it with.
 
     Tuples become lists, sets become sorted lists, numpy scalars become Python numbers and floats
-    are rounded to `places` decimals (so `0.8` and `0.80000001` are the same answer).
+    are rounded to `places` decimals (so `0.8` and `0.80000001` are the same answer), or to `sig`
+    significant digits when given (the form a check's model results are sealed in: stable across
+    platforms whose last float bits differ, fine enough to notice a changed result).
     """
-    return json.dumps(_normalise(value, places), sort_keys=True, separators=(",", ":"))
+    return json.dumps(_normalise(value, places, sig), sort_keys=True, separators=(",", ":"))
 
 
 def answer_digest(exercise_id: str, part: str, canonical_text: str) -> str:
@@ -65,7 +67,7 @@ def _keystream(key: str, length: int) -> bytes:
     return b"".join(blocks)[:length]
 
 
-def _normalise(value: Any, places: int) -> Any:
+def _normalise(value: Any, places: int, sig: int | None = None) -> Any:
     if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
         value = value.item()  # numpy scalar
     if hasattr(value, "tolist") and callable(value.tolist):
@@ -74,13 +76,15 @@ def _normalise(value: Any, places: int) -> Any:
         return value
     if isinstance(value, int):
         return value
+    if isinstance(value, float) and sig is not None:
+        return float(f"{value:.{sig}g}") if math.isfinite(value) else str(value)
     if isinstance(value, float):
         rounded = round(value, places)
         return int(rounded) if rounded.is_integer() else rounded
     if isinstance(value, Mapping):
-        return {str(k): _normalise(v, places) for k, v in value.items()}
+        return {str(k): _normalise(v, places, sig) for k, v in value.items()}
     if isinstance(value, set | frozenset):
-        return sorted((_normalise(v, places) for v in value), key=repr)
+        return sorted((_normalise(v, places, sig) for v in value), key=repr)
     if isinstance(value, list | tuple):
-        return [_normalise(v, places) for v in value]
+        return [_normalise(v, places, sig) for v in value]
     return str(value)

@@ -1,10 +1,14 @@
 """The exercise catalog: what each exercise is, read from the package data under `catalog/`.
 
 Each exercise is a folder `catalog/<id>/` holding `exercise.toml` (title, concept, kind, points,
-hints, which check module grades it), `statement.md`, `starter.py` and either `solution.py`
-(implement exercises) or `sealed.json` (predict exercises: answer digests and the sealed worked
-solution, so that no plain answer ships). `catalog/index.toml` fixes the order. The data is read
-with `importlib.resources`, so the same code serves a source tree, an editable install and a wheel.
+hints, which check module grades it, its numeric tolerance, the model functions a submission must
+not call), `statement.md`, `starter.py`, `sealed.json` (digests of the right answers or of the
+model's results on every check, and the worked solution encrypted under a key only a passing
+submission gives, so that no answer and no solution ships in plain text, and, encrypted under the
+same key, the wrong submissions `teacher lint` runs, each naming the hidden checks that must
+reject it).
+`catalog/index.toml` fixes the order. The data is read with `importlib.resources`, so the same
+code serves a source tree, an editable install and a wheel.
 """
 
 from __future__ import annotations
@@ -36,11 +40,34 @@ class Kind(Enum):
 
 @dataclass(frozen=True)
 class Sealed:
-    """A predict exercise's secrets in the form that can ship: a digest per answer part and the
-    worked solution encrypted with a key that only the right answers give."""
+    """An exercise's secrets in the form that can ship: a digest per answer part (predict) or per
+    check's model results (implement), and the worked solution encrypted with a key that only the
+    right answers, or a passing submission's results, give."""
 
     digests: dict[str, str]
     solution: str
+    wrong: str = ""
+    """The wrong submissions (a JSON list, sealed like the solution)."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close a float must be to the model's: |got - want| <= max(rel * |want|, abs)."""
+
+    rel: float = 1e-9
+    abs: float = 0.0
+
+    def widened(self, factor: float) -> Tolerance:
+        return Tolerance(self.rel * factor, self.abs * factor)
+
+
+@dataclass(frozen=True)
+class WrongSubmission:
+    """A shipped wrong answer: `rejects` names the hidden checks that must fail on it."""
+
+    name: str
+    rejects: tuple[str, ...]
+    source: str
 
 
 @dataclass(frozen=True)
@@ -60,10 +87,21 @@ class Exercise:
     """Where the taught behaviour is specified (a section of the Burn router model)."""
     hints: tuple[str, ...]
     folder: Traversable
+    tolerance: Tolerance = Tolerance()
+    delegation: tuple[str, ...] = ()
+    """`module:Qual.name` of the model functions a submission must not call (its own answer)."""
+    partial_credit: bool = False
+    """Award points per passing hidden check (once the visible ones pass) instead of all or none."""
 
     @property
     def file_name(self) -> str:
-        """The student's file in the workspace, numbered so that editors list them in order."""
+        """The student's file in the workspace, keyed by id (never by position, so inserting an
+        exercise in the catalog renames nothing)."""
+        return f"{self.id.replace('-', '_')}.py"
+
+    @property
+    def legacy_file_name(self) -> str:
+        """The name RouterLab before layout 2 gave the file: numbered by catalog position."""
         return f"{self.number:02d}_{self.id.replace('-', '_')}.py"
 
     def statement(self) -> str:
@@ -74,18 +112,14 @@ class Exercise:
         body = (self.folder / "starter.py").read_text(encoding="utf-8")
         return f'"""{self.id}: {self.title}\n\n{self.statement()}\n"""\n\n{body}'
 
-    def solution_source(self) -> str | None:
-        """The reference solution of an implement exercise (None for predict exercises)."""
-        path = self.folder / "solution.py"
-        return path.read_text(encoding="utf-8") if path.is_file() else None
-
     def sealed(self) -> Sealed | None:
-        """The sealed answers of a predict exercise (None for implement exercises)."""
+        """The sealed digests and solution (None before `teacher seal` ran)."""
         path = self.folder / "sealed.json"
         if not path.is_file():
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
-        return Sealed(digests=dict(data["digests"]), solution=str(data["solution"]))
+        return Sealed(digests=dict(data["digests"]), solution=str(data["solution"]),
+                      wrong=str(data.get("wrong", "")))
 
 
 class Catalog:
@@ -139,6 +173,10 @@ def _load_exercise(folder: Traversable, ex_id: str, number: int) -> Exercise:
             kind=Kind(meta["kind"]), points=int(meta["points"]), checks=str(meta["checks"]),
             timeout=float(meta.get("timeout", 10)), reference=str(meta.get("reference", "")),
             hints=tuple(str(h) for h in meta.get("hints", ())), folder=folder,
+            tolerance=Tolerance(float(meta.get("tolerance", {}).get("rel", 1e-9)),
+                                float(meta.get("tolerance", {}).get("abs", 0.0))),
+            delegation=tuple(str(d) for d in meta.get("delegation", ())),
+            partial_credit=bool(meta.get("partial_credit", False)),
         )
     except (OSError, KeyError, ValueError, tomllib.TOMLDecodeError) as error:
         raise CatalogError(f"catalog/{ex_id} is malformed: {error!r}") from None

@@ -29,14 +29,18 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Status:
-    """An exercise with its progress: one row of `list` and `progress`."""
+    """An exercise with its progress: one row of `list` and `progress`.
+
+    A pass counts only when the record carries the key that opens the exercise's sealed
+    solution, which only the parent's judge hands out on a real pass: a progress file edited to
+    say "passed" does not make an exercise done."""
 
     exercise: Exercise
     record: Record
 
     @property
     def done(self) -> bool:
-        return self.record.passed_ever
+        return self.record.passed_ever and opens(self.exercise, self.record.unlock)
 
     @property
     def earned(self) -> int:
@@ -91,21 +95,21 @@ class Course:
         return next((s.exercise for s in self.statuses() if not s.done), None)
 
     def check(self, exercise_id: str, candidate: Candidate | None = None) -> CheckReport:
-        """Check the student's file (or `candidate`, e.g. code from a notebook) and record it."""
+        """Check the student's file (or `candidate`) and record it."""
         exercise = self.catalog.get(exercise_id)
         if candidate is None:
             path = self.workspace.file_for(exercise)
             if not path.exists():
-                self.workspace.restore_starter(exercise)
+                path = self.workspace.restore_starter(exercise)
             candidate = Candidate(path, str(path.relative_to(self.workspace.root)))
-        report = run_checks(exercise, [candidate]).reports[0]
         digest = hashlib.sha256(candidate.path.read_bytes()).hexdigest()
+        report = run_checks(exercise, candidate)
         self._update(lambda state: _record(state.record(exercise.id), report, digest))
         return report
 
     def check_many(self, exercise_ids: Iterable[str]) -> list[CheckReport]:
-        """Check several exercises side by side (one subprocess each), reports in order."""
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        """Check several exercises side by side (one sandbox each), reports in order."""
+        with ThreadPoolExecutor(max_workers=workers()) as pool:
             return list(pool.map(self.check, exercise_ids))
 
     def hint(self, exercise_id: str, level: int | None = None) -> Hint:
@@ -126,17 +130,13 @@ class Course:
         """The reference solution, once passed; refused (LockedError) before that."""
         exercise = self.catalog.get(exercise_id)
         record = self._load().records.get(exercise.id, Record())
-        if not record.passed_ever:
+        sealed = exercise.sealed()
+        if not record.passed_ever or sealed is None or not opens(exercise, record.unlock):
             raise LockedError(
                 f"the solution of {exercise.id} opens once you pass it "
                 f"(`routerlab exercises check {exercise.id}`); `routerlab exercises hint "
                 f"{exercise.id}` helps in the meantime")
-        text = exercise.solution_source()
-        if text is None:
-            sealed = exercise.sealed()
-            if sealed is None or record.unlock is None:
-                raise LockedError(f"{exercise.id}: check it again to open its solution")
-            text = unseal(sealed.solution, record.unlock)
+        text = unseal(sealed.solution, str(record.unlock))
         path = self.workspace.solutions_dir / exercise.file_name
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -169,6 +169,23 @@ class Course:
         state, result = self.store.update(change)
         self.problems.extend(state.problems)
         return state, result
+
+
+def workers() -> int:
+    """Sandboxes run side by side: one per core, at most 8 (each holds a Python and numpy)."""
+    return max(1, min(8, os.cpu_count() or 2))
+
+
+def opens(exercise: Exercise, key: str | None) -> bool:
+    """Whether `key` opens the exercise's sealed solution (the tag check, no decryption)."""
+    sealed = exercise.sealed()
+    if key is None or sealed is None:
+        return False
+    try:
+        unseal(sealed.solution, key)
+    except ValueError:
+        return False
+    return True
 
 
 def _record(record: Record, report: CheckReport, digest: str) -> None:

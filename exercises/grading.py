@@ -1,47 +1,107 @@
-"""Results out of a workspace (`export`) and into a gradebook (`teacher grades`), with no server.
+"""Results out of a workspace (`export`), into a gradebook (`teacher grades`), and regraded from
+scratch (`teacher recheck`), with no server.
 
 A student hands in one JSON file; a teacher drops the files into a folder and merges them into a
 CSV with one row per student, plus a per-exercise summary (pass rate, median attempts, hint use)
-that shows where a class struggles. Files are read as JSON only, validated field by field, and a
-bad file is reported and skipped rather than stopping the merge.
+that shows where a class struggles. Files are read as JSON only and every record is validated
+against the catalog (known ids, points within the exercise's maximum, whole non-negative counts);
+a file that fails is rejected with a line naming the file and the field.
+
+Neither the export nor `recheck` trusts a progress file: both grade every exercise file again in
+the sandbox (`routerlab.exercises.runner`), and record each file's SHA-256, so a later edit of a
+handed-in file is visible. Cells that start with `= + - @` (or a tab or carriage return) are
+prefixed with `'`, so a spreadsheet never runs a student's name or file name as a formula.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from routerlab import __version__
-from routerlab.exercises.catalog import Catalog
-from routerlab.exercises.course import Course
+from routerlab.exercises.catalog import Catalog, Exercise
+from routerlab.exercises.course import Course, workers
 from routerlab.exercises.errors import GradesError
+from routerlab.exercises.report import CheckReport
+from routerlab.exercises.runner import Candidate, run_checks
 
 RESULTS_FORMAT = "routerlab-exercise-results"
-RESULTS_VERSION = 1
+RESULTS_VERSION = 2
+
+
+def score(exercise: Exercise, report: CheckReport) -> float:
+    """The points a fresh check earns: all of them for a pass; with `partial_credit`, once every
+    visible check passes, a share per passing hidden check; otherwise none."""
+    if report.passed:
+        return float(exercise.points)
+    if not exercise.partial_credit or report.problem is not None:
+        return 0.0
+    visible = [o for o in report.outcomes if not o.hidden]
+    hidden = [o for o in report.outcomes if o.hidden]
+    if not hidden or not all(o.ok for o in visible):
+        return 0.0
+    return round(exercise.points * sum(o.ok for o in hidden) / len(hidden), 2)
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One exercise file graded from scratch."""
+
+    exercise: Exercise
+    path: Path | None
+    sha256: str
+    report: CheckReport | None
+
+    @property
+    def passed(self) -> bool:
+        return self.report is not None and self.report.passed
+
+    @property
+    def points(self) -> float:
+        return 0.0 if self.report is None else score(self.exercise, self.report)
+
+
+def grade_files(files: dict[str, Path | None], catalog: Catalog,
+                jobs: int | None = None) -> list[Graded]:
+    """Grade each exercise's file (None: not handed in) in the sandbox, `jobs` at a time."""
+    def one(exercise: Exercise) -> Graded:
+        path = files.get(exercise.id)
+        if path is None or not path.is_file():
+            return Graded(exercise, None, "", None)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        return Graded(exercise, path, digest, run_checks(exercise, Candidate(path, path.name)))
+
+    with ThreadPoolExecutor(max_workers=jobs or workers()) as pool:
+        return list(pool.map(one, list(catalog)))
 
 
 def results(course: Course) -> dict[str, Any]:
-    """The hand-in document of one student."""
-    exercises = []
+    """The hand-in document of one student: every file graded again, from scratch."""
+    files: dict[str, Path | None] = {e.id: course.workspace.file_for(e) for e in course.catalog}
+    graded = {g.exercise.id: g for g in grade_files(files, course.catalog)}
+    exercises: list[dict[str, Any]] = []
     for status in course.statuses():
-        record = status.record
+        record, fresh = status.record, graded[status.exercise.id]
         exercises.append({
             "id": status.exercise.id, "title": status.exercise.title,
-            "passed": status.done, "status": record.status,
-            "points": status.earned, "points_possible": status.exercise.points,
+            "passed": fresh.passed, "status": "passed" if fresh.passed else record.status,
+            "points": _number(fresh.points), "points_possible": status.exercise.points,
             "attempts": record.attempts, "attempts_to_pass": record.attempts_to_pass,
             "hint_level": record.hint_level, "solution_viewed": record.solution_viewed,
+            "sha256": fresh.sha256,
         })
     return {
         "format": RESULTS_FORMAT, "version": RESULTS_VERSION, "routerlab": __version__,
         "student": course.workspace.student,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "points": sum(e["points"] for e in exercises),
+        "points": _number(sum(e["points"] for e in exercises)),
         "points_possible": sum(e["points_possible"] for e in exercises),
         "exercises": exercises,
     }
@@ -63,7 +123,7 @@ class StudentResult:
     exercises: dict[str, dict[str, Any]]
 
     @property
-    def points(self) -> int:
+    def points(self) -> float:
         return sum(e["points"] for e in self.exercises.values())
 
 
@@ -108,22 +168,20 @@ class Gradebook:
         header = ["student", "points", "points_possible", "passed"]
         for ex_id in self.exercise_ids:
             header += [ex_id, f"{ex_id} attempts", f"{ex_id} hints"]
-        with open(path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(header)
-            for s in self.students:
-                row: list[Any] = [s.student, s.points, self.points_possible,
-                                  sum(e["passed"] for e in s.exercises.values())]
-                for ex_id in self.exercise_ids:
-                    e = s.exercises.get(ex_id)
-                    row += (["", "", ""] if e is None
-                            else [e["points"], e["attempts"], e["hint_level"]])
-                writer.writerow(row)
-        return path
+        rows: list[list[Any]] = []
+        for s in self.students:
+            row: list[Any] = [s.student, _number(s.points), self.points_possible,
+                              sum(e["passed"] for e in s.exercises.values())]
+            for ex_id in self.exercise_ids:
+                e = s.exercises.get(ex_id)
+                row += (["", "", ""] if e is None
+                        else [_number(e["points"]), e["attempts"], e["hint_level"]])
+            rows.append(row)
+        return write_csv(path, header, rows)
 
 
 _FIELDS: dict[str, type | tuple[type, ...]] = {
-    "id": str, "passed": bool, "points": int, "points_possible": int, "attempts": int,
+    "id": str, "passed": bool, "points": (int, float), "points_possible": int, "attempts": int,
     "attempts_to_pass": (int, type(None)), "hint_level": int, "solution_viewed": bool,
 }
 
@@ -137,9 +195,9 @@ def gradebook(folder: Path, catalog: Catalog) -> Gradebook:
     latest: dict[str, StudentResult] = {}
     for path in files:
         try:
-            result = _read_results(path)
+            result = _read_results(path, catalog)
         except (OSError, ValueError) as error:
-            problems.append(f"{path.name}: skipped ({error})")
+            problems.append(f"{path.name}: rejected: {error}")
             continue
         earlier = latest.get(result.student)
         if earlier is not None:
@@ -157,19 +215,130 @@ def gradebook(folder: Path, catalog: Catalog) -> Gradebook:
                      catalog.total_points, problems)
 
 
-def _read_results(path: Path) -> StudentResult:
+def _read_results(path: Path, catalog: Catalog) -> StudentResult:
+    """One results file, every record checked against the catalog; ValueError names the field."""
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
-        raise ValueError("not a RouterLab results file")
-    if not isinstance(data.get("student"), str) or not isinstance(data.get("exercises"), list):
-        raise ValueError("missing student or exercises")
+        raise ValueError("not a RouterLab results file (field 'format')")
+    if not isinstance(data.get("student"), str) or not data["student"].strip():
+        raise ValueError("field 'student' is missing or not a name")
+    if not isinstance(data.get("exercises"), list):
+        raise ValueError("field 'exercises' is missing or not a list")
+    known = {e.id: e for e in catalog}
     exercises = {}
-    for entry in data["exercises"]:
+    for index, entry in enumerate(data["exercises"]):
+        where = f"exercises[{index}]"
         if not isinstance(entry, dict):
-            raise ValueError("an exercise entry is not an object")
+            raise ValueError(f"{where} is not an object")
         for name, kind in _FIELDS.items():
             value = entry.get(name)
-            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                raise ValueError(f"exercise entry {entry.get('id')!r}: bad {name!r}")
+            if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+                raise ValueError(f"{where}.{name}: {value!r} is not a {_kind_name(kind)}")
+        exercise = known.get(entry["id"])
+        if exercise is None:
+            raise ValueError(f"{where}.id: {entry['id']!r} is not an exercise of this catalog")
+        where = f"{where} ({entry['id']})"
+        for name in ("attempts", "hint_level", "points"):
+            if entry[name] < 0:
+                raise ValueError(f"{where}.{name}: {entry[name]!r} is negative")
+        if entry["attempts_to_pass"] is not None and entry["attempts_to_pass"] < 0:
+            raise ValueError(f"{where}.attempts_to_pass: negative")
+        if entry["points"] > exercise.points:
+            raise ValueError(f"{where}.points: {entry['points']!r} is more than the exercise's "
+                             f"{exercise.points}")
+        if entry["points_possible"] != exercise.points:
+            raise ValueError(f"{where}.points_possible: {entry['points_possible']!r}, the "
+                             f"catalog says {exercise.points}")
+        if entry["hint_level"] > len(exercise.hints):
+            raise ValueError(f"{where}.hint_level: {entry['hint_level']!r} is above "
+                             f"{len(exercise.hints)}")
+        if entry["id"] in exercises:
+            raise ValueError(f"{where}.id: listed twice")
         exercises[entry["id"]] = entry
     return StudentResult(data["student"], path, str(data.get("exported_at", "")), exercises)
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {int: "whole number", float: "number", bool: "true/false", str: "text",
+             type(None): "null"}
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else round(value, 2)
+
+
+def safe_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: `'` before a leading = + - @ tab or CR."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([safe_cell(h) for h in header])
+        for row in rows:
+            writer.writerow([safe_cell(c) for c in row])
+    return path
+
+
+# --- teacher recheck ------------------------------------------------------------------------
+
+
+@dataclass
+class Regraded:
+    """One student (a workspace, or a folder of handed-in files) graded from scratch."""
+
+    student: str
+    source: Path
+    graded: list[Graded]
+
+    @property
+    def points(self) -> float:
+        return sum(g.points for g in self.graded)
+
+
+def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Path | None]]:
+    """The student and their file per exercise: a workspace (its marker names the student), or
+    any folder holding files named like a workspace's (`registry_1.py`, or the numbered
+    `01_registry_1.py` of older RouterLabs), named after the folder. State files are ignored."""
+    from routerlab.exercises.workspace import MARKER, open_workspace
+
+    if (folder / MARKER).is_file():
+        workspace = open_workspace(folder)
+        return workspace.student, {e.id: workspace.file_for(e) for e in catalog}
+    files: dict[str, Path | None] = {}
+    for exercise in catalog:
+        found: list[Path] = []
+        for base in (folder, folder / "exercises"):
+            found += [p for p in [base / exercise.file_name] if p.is_file()]
+            found += sorted(base.glob(f"[0-9][0-9]_{exercise.file_name}"))
+        files[exercise.id] = found[0] if found else None
+    return folder.name, files
+
+
+def recheck(folders: list[Path], catalog: Catalog, jobs: int | None = None) -> list[Regraded]:
+    """Grade every folder's files from scratch, at most `jobs` sandboxes at a time in all."""
+    out = []
+    for folder in folders:
+        student, files = submission_files(folder, catalog)
+        out.append(Regraded(student, folder, grade_files(files, catalog, jobs)))
+    return out
+
+
+def write_recheck(regraded: list[Regraded], catalog: Catalog, path: Path) -> tuple[Path, Path]:
+    """The grades CSV (one row per student, points per exercise) and beside it `NAME.sha256`, in
+    `sha256sum` format, one line per graded file: `sha256sum -c` shows any later edit."""
+    header = ["student", "points", "points_possible", "passed", *[e.id for e in catalog]]
+    rows = []
+    lines = []
+    for r in sorted(regraded, key=lambda r: r.student):
+        rows.append([r.student, _number(r.points), catalog.total_points,
+                     sum(g.passed for g in r.graded), *[_number(g.points) for g in r.graded]])
+        lines += [f"{g.sha256}  {g.path.resolve()}" for g in r.graded if g.path is not None]
+    sums = path.with_suffix(".sha256")
+    sums.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return write_csv(path, header, rows), sums

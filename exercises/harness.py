@@ -1,109 +1,124 @@
-"""The subprocess that runs a student's code: `python -m routerlab.exercises.harness REQUEST`.
+"""The student's process: `python -m routerlab.exercises.harness REQUEST_JSON`, under the sandbox.
 
-It loads each candidate file as a fresh module, runs the exercise's suite against it and appends
-one JSON line per event to the results file named in the request, flushing as it goes: if the
-student's code loops forever and the parent kills this process, the lines written so far still
-say which check was running. Errors are reduced to the student's own frames, so a student reads
-their traceback, not RouterLab's internals.
+It loads the student's file as a fresh module, runs every probe of the exercise on it and writes
+what the probes *saw* (plain data, one JSON line per event) to the result pipe the sandbox gave it
+(`ROUTERLAB_RESULT_FD`). It decides nothing: no line it writes says "passed", and the parent
+compares the data with the model's (`routerlab.exercises.judge`). Lines are flushed as they go,
+so when the student's code hangs and the sandbox kills the process, the parent still knows which
+check was running. Errors are reduced to the student's own frames, so a student reads their
+traceback, not RouterLab's internals.
 
-Request (JSON): {"exercise": id, "results": path, "scratch": folder, "candidates": [{"path",
-"display"}], "with_solution": bool}. With `with_solution`, the reference solution is checked as a
-last
-candidate (for a predict exercise it is unsealed with the answers the model computes), which lets
-`teacher lint` grade starter and solution in one process.
+Before the student's file is loaded, every RouterLab module is imported and then
+`routerlab.exercises.guard.protect` takes the exercised functions out of the student's reach and
+installs the audit hook.
+
+Request: {"exercise": id, "path": file, "display": how to name it to the student}.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import os
+import pkgutil
 import sys
 import traceback
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, TextIO
 
-from routerlab.exercises.report import ERROR, FAILED, PASSED, Outcome
-
-SOLUTION_DISPLAY = "reference solution"
+from routerlab.exercises.report import ERROR, FAILED, Outcome
 
 
 def main(argv: list[str]) -> int:
-    request = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    request = json.loads(argv[0])
     from routerlab.exercises.catalog import load_catalog
     from routerlab.exercises.checks import suite_for
 
     exercise = load_catalog().get(request["exercise"])
     suite = suite_for(exercise)
-    candidates = list(request["candidates"])
-    with open(request["results"], "a", encoding="utf-8") as out:
-        if request.get("with_solution"):
-            candidates.append(_solution_candidate(exercise, suite, Path(request["scratch"]), out))
-        for index, candidate in enumerate(candidates):
-            if candidate is None:  # a reference solution lint could not build (reported)
-                _emit(out, index, "done")
-            else:
-                _run_candidate(index, candidate, suite, out)
+    _preload()
+    out = os.fdopen(int(os.environ["ROUTERLAB_RESULT_FD"]), "w", encoding="utf-8")
+    from routerlab.exercises import guard
+
+    path, display = request["path"], request["display"]
+    guard.protect(exercise.delegation, [path], os.environ.get("ROUTERLAB_SCRATCH", os.getcwd()))
+    _run(suite, path, display, out)
+    _emit(out, done=True, delegated=sorted(set(guard.delegated)))
+    out.close()
     return 0
 
 
-def _run_candidate(index: int, candidate: dict[str, str], suite: Any, out: TextIO) -> None:
-    from routerlab.exercises.checks.base import Submission
+def _preload() -> None:
+    """Import every RouterLab module now: once the guard is up, the student's code may not read
+    RouterLab's sources, and a lazy import inside the model would need to."""
+    # The mapped packages (core/, exercises/) live outside routerlab's own folder in a source
+    # install, so each is walked from its own path.
+    for root in ("routerlab", "routerlab.core", "routerlab.exercises"):
+        package = importlib.import_module(root)
+        for info in pkgutil.walk_packages(package.__path__, f"{root}."):
+            if info.name.startswith(("routerlab.cli", "routerlab.exercises.sandbox",
+                                     "routerlab.notebook")):
+                continue
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # noqa: BLE001 - an optional extra (CuPy, Jupyter) that is absent
+                continue
 
-    path, display = candidate["path"], candidate["display"]
-    _emit(out, index, "start", display=display)
+
+def _run(suite: Any, path: str, display: str, out: TextIO) -> None:
+    from routerlab.exercises.checks.base import PredictSuite, Submission, to_data
+
     try:
-        module = _load(path, f"routerlab_student_{index}")
+        module = _load(path, "routerlab_student")
     except BaseException as error:  # noqa: BLE001 - anything the student's file raises is theirs
-        _emit(out, index, "problem", outcome=_load_problem(error, path, display).to_json())
-        _emit(out, index, "done")
+        _emit(out, problem=_load_problem(error, path, display).to_json())
         return
     submission = Submission(module)
-    all_ok = True
-    for check in suite.checks:
-        _emit(out, index, "running", check=check.name)
-        outcome = _run_check(check, submission, path, display)
-        all_ok &= outcome.ok
-        _emit(out, index, "outcome", outcome=outcome.to_json())
-    if all_ok:
-        _emit(out, index, "unlock", key=suite.unlock(submission))
-    _emit(out, index, "done")
+    if isinstance(suite, PredictSuite):
+        answers = {}
+        for part in suite.parts:
+            if not hasattr(module, part.name):
+                answers[part.name] = {"missing": True}
+            else:
+                value = getattr(module, part.name)
+                answers[part.name] = {"todo": True} if value is Ellipsis else to_data(value)
+        _emit(out, answers=answers)
+        return
+    for index, check in enumerate(suite.checks):
+        _emit(out, running=index)
+        _emit(out, check=index, **_probe(check, submission, path, display))
 
 
-def _run_check(check: Any, submission: Any, path: str, display: str) -> Outcome:
+def _probe(check: Any, submission: Any, path: str, display: str) -> dict[str, Any]:
+    """Run one probe on the student's code: the data it saw, or why it saw none."""
     from routerlab.core.errors import BurnPanic
-    from routerlab.exercises.checks.base import CheckFailure
+    from routerlab.exercises.checks.base import CheckFailure, to_data
+    from routerlab.exercises.guard import DelegationError
 
-    outcome = Outcome(name=check.name, hidden=check.hidden, hint=check.hint)
     try:
-        check.run(submission)
+        seen = check.probe(submission)
+        return {"observed": [[str(label), to_data(value)] for label, value in seen]}
     except CheckFailure as failure:
-        outcome.status, outcome.message = FAILED, failure.message
-        outcome.expected = None if check.hidden else failure.expected
-        outcome.got, outcome.hint = failure.got, failure.hint or check.hint
-        return outcome
+        return {"status": FAILED, "message": failure.message, "got": failure.got,
+                "expected": failure.expected, "hint": failure.hint or check.hint}
+    except DelegationError as error:
+        return {"status": FAILED, "message": str(error), "hint": 1}
     except NotImplementedError as error:
-        frames = _student_frames(error.__traceback__, path, display)
-        outcome.status, outcome.traceback = FAILED, frames
-        outcome.message = ("not done yet: your code still raises NotImplementedError "
-                           "(replace the TODO)" + (f": {error}" if str(error) else ""))
-        return outcome
+        return {"status": FAILED, "traceback": _student_frames(error.__traceback__, path, display),
+                "message": "not done yet: your code still raises NotImplementedError (replace the "
+                           "TODO)" + (f": {error}" if str(error) else "")}
     except BurnPanic as panic:
-        outcome.status = FAILED
-        outcome.message = (f"with your code, the router panicked as Burn would: {panic.message} "
-                           f"(Burn: {panic.source})")
-        outcome.traceback = _student_frames(panic.__traceback__, path, display)
-        return outcome
+        return {"status": FAILED, "traceback": _student_frames(panic.__traceback__, path, display),
+                "message": f"with your code, the router panicked as Burn would: {panic.message} "
+                           f"(Burn: {panic.source})"}
     except (Exception, SystemExit) as error:  # noqa: BLE001 - reported as the student's error
-        outcome.status = ERROR
-        outcome.traceback = _student_frames(error.__traceback__, path, display)
+        frames = _student_frames(error.__traceback__, path, display)
         kind = f"{type(error).__name__}: {error}"
-        outcome.message = (f"your code raised {kind}" if outcome.traceback else
-                           f"RouterLab raised {kind} while using what your code returned")
-        return outcome
-    outcome.status = PASSED
-    return outcome
+        return {"status": ERROR, "traceback": frames,
+                "message": f"your code raised {kind}" if frames else
+                           f"RouterLab raised {kind} while using what your code returned"}
 
 
 def _load(path: str, name: str) -> ModuleType:
@@ -132,41 +147,24 @@ def _student_frames(tb: TracebackType | None, path: str, display: str) -> list[s
     """Only the frames that are in the student's file, with its path shown as `display`."""
     real = os.path.realpath(path)
     lines = []
-    for frame in traceback.extract_tb(tb):
-        if os.path.realpath(frame.filename) == real:
-            lines.append(f"{display}, line {frame.lineno}, in {frame.name}")
-            if frame.line:
-                lines.append(f"    {frame.line.strip()}")
+    for frame, lineno in traceback.walk_tb(tb):
+        if os.path.realpath(frame.f_code.co_filename) == real:
+            lines.append(f"{display}, line {lineno}, in {frame.f_code.co_name}")
+            text = _line(path, lineno)
+            if text:
+                lines.append(f"    {text}")
     return lines
 
 
-def _solution_candidate(exercise: Any, suite: Any, scratch: Path,
-                        out: TextIO) -> dict[str, str] | None:
-    """The reference solution as a file: solution.py, or the sealed one opened with the answers
-    the model computes (checking on the way that the shipped digests are the model's answers)."""
-    source = exercise.solution_source()
-    if source is None:
-        from routerlab.exercises.answers import unseal
-
-        answers = suite.oracle()
-        sealed = exercise.sealed()
-        wrong = [] if sealed is None else [
-            name for name, digest in suite.digests(answers).items()
-            if sealed.digests.get(name) != digest]
-        if sealed is None or wrong:
-            _emit(out, -1, "lint", problem=f"sealed answers disagree with the model for {wrong}"
-                  if sealed else "no sealed.json")
-            return None
-        from routerlab.exercises.answers import unlock_key
-
-        source = unseal(sealed.solution, unlock_key(exercise.id, suite.canonical_answers(answers)))
-    path = scratch / "reference_solution.py"
-    path.write_text(source, encoding="utf-8")
-    return {"path": str(path), "display": SOLUTION_DISPLAY}
+def _line(path: str, lineno: int) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8").splitlines()[lineno - 1].strip()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return ""
 
 
-def _emit(out: TextIO, candidate: int, event: str, **data: Any) -> None:
-    out.write(json.dumps({"candidate": candidate, "event": event, **data}) + "\n")
+def _emit(out: TextIO, **data: Any) -> None:
+    out.write(json.dumps(data) + "\n")
     out.flush()
 
 

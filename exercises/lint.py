@@ -1,22 +1,24 @@
 """`teacher lint`: prove every exercise is gradeable before it reaches a class.
 
-For each exercise: its starter must load and fail, its reference solution must pass every check,
-it must have three hint levels and at least one hidden check, and a predict exercise's sealed
-answers must be what the model computes (so a change in the core that changes an answer is
-caught here, not by a confused class). Starter and solution are graded in one subprocess per
-exercise, the exercises side by side, so the whole catalog lints in seconds.
+For each exercise: its starter must load and fail, its sealed reference solution must pass every
+check, it must have three hint levels and at least one hidden check, the model's results must be
+the sealed ones (so a change in the core that changes an answer, or a check whose cases were
+emptied, is caught here and not by a confused class), and every hidden check must reject at
+least one of the shipped wrong submissions that name it (so a hidden check that stopped checking
+cannot stay green). All runs go through the same sandbox as a student's check, side by side.
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from routerlab.exercises.catalog import Catalog, Exercise, Kind
+from routerlab.exercises.catalog import Catalog, Exercise
+from routerlab.exercises.course import workers
+from routerlab.exercises.errors import ExerciseError
 from routerlab.exercises.report import CheckReport
 from routerlab.exercises.runner import Candidate, run_checks
 
@@ -27,6 +29,7 @@ class LintResult:
     problems: list[str] = field(default_factory=list)
     checks: int = 0
     hidden: int = 0
+    wrong: int = 0
     seconds: float = 0.0
 
     @property
@@ -38,27 +41,62 @@ def lint(catalog: Catalog, only: list[str] | None = None) -> list[LintResult]:
     """Lint the catalog (or the exercises in `only`), in catalog order."""
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
     with tempfile.TemporaryDirectory(prefix="routerlab-lint-") as scratch:
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        with ThreadPoolExecutor(max_workers=workers()) as pool:
             return list(pool.map(lambda e: lint_exercise(e, Path(scratch)), chosen))
 
 
 def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
+    from routerlab.exercises import judge
+    from routerlab.exercises.checks import suite_for
+    from routerlab.exercises.sealing import open_solution, open_wrong
+
     started = time.monotonic()
     result = LintResult(exercise)
     result.problems += _static_problems(exercise)
-    starter = scratch / exercise.file_name
-    starter.write_text(exercise.starter(), encoding="utf-8")
-    run = run_checks(exercise, [Candidate(starter, "starter")], with_solution=True)
-    result.problems += run.problems
-    starter_report, solution_report = run.reports
-    result.problems += _starter_problems(starter_report)
-    result.problems += _solution_problems(solution_report)
-    result.checks = len(solution_report.outcomes)
-    result.hidden = sum(o.hidden for o in solution_report.outcomes)
-    if solution_report.outcomes and not result.hidden:
+    suite = suite_for(exercise)
+    hidden = [c.name for c in suite.checks if c.hidden]
+    result.checks, result.hidden = len(suite.checks), len(hidden)
+    if not hidden:
         result.problems.append("no hidden check")
+    result.problems += list(judge.expected(exercise.id).problems)
+    folder = Path(tempfile.mkdtemp(prefix=f"{exercise.id}-", dir=scratch))
+    starter = _write(folder / "starter.py", exercise.starter())
+    result.problems += _starter_problems(run_checks(exercise, Candidate(starter, "starter")))
+    try:
+        solution = _write(folder / "solution.py", open_solution(exercise))
+        wrong = open_wrong(exercise)
+    except (ExerciseError, ValueError) as error:
+        result.problems.append(f"the sealed solution cannot be opened with the model's answers "
+                               f"({error})")
+        result.seconds = time.monotonic() - started
+        return result
+    result.problems += _solution_problems(run_checks(exercise, Candidate(solution, "solution")))
+    result.wrong = len(wrong)
+    covered: set[str] = set()
+    for index, submission in enumerate(wrong):
+        path = _write(folder / f"wrong_{index}.py", submission.source)
+        report = run_checks(exercise, Candidate(path, submission.name))
+        failed = {o.name for o in report.outcomes if not o.ok}
+        for name in submission.rejects:
+            if name not in hidden:
+                result.problems.append(f"wrong submission {submission.name} names “{name}”, "
+                                       "which is not a hidden check")
+            elif name in failed and report.problem is None:
+                covered.add(name)
+            else:
+                result.problems.append(f"the hidden check “{name}” accepts the wrong submission "
+                                       f"{submission.name}: it no longer checks what it says")
+    for name in hidden:
+        if name not in covered and not any(name in w.rejects for w in wrong):
+            result.problems.append(f"no shipped wrong submission exercises the hidden check "
+                                   f"“{name}” (`teacher seal --wrong`)")
     result.seconds = time.monotonic() - started
     return result
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def _static_problems(exercise: Exercise) -> list[str]:
@@ -72,15 +110,15 @@ def _static_problems(exercise: Exercise) -> list[str]:
         problems.append("starter.py has no TODO for the student to find")
     if exercise.points <= 0:
         problems.append("points must be positive")
-    if exercise.kind is Kind.IMPLEMENT and exercise.solution_source() is None:
-        problems.append("implement exercise without solution.py")
-    if exercise.kind is Kind.PREDICT and exercise.sealed() is None:
-        problems.append("predict exercise without sealed.json (run `routerlab teacher seal`)")
+    if exercise.sealed() is None:
+        problems.append("no sealed.json (run `routerlab teacher seal`)")
+    if (exercise.folder / "solution.py").is_file():
+        problems.append("solution.py ships in plain text: seal it and delete it")
     return problems
 
 
 def _starter_problems(report: CheckReport) -> list[str]:
-    if report.problem is not None:
+    if report.problem is not None and report.problem.name != "load your file":
         return [f"the starter does not run: {report.problem.message}"]
     if report.passed:
         return ["the starter already passes every check"]

@@ -6,16 +6,22 @@ terminal renders (`routerlab.exercises.render`), so a notebook and a terminal gi
 verdict on the same code and share one progress file.
 
 `check(id)` checks the student's file in the workspace. `check(id, fn, other_fn, NAME=value)`
-checks code written in the notebook instead: the sources of the given functions (and the given
-plain values) are appended to the exercise's starter file, which replaces its stubs, and that file
-is graded exactly like a file edited in the terminal.
+checks code written in the notebook instead: the sources of the given functions, of the helpers
+they use that other cells defined, and the given plain values are appended to the exercise's
+starter and saved as the exercise's workspace file (the previous one is kept under
+`.routerlab/backup/`), so the terminal (`exercises list`, `check`, `export`) sees the same work.
+A name the code uses that is defined nowhere is refused before anything runs, by name.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import dis
 import inspect
+import shutil
 import textwrap
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +30,6 @@ from routerlab.exercises.errors import ExerciseError
 from routerlab.exercises.render import NOTEBOOK, ProgressView, ReportView, TextView, hint_view
 from routerlab.exercises.render import progress_view as _progress_view
 from routerlab.exercises.render import report_view as _report_view
-from routerlab.exercises.runner import Candidate
 from routerlab.exercises.workspace import find_workspace
 
 
@@ -32,13 +37,17 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
     """Check an exercise: the workspace file, or the functions/values given here."""
     course = _course(dir)
     exercise = course.catalog.get(exercise_id)
-    candidate = None
     if code or values:
-        path = course.workspace.root / ".routerlab" / "notebook" / exercise.file_name
+        source = exercise.starter() + _notebook_code(code, values, exercise.starter())
+        path = course.workspace.file_for(exercise)
+        if path.exists():
+            backup = course.workspace.root / ".routerlab" / "backup"
+            backup.mkdir(parents=True, exist_ok=True)
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+            shutil.copy2(path, backup / f"{path.stem}.{stamp}.py")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(exercise.starter() + _notebook_code(code, values), encoding="utf-8")
-        candidate = Candidate(path, "your notebook code")
-    report = course.check(exercise.id, candidate)
+        path.write_text(source, encoding="utf-8")
+    report = course.check(exercise.id)
     return _report_view(report, exercise, NOTEBOOK)
 
 
@@ -73,9 +82,9 @@ def _course(dir: str | Path | None) -> Course:
     return Course(find_workspace(Path(dir) if dir is not None else None))
 
 
-def _notebook_code(code: tuple[Any, ...], values: dict[str, Any]) -> str:
+def _notebook_code(code: tuple[Any, ...], values: dict[str, Any], starter: str) -> str:
     parts = ["\n\n# --- code given to check() in the notebook ---\n"]
-    for item in code:
+    for item in _with_helpers(code, starter, set(values)):
         try:
             parts.append(textwrap.dedent(inspect.getsource(item)))
         except (TypeError, OSError):
@@ -93,3 +102,60 @@ def _notebook_code(code: tuple[Any, ...], values: dict[str, Any]) -> str:
                                 "lists, tuples, dicts, sets, True/False/None)")
         parts.append(f"{name} = {text}\n")
     return "\n".join(parts)
+
+
+def _with_helpers(code: tuple[Any, ...], starter: str, given: set[str]) -> list[Any]:
+    """The given functions plus every function or class they use that a notebook cell defined
+    (followed transitively); ExerciseError naming what is used but defined nowhere."""
+    defined = _top_level_names(starter) | given | set(dir(builtins))
+    chosen: list[Any] = []
+    missing: set[str] = set()
+    todo = list(code)
+    while todo:
+        item = todo.pop(0)
+        if any(item is c for c in chosen):
+            continue
+        chosen.append(item)
+        defined.add(getattr(item, "__name__", ""))
+        space = getattr(item, "__globals__", None)
+        if space is None:
+            continue
+        for name in _names_used(item):
+            found = space.get(name)
+            if inspect.isfunction(found) or inspect.isclass(found):
+                if getattr(found, "__module__", None) == item.__module__ and name not in defined:
+                    todo.append(found)
+                    continue
+            if found is None and name not in defined and name not in space:
+                missing.add(name)
+    missing -= {getattr(c, "__name__", "") for c in chosen}
+    if missing:
+        raise ExerciseError(f"your code uses {', '.join(sorted(missing))}, which no cell "
+                            "defines (define it, or give it to check() too)")
+    return chosen
+
+
+def _names_used(item: Any) -> set[str]:
+    codes = [item.__code__] if hasattr(item, "__code__") else [
+        v.__code__ for v in vars(item).values() if hasattr(v, "__code__")]
+    names: set[str] = set()
+    while codes:
+        code = codes.pop()
+        names.update(i.argval for i in dis.get_instructions(code)
+                     if i.opname in ("LOAD_GLOBAL", "LOAD_NAME"))
+        codes += [c for c in code.co_consts if hasattr(c, "co_names")]
+    return names
+
+
+def _top_level_names(source: str) -> set[str]:
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names

@@ -10,6 +10,7 @@ Only the way to ask for a hint differs (a command in the terminal, a function in
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -43,6 +44,16 @@ class ReportView:
     blocks: Sequence[Block] = field(default_factory=tuple)
     footer: str = ""
 
+    def __str__(self) -> str:
+        """Readable text, for a plain Python session (Jupyter uses the HTML below)."""
+        lines = [self.headline, ""]
+        lines += [f"  {row[2]:<8} {row[1]:<8} {row[0]}" for row in self.table.rows]
+        for block in self.blocks:
+            lines += ["", block.title, *(f"  {t}" for t in block.text.splitlines())]
+        return "\n".join([*lines, "", self.footer] if self.footer else lines)
+
+    __repr__ = __str__
+
     def _repr_html_(self) -> str:
         head = present.bar(self.headline, "ok" if self.passed else "error")
         return (f"<div class='routerlab-check'>{head}{to_html(self.table)}"
@@ -63,6 +74,12 @@ class ProgressView:
     def summary(self) -> str:
         return (f"{self.done}/{self.total} exercises passed, {self.earned}/{self.possible} points"
                 + (f"; next: {self.next_id}" if self.next_id else "; all done!"))
+
+    def __str__(self) -> str:
+        rows = [" ".join(str(c) for c in row) for row in self.table.rows]
+        return "\n".join([*self.notes, *rows, self.summary])
+
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
         bar = present.progress(self.done, self.total)
@@ -192,3 +209,49 @@ def _block_html(block: Block) -> str:
 
 def _para(text: str) -> str:
     return f"<p>{html.escape(text)}</p>" if text else ""
+
+
+LIST_HEADER = ("#", "id", "title", "kind", "points", "status", "tries", "hints")
+_WRAPPED = (2, 5)
+"""The columns that wrap (title, status); the others are kept whole."""
+
+
+def list_rows(statuses: Sequence[Status]) -> list[list[str]]:
+    return [[str(s.exercise.number), s.exercise.id, s.exercise.title, s.exercise.kind.value,
+             f"{s.earned}/{s.exercise.points}", s.label, str(s.record.attempts),
+             f"{s.record.hint_level}/{len(s.exercise.hints)}"] for s in statuses]
+
+
+def list_lines(statuses: Sequence[Status], width: int) -> list[str]:
+    """`exercises list` as plain lines of at most `width` characters. Every column is kept; the
+    title and status wrap at spaces and only split a word when the terminal is narrower than
+    the longest word needs (never at 80 columns)."""
+    rows = [list(LIST_HEADER), *list_rows(statuses)]
+    natural = [max(len(r[c]) for r in rows) for c in range(len(LIST_HEADER))]
+    fewest = [max((len(w) for r in rows for w in r[c].split()), default=1) if c in _WRAPPED
+              else natural[c] for c in range(len(LIST_HEADER))]
+    widths = list(natural)
+    room = width - (len(widths) - 1)
+    for column in (2, 5):  # shrink the title first, then the status
+        excess = sum(widths) - room
+        if excess > 0:
+            widths[column] = max(fewest[column], widths[column] - excess)
+    excess = sum(widths) - room
+    if excess > 0:  # narrower than the longest words: the title gives way, never a column
+        widths[2] = max(4, widths[2] - excess)
+    lines = []
+    for row in rows:
+        cells = [textwrap.wrap(cell, widths[c], break_long_words=True) or [""]
+                 if c in _WRAPPED else [cell] for c, cell in enumerate(row)]
+        for k in range(max(len(c) for c in cells)):
+            parts = [(cells[c][k] if k < len(cells[c]) else "").ljust(widths[c])
+                     for c in range(len(row))]
+            lines.append(" ".join(parts).rstrip())
+    return lines
+
+
+def list_records(statuses: Sequence[Status], paths: Sequence[str]) -> list[dict[str, object]]:
+    """`exercises list --json`: one record per exercise, with exactly these keys."""
+    return [{"id": s.exercise.id, "title": s.exercise.title, "kind": s.exercise.kind.value,
+             "points": s.earned, "max_points": s.exercise.points, "status": s.label,
+             "path": path} for s, path in zip(statuses, paths, strict=True)]

@@ -7,6 +7,7 @@ faces, which only render it. Hidden checks never carry an `expected` value.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -77,3 +78,11 @@ class CheckReport:
         """What must agree between two runs of the same code: the verdict and each check's status
         (used to prove that the notebook and the terminal grade alike)."""
         return self.passed, tuple((o.name, o.status) for o in self.outcomes)
+
+
+def printable(text: str) -> str:
+    """Control and format characters (ANSI escapes, carriage returns, bidi overrides) shown
+    escaped, `\\x1b` style; newlines and tabs kept. Everything a student's process sends is
+    passed through this before it reaches a terminal or a notebook."""
+    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf")
+                   else c.encode("unicode_escape").decode("ascii") for c in text)

@@ -1,29 +1,39 @@
-"""Run an exercise's checks on some code, in a subprocess with a time limit.
+"""Grade one file for one exercise: run it in the sandbox, judge what came back, here.
 
-One subprocess per exercise (and per call), whatever the number of candidate files in it: a
-student's `check` has one candidate, the teacher's `lint` has two (starter, then the reference
-solution). The student's code cannot hang RouterLab (the process group is killed at the time
-limit), cannot crash it, and cannot flood it (its output goes to a file of which only the end is
-kept).
+The student's code runs in `routerlab.exercises.harness`, under the supervisor
+`routerlab.exercises.sandbox` (limits, a scratch HOME and cwd, its own session, every descendant
+killed at the end). What comes back is data: the observations of each probe, or the answers of a
+predict exercise. This module reads it defensively (a line that is not a result is a problem, not
+a traceback), and `routerlab.exercises.judge` compares it with the model, in this process. The
+student's printed output comes back capped, with control characters shown escaped so that it
+cannot draw on the student's terminal (a fake green "passed" line, say).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import tempfile
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from routerlab.exercises.catalog import Exercise
-from routerlab.exercises.report import ERROR, CheckReport, Outcome
+from routerlab.exercises.checks import suite_for
+from routerlab.exercises.checks.base import PredictSuite
+from routerlab.exercises.report import ERROR, CheckReport, Outcome, printable
 
 OUTPUT_LIMIT = 4000
-"""Characters of the student's printed output kept for the report (the end of it)."""
+"""Bytes of the student's printed output kept for the report (the end of it)."""
+RESULT_LIMIT = 8 * 1024 * 1024
+"""Bytes of results the student's process may send; more is refused, not stored."""
+MEMORY_LIMIT = 2 * 1024 ** 3
+"""RLIMIT_AS of the student's process: numpy and the model need a few hundred MB of address
+space; a runaway allocation stops here instead of taking the machine."""
+FILE_LIMIT = 16 * 1024 * 1024
+"""RLIMIT_FSIZE: the largest file the student's process may write (in its scratch folder)."""
+SANDBOX = Path(__file__).with_name("sandbox.py")
 
 
 @dataclass(frozen=True)
@@ -34,119 +44,145 @@ class Candidate:
     display: str
 
 
-@dataclass
-class RunResult:
-    reports: list[CheckReport]
-    """One per candidate, in order (the reference solution last when it was asked for)."""
-    problems: list[str] = field(default_factory=list)
-    """Catalog problems the harness found (a sealed answer that the model contradicts)."""
+def run_checks(exercise: Exercise, candidate: Candidate,
+               timeout: float | None = None) -> CheckReport:
+    """Grade `candidate` against `exercise`; never raises for what the code does."""
+    limit = timeout or exercise.timeout
+    reply = sandboxed(exercise, candidate, limit)
+    report = CheckReport(exercise.id, exercise.title, exercise.points)
+    report.seconds = float(reply.get("seconds") or 0.0)
+    report.output = _output(reply)
+    events, malformed = _events(reply)
+    if malformed or reply.get("result_truncated"):
+        report.problem = Outcome(
+            name="read your results", status=ERROR,
+            message="the checking process sent something that is not a result"
+                    + (" (more than 8 MB)" if reply.get("result_truncated") else "")
+                    + "; nothing it sent counts. Does your code write to files it did not open?")
+        return report
+    from routerlab.exercises import judge
 
-
-def run_checks(exercise: Exercise, candidates: list[Candidate], *, with_solution: bool = False,
-               timeout: float | None = None) -> RunResult:
-    """Check every candidate against `exercise`'s suite; never raises for what the code does."""
-    limit = (timeout or exercise.timeout) * (len(candidates) + int(with_solution))
-    with tempfile.TemporaryDirectory(prefix="routerlab-check-") as scratch_dir:
-        scratch = Path(scratch_dir)
-        results, output = scratch / "results.jsonl", scratch / "output.txt"
-        request = {"exercise": exercise.id, "results": str(results), "scratch": str(scratch),
-                   "with_solution": with_solution,
-                   "candidates": [{"path": str(c.path), "display": c.display} for c in candidates]}
-        (scratch / "request.json").write_text(json.dumps(request), encoding="utf-8")
-        results.touch()
-        started = time.monotonic()
-        returncode, timed_out = _run_harness(scratch / "request.json", output, limit)
-        elapsed = time.monotonic() - started
-        events = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()
-                  if line.strip()]
-        printed = _tail(output)
-    names = [c.display for c in candidates] + (["reference solution"] if with_solution else [])
-    reports = [CheckReport(exercise.id, exercise.title, exercise.points) for _ in names]
-    problems = _collect(events, reports)
-    for report in reports:
-        report.seconds = elapsed / len(reports)
-        report.output = printed
-    _explain_stop(reports, events, timed_out, returncode, printed, limit)
-    return RunResult(reports, problems)
-
-
-def _run_harness(request: Path, output: Path, limit: float) -> tuple[int | None, bool]:
-    command = [sys.executable, "-I", "-B", "-m", "routerlab.exercises.harness", str(request)]
-    with open(output, "wb") as sink:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink,
-                                   stderr=subprocess.STDOUT, start_new_session=os.name != "nt")
-        try:
-            return process.wait(timeout=limit), False
-        except subprocess.TimeoutExpired:
-            _kill(process)
-            return None, True
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    if os.name != "nt":
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    suite = suite_for(exercise)
+    expected = judge.expected(exercise.id)
+    problem = next((e["problem"] for e in events if isinstance(e.get("problem"), dict)), None)
+    if isinstance(suite, PredictSuite):
+        answers = next((e["answers"] for e in events if "answers" in e), None)
+        if answers is not None:
+            report.outcomes = judge.judge_predict(exercise, suite, answers, expected.answers)
     else:
-        process.kill()
-    process.wait()
+        sent = {e["check"]: e for e in events if isinstance(e.get("check"), int)}
+        for index, check in enumerate(suite.checks):
+            if index in sent:
+                want = expected.observations.get(check.name, [])
+                report.outcomes.append(judge.judge_check(check, want, sent[index],
+                                                         exercise.tolerance))
+            else:
+                report.outcomes.append(judge.not_run(check))
+    if problem is not None:
+        report.problem = _outcome_from(problem)
+    done = next((e for e in events if e.get("done") is True), None)
+    delegated = [d for d in (done or {}).get("delegated", []) if isinstance(d, str)]
+    if delegated:
+        names = ", ".join(d.split(":")[-1] for d in delegated)
+        report.problem = Outcome(
+            name="write it yourself", status=ERROR, hint=1,
+            message=f"your code calls RouterLab's own {names}: this exercise asks you to write "
+                    "that function, so a submission that hands the work to it does not pass")
+    elif report.problem is None and done is None:
+        report.problem = _stopped(reply, events, suite, limit)
+    if expected.problems and report.problem is None:
+        report.problem = Outcome(
+            name="the catalog", status=ERROR,
+            message="this RouterLab's model no longer gives the results the exercise was sealed "
+                    "with (" + "; ".join(expected.problems) + "); ask your teacher to run "
+                    "`routerlab teacher lint`")
+    if report.passed:
+        report.unlock = (judge.predict_key(exercise.id, suite, expected.answers)
+                         if isinstance(suite, PredictSuite)
+                         else judge.implement_key(exercise.id, expected.observations))
+    return report
 
 
-def _collect(events: list[dict], reports: list[CheckReport]) -> list[str]:
-    problems = []
-    for event in events:
-        kind, index = event["event"], event["candidate"]
-        if kind == "lint":
-            problems.append(event["problem"])
-        elif kind == "outcome":
-            reports[index].outcomes.append(Outcome.from_json(event["outcome"]))
-        elif kind == "problem":
-            reports[index].problem = Outcome.from_json(event["outcome"])
-        elif kind == "unlock":
-            reports[index].unlock = event["key"]
-    return problems
+def sandboxed(exercise: Exercise, candidate: Candidate, timeout: float) -> dict[str, Any]:
+    """Run the harness on `candidate` under the supervisor; its reply, as data."""
+    request = {"exercise": exercise.id, "path": str(candidate.path.resolve()),
+               "display": candidate.display}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONUNBUFFERED": "1",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8",
+           "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    argv = [sys.executable, "-I", "-B", "-u", "-m", "routerlab.exercises.harness",
+            json.dumps(request)]
+    order = {"argv": argv, "env": env, "timeout": timeout, "cpu": int(timeout) + 2,
+             "memory": MEMORY_LIMIT, "fsize": FILE_LIMIT, "output_limit": OUTPUT_LIMIT,
+             "result_limit": RESULT_LIMIT}
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", str(SANDBOX)],
+                          input=json.dumps(order).encode(), capture_output=True,
+                          timeout=timeout + 30, check=False)
+    try:
+        reply = json.loads(done.stdout)
+    except ValueError:
+        reply = None
+    if not isinstance(reply, dict):
+        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        return {"returncode": None, "timed_out": False, "result": "", "output": "",
+                "output_bytes": 0, "supervisor": f"the sandbox failed: {tail[0]}"}
+    return reply
 
 
-def _explain_stop(reports: list[CheckReport], events: list[dict], timed_out: bool,
-                  returncode: int | None, printed: str, limit: float) -> None:
-    """Turn a killed, crashed or cut-short process into a plain-language problem on the right
-    report. A candidate is finished only when the harness said so: code that ends the process
-    early (`os._exit(0)`) must not pass on the checks it ran before."""
-    done = {e["candidate"] for e in events if e["event"] == "done"}
-    if not timed_out and returncode == 0:
-        for index, report in enumerate(reports):
-            if index not in done and report.problem is None:
-                report.problem = Outcome(
-                    name="run your code", status=ERROR,
-                    message="the checks did not finish: your code ended the process early "
-                            "(exit() or os._exit()?)")
-        return
-    started = [e["candidate"] for e in events if e["event"] == "start"]
-    current = started[-1] if started else 0
-    running = [e["check"] for e in events if e["event"] == "running" and e["candidate"] == current]
-    finished = len(reports[current].outcomes)
-    if timed_out:
-        where = f" (it was running the check “{running[-1]}”)" if len(running) > finished else ""
+def _events(reply: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    events: list[dict[str, Any]] = []
+    result = reply.get("result")
+    text = result if isinstance(result, str) else ""
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return events, True
+        if not isinstance(event, dict):
+            return events, True
+        events.append(event)
+    return events, False
+
+
+def _stopped(reply: dict[str, Any], events: list[dict[str, Any]], suite: Any,
+             limit: float) -> Outcome:
+    """A killed, crashed or cut-short process, as a plain-language problem. Code that ends the
+    process early (`os._exit(0)`) does not pass on the checks it ran before."""
+    if reply.get("supervisor"):
+        return Outcome(name="run your code", status=ERROR, message=str(reply["supervisor"]))
+    running = [e["running"] for e in events if isinstance(e.get("running"), int)]
+    finished = {e["check"] for e in events if isinstance(e.get("check"), int)}
+    where = ""
+    if running and running[-1] not in finished and running[-1] < len(suite.checks):
+        where = f" (it was running the check “{suite.checks[running[-1]].name}”)"
+    if reply.get("timed_out"):
         message = (f"your code did not finish within {limit:g} s, so RouterLab stopped it{where}. "
                    "Look for a loop that never ends, e.g. a `while` whose condition never "
                    "becomes false")
+    elif reply.get("returncode") == 0:
+        message = ("the checks did not finish: your code ended the process early (exit() or "
+                   f"os._exit()?){where}")
     else:
-        last = printed.strip().splitlines()[-1:] or ["no output"]
-        message = (f"the checking process stopped unexpectedly (exit code {returncode}: "
-                   f"{last[0]}). "
-                   "If your code does not call exit() or crash Python, this is a RouterLab bug")
-    if reports[current].problem is None:
-        reports[current].problem = Outcome(name="run your code", status=ERROR, message=message)
-    for report in reports[current + 1:]:
-        report.problem = Outcome(name="run your code", status=ERROR,
-                                 message="not checked: an earlier candidate used up the time")
+        message = (f"the checking process stopped (exit code {reply.get('returncode')}){where}: "
+                   "your code crashed Python, ran out of memory or CPU time, or exited")
+    return Outcome(name="run your code", status=ERROR, message=message)
 
 
-def _tail(path: Path) -> str:
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        handle.seek(max(0, size - OUTPUT_LIMIT))
-        text = handle.read().decode("utf-8", errors="replace")
-    return ("…" + text) if size > OUTPUT_LIMIT else text
+def _outcome_from(data: dict[str, Any]) -> Outcome:
+    return Outcome(name=str(data.get("name") or "load your file"), status=ERROR,
+                   message=printable(str(data.get("message") or "")),
+                   hint=data.get("hint") if isinstance(data.get("hint"), int) else 1,
+                   traceback=[printable(t) for t in data.get("traceback") or []
+                              if isinstance(t, str)])
+
+
+def _output(reply: dict[str, Any]) -> str:
+    output = reply.get("output")
+    text = printable(output if isinstance(output, str) else "")
+    total = reply.get("output_bytes") or 0
+    if isinstance(total, int) and total > OUTPUT_LIMIT:
+        return f"… ({total} bytes printed, the last {OUTPUT_LIMIT} shown)\n{text}"
+    return text
+

@@ -1,11 +1,17 @@
-"""Authoring a predict exercise: seal its worked solution so that no plain answer ships.
+"""Authoring: seal an exercise's worked solution so that no plain answer and no solution ships.
 
-The author writes the solution file (the starter with every `...` replaced and the reasoning in
-comments) anywhere outside the catalog and runs `routerlab teacher seal ID FILE`. The answers in
-the file are read with `ast.literal_eval` (the file is never executed), compared with what the
-model computes (`PredictSuite.oracle`), and only then are the digests and the encrypted solution
-written to `catalog/ID/sealed.json`. The plain file can then be deleted: `teacher lint` re-derives
-the key from the model whenever it needs to open the solution.
+The author writes the solution file anywhere outside the catalog and runs
+`routerlab teacher seal ID FILE`.
+
+- Predict: the answers in the file are read with `ast.literal_eval` (the file is never
+  executed), compared with what the model computes (`PredictSuite.oracle`), and only then are the
+  answer digests and the encrypted solution written to `catalog/ID/sealed.json`.
+- Implement: every probe runs on the model; the digest of each check's results and the solution
+  encrypted under the key those results give (`judge.implement_key`) are written, and the file is
+  then graded in the sandbox like a student's: it must pass, or nothing is kept.
+
+The plain file can then be deleted: `open_solution` (used by `teacher lint`) re-derives the key
+from the model whenever the solution must be opened.
 """
 
 from __future__ import annotations
@@ -15,18 +21,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from routerlab.exercises.answers import canonical, seal, unlock_key
-from routerlab.exercises.catalog import Exercise
+from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
+from routerlab.exercises.catalog import Exercise, WrongSubmission
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.checks.base import PredictSuite
 from routerlab.exercises.errors import CatalogError
 
 
 def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
-    """Write `sealed.json` of a predict exercise from a solution file the model agrees with."""
+    """Write `sealed.json` from a solution file the model agrees with (or that passes)."""
     suite = suite_for(exercise)
     if not isinstance(suite, PredictSuite):
-        raise CatalogError(f"{exercise.id} is not a predict exercise; its solution.py ships as is")
+        return _seal_implement(exercise, solution_file)
     text = solution_file.read_text(encoding="utf-8")
     written = literal_assignments(text)
     model = suite.oracle()
@@ -42,7 +48,9 @@ def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
         raise CatalogError("the solution disagrees with the model: " + "; ".join(wrong))
     key = unlock_key(exercise.id, suite.canonical_answers(model))
     target = Path(str(exercise.folder)) / "sealed.json"
-    target.write_text(json.dumps({"digests": suite.digests(model), "solution": seal(text, key)},
+    old = exercise.sealed()
+    target.write_text(json.dumps({"digests": suite.digests(model), "solution": seal(text, key),
+                                  **({"wrong": old.wrong} if old and old.wrong else {})},
                                  indent=2) + "\n", encoding="utf-8")
     return target
 
@@ -58,3 +66,82 @@ def literal_assignments(source: str) -> dict[str, Any]:
             except ValueError:
                 continue
     return values
+
+
+def _seal_implement(exercise: Exercise, solution_file: Path) -> Path:
+    from routerlab.exercises import judge
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.runner import Candidate, run_checks
+
+    suite = suite_for(exercise)
+    observations = judge.model_observations(suite)
+    digests = {name: judge.check_digest(exercise.id, name, obs)
+               for name, obs in observations.items()}
+    key = judge.implement_key(exercise.id, observations)
+    text = solution_file.read_text(encoding="utf-8")
+    target = Path(str(exercise.folder)) / "sealed.json"
+    before = target.read_text(encoding="utf-8") if target.exists() else None
+    old = exercise.sealed()
+    target.write_text(json.dumps({"digests": digests, "solution": seal(text, key),
+                                  **({"wrong": old.wrong} if old and old.wrong else {})},
+                                 indent=2) + "\n", encoding="utf-8")
+    judge.expected.cache_clear()
+    report = run_checks(load_catalog().get(exercise.id), Candidate(solution_file, "solution"))
+    if not report.passed:
+        if before is None:
+            target.unlink()
+        else:
+            target.write_text(before, encoding="utf-8")
+        judge.expected.cache_clear()
+        failing = [o.name for o in report.failures]
+        raise CatalogError(f"{solution_file} does not pass {exercise.id}: {failing}; "
+                           "nothing was sealed")
+    return target
+
+
+def model_key(exercise: Exercise) -> str:
+    """The key a passing submission gives, derived here from the model's own answers."""
+    from routerlab.exercises import judge
+
+    suite = suite_for(exercise)
+    if isinstance(suite, PredictSuite):
+        return unlock_key(exercise.id, suite.canonical_answers(suite.oracle()))
+    return judge.implement_key(exercise.id, judge.expected(exercise.id).observations)
+
+
+def open_solution(exercise: Exercise) -> str:
+    """The worked solution, opened with the key the model's own answers give (teacher side)."""
+    sealed = exercise.sealed()
+    if sealed is None:
+        raise CatalogError(f"{exercise.id} has no sealed.json (run `routerlab teacher seal`)")
+    return unseal(sealed.solution, model_key(exercise))
+
+
+def open_wrong(exercise: Exercise) -> list[WrongSubmission]:
+    """The sealed wrong submissions, opened like the solution."""
+    sealed = exercise.sealed()
+    if sealed is None or not sealed.wrong:
+        return []
+    entries = json.loads(unseal(sealed.wrong, model_key(exercise)))
+    return [WrongSubmission(e["name"], tuple(e["rejects"]), e["source"]) for e in entries]
+
+
+def seal_wrong(exercise: Exercise, files: list[Path]) -> Path:
+    """Seal wrong submissions into `sealed.json`. Each file names, on `# rejects: CHECK` lines,
+    the hidden checks that must fail on it; `teacher lint` runs them all."""
+    sealed = exercise.sealed()
+    if sealed is None:
+        raise CatalogError(f"seal {exercise.id}'s solution first")
+    entries = []
+    for path in files:
+        source = path.read_text(encoding="utf-8")
+        rejects = [line.split(":", 1)[1].strip() for line in source.splitlines()
+                   if line.startswith("# rejects:")]
+        if not rejects:
+            raise CatalogError(f"{path} has no `# rejects: CHECK NAME` line")
+        entries.append({"name": path.name, "rejects": rejects, "source": source})
+    target = Path(str(exercise.folder)) / "sealed.json"
+    target.write_text(json.dumps({"digests": sealed.digests, "solution": sealed.solution,
+                                  "wrong": seal(json.dumps(entries), model_key(exercise))},
+                                 indent=2) + "\n", encoding="utf-8")
+    return target

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import os
 import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,7 +33,8 @@ Each file in `exercises/` is one exercise: read its docstring, replace the `TODO
     routerlab exercises watch           re-check every time you save
     routerlab exercises hint ID         a hint (run it again for the next level)
     routerlab exercises solution ID     the reference solution, once you have passed
-    routerlab exercises export          a results file to hand in
+    routerlab exercises export          a results file to hand in (re-checks every file)
+    routerlab exercises upgrade         after updating RouterLab: add new exercises, keep yours
 
 In a notebook started anywhere inside this folder:
 
@@ -63,13 +65,22 @@ class Workspace:
         return self.root / "solutions"
 
     def file_for(self, exercise: Exercise) -> Path:
-        return self.exercise_dir / exercise.file_name
+        """The student's file of `exercise`: named by id; a workspace made by an older RouterLab
+        (files numbered by catalog position) keeps its numbered file until `upgrade` renames
+        it, whatever number it has now."""
+        keyed = self.exercise_dir / exercise.file_name
+        if keyed.exists():
+            return keyed
+        legacy = sorted(self.exercise_dir.glob(f"[0-9][0-9]_{exercise.file_name}"))
+        return legacy[0] if legacy else keyed
 
     def exercise_for_file(self, path: Path, catalog: Catalog) -> Exercise | None:
         """Which exercise a changed file belongs to (for `watch`); None for any other file."""
+        if path.parent.resolve() != self.exercise_dir.resolve():
+            return None
         for exercise in catalog:
-            same_folder = path.parent.resolve() == self.exercise_dir.resolve()
-            if path.name == exercise.file_name and same_folder:
+            if path.name == exercise.file_name or (
+                    path.name[:2].isdigit() and path.name[2:] == "_" + exercise.file_name):
                 return exercise
         return None
 
@@ -87,7 +98,8 @@ def init_workspace(directory: Path, student: str | None = None) -> tuple[Workspa
     Existing student files are never overwritten: running `init` again only adds the starters of
     exercises that are new in this RouterLab version.
     """
-    directory = directory.expanduser().resolve()
+    directory = directory.expanduser()
+    directory = (directory if directory.is_absolute() else caller_cwd() / directory).resolve()
     if directory.exists() and not directory.is_dir():
         raise WorkspaceError(f"{directory} exists and is not a folder")
     enclosing = _find_marker(directory.parent)
@@ -109,22 +121,53 @@ def init_workspace(directory: Path, student: str | None = None) -> tuple[Workspa
         (directory / "README.md").write_text(_README, encoding="utf-8")
         written.append(directory / "README.md")
     workspace = open_workspace(directory)
-    for exercise in load_catalog():
-        if not workspace.file_for(exercise).exists():
-            written.append(workspace.restore_starter(exercise))
-    workspace.state_path.parent.mkdir(exist_ok=True)
+    written += upgrade_workspace(workspace).added
     return workspace, written
 
 
+@dataclass
+class Upgrade:
+    """What `upgrade_workspace` did: files renamed to their id-keyed names, starters added."""
+
+    renamed: list[tuple[Path, Path]]
+    added: list[Path]
+
+
+def upgrade_workspace(workspace: Workspace) -> Upgrade:
+    """Bring a workspace up to this RouterLab: rename position-numbered files to id-keyed names
+    and add the starters of new exercises. No student file is overwritten and the progress file
+    is not touched (it is keyed by exercise id), so every result is kept."""
+    result = Upgrade([], [])
+    for exercise in load_catalog():
+        keyed = workspace.exercise_dir / exercise.file_name
+        current = workspace.file_for(exercise)
+        if current != keyed and not keyed.exists():
+            current.rename(keyed)
+            result.renamed.append((current, keyed))
+        elif not keyed.exists():
+            result.added.append(workspace.restore_starter(exercise))
+    workspace.state_path.parent.mkdir(exist_ok=True)
+    return result
+
+
+def caller_cwd() -> Path:
+    """Where the student typed the command: `./run` passes it on (it runs RouterLab from the
+    repository root), otherwise the current directory."""
+    given = os.environ.get("ROUTERLAB_CALLER_CWD")
+    return Path(given) if given and Path(given).is_dir() else Path.cwd()
+
+
 def find_workspace(explicit: Path | None = None, start: Path | None = None) -> Workspace:
-    """The workspace named by `explicit`, or the one enclosing `start` (default: the cwd)."""
+    """The workspace named by `explicit`, or the one enclosing `start` (default: where the
+    command was typed)."""
     if explicit is not None:
-        root = explicit.expanduser().resolve()
+        root = explicit.expanduser()
+        root = (root if root.is_absolute() else caller_cwd() / root).resolve()
         if not (root / MARKER).is_file():
             raise WorkspaceError(f"{root} is not a RouterLab workspace (no {MARKER}); "
                                  f"create one with `routerlab exercises init {explicit}`")
         return open_workspace(root)
-    here = (start or Path.cwd()).resolve()
+    here = (start or caller_cwd()).resolve()
     found = _find_marker(here)
     if found is None:
         raise WorkspaceError(f"no RouterLab workspace here: no {MARKER} in {here} or above it; "

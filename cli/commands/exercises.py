@@ -7,6 +7,7 @@ Imports of the exercise package happen inside the commands so `routerlab --help`
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,23 +100,60 @@ def init(
     console = _console(plain)
     console.print(f"Workspace for {workspace.student} in {workspace.root} "
                   f"({len(written)} files written).", highlight=False)
-    console.print(f"Next: cd {workspace.root} && routerlab exercises check", highlight=False)
+    console.print(f"Next: cd {shlex.quote(str(workspace.root))} && {command_prefix()} exercises "
+                  "check", highlight=False, soft_wrap=True)
+
+
+def command_prefix() -> str:
+    """How to call RouterLab so that a pasted line works: `./run` when it was used (its path,
+    as the student's shell sees it), `routerlab` when that is on PATH, else the interpreter."""
+    import os
+    import shutil
+    import sys
+
+    runner = os.environ.get("ROUTERLAB_RUN_SCRIPT")
+    if runner:
+        return shlex.quote(runner)
+    if shutil.which("routerlab"):
+        return "routerlab"
+    return f"{shlex.quote(sys.executable)} -m routerlab"
 
 
 @exercises_app.command("list")
 def list_(directory: Path = DIR, plain: bool = PLAIN,
           json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Every exercise with its status, points, attempts and hints used, and a progress bar."""
+    from routerlab.exercises.render import list_lines, list_records
+
     course = _course(directory)
-    view = _progress(course)
+    statuses = course.statuses()
     if json_out:
         from routerlab.cli.render import print_json
 
-        print_json({"summary": view.summary, "exercises": view.table.to_dict()})
+        paths = [str(course.workspace.file_for(s.exercise)) for s in statuses]
+        print_json(list_records(statuses, paths))
         return
     console = _console(plain)
     _notes(console, course)
-    print_progress(console, view)
+    for line in list_lines(statuses, console.width):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    print_progress(console, _progress(course), table=False)
+
+
+@exercises_app.command()
+def upgrade(directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """After updating RouterLab: add new exercises, rename files to their ids, keep every result."""
+    from routerlab.exercises.workspace import find_workspace, upgrade_workspace
+
+    workspace = find_workspace(directory)
+    done = upgrade_workspace(workspace)
+    console = _console(plain)
+    for old, new in done.renamed:
+        console.print(f"renamed {old.name} -> {new.name}", highlight=False)
+    for path in done.added:
+        console.print(f"new exercise: {path.relative_to(workspace.root)}", highlight=False)
+    console.print(f"{workspace.root} is up to date ({len(done.renamed)} renamed, "
+                  f"{len(done.added)} added; your files and results are kept).", highlight=False)
 
 
 @exercises_app.command()
@@ -180,6 +218,11 @@ def check(
             print_progress(console, _progress(course), table=False)
     if not all(r.passed for r in reports):
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
+    if not all_ and exercise_id is None:
+        upcoming = course.next_exercise()
+        if upcoming is not None:
+            console.print(f"Next: {command_prefix()} exercises check {upcoming.id}",
+                          highlight=False, soft_wrap=True)
 
 
 def _verdict(report: Any, view: ReportView) -> dict[str, Any]:
@@ -275,9 +318,10 @@ def watch(
 def export(out: Path = typer.Option(None, "--out", "-o",
                                     help="Where to write (default: in the workspace)."),
            directory: Path = DIR, plain: bool = PLAIN) -> None:
-    """Write your results (ids, pass/fail, points, attempts, hints) as one JSON file to hand in."""
+    """Re-check every file, then write your results (ids, pass/fail, points, attempts, hints, each
+    file's SHA-256) as one JSON file to hand in."""
     from routerlab.exercises.grading import write_results
 
     path, document = write_results(_course(directory), out)
-    _console(plain).print(f"{document['points']}/{document['points_possible']} points; "
+    _console(plain).print(f"{document['points']:g}/{document['points_possible']} points; "
                           f"results written to {path}", highlight=False)

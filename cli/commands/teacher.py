@@ -81,14 +81,50 @@ def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
 
 
 @teacher_app.command()
-def seal(exercise_id: str = typer.Argument(..., help="A predict exercise id."),
+def seal(exercise_id: str = typer.Argument(..., help="An exercise id."),
          solution_file: Path = typer.Argument(..., exists=True, dir_okay=False,
-                                              help="The filled-in answer file with its reasoning."),
+                                              help="The worked solution (answers or code)."),
+         wrong: list[Path] = typer.Option(None, "--wrong", exists=True, dir_okay=False,
+                                          help="A wrong submission with `# rejects: CHECK` "
+                                               "lines (repeat)."),
          plain: bool = PLAIN) -> None:
-    """Author a predict exercise: check the answers against the model, then seal them."""
+    """Author an exercise: check the solution against the model, then seal it (and the wrong
+    submissions `teacher lint` must see rejected)."""
     from routerlab.cli.render import make_console
     from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.sealing import seal_exercise
+    from routerlab.exercises.sealing import seal_exercise, seal_wrong
 
     target = seal_exercise(load_catalog().get(exercise_id), solution_file)
+    if wrong:
+        load_catalog.cache_clear()
+        target = seal_wrong(load_catalog().get(exercise_id), list(wrong))
     make_console(plain).print(f"sealed {exercise_id}: {target}", highlight=False)
+
+
+@teacher_app.command()
+def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=False,
+                                                 help="Workspaces, or folders of handed-in "
+                                                      "exercise files."),
+            out: Path = typer.Option(Path("grades.csv"), "--out", "-o", help="CSV path."),
+            jobs: int = typer.Option(None, "--jobs", "-j", min=1,
+                                     help="Sandboxes side by side (default: one per core, "
+                                          "at most 8)."),
+            plain: bool = PLAIN) -> None:
+    """Regrade from scratch, trusting no progress file: every exercise file in the sandbox, the
+    catalog of this RouterLab; writes the grades CSV and a SHA-256 per graded file."""
+    from routerlab.cli.render import make_console
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.grading import recheck as regrade
+    from routerlab.exercises.grading import write_recheck
+
+    catalog = load_catalog()
+    started = time.monotonic()
+    regraded = regrade(list(folders), catalog, jobs)
+    csv_path, sums = write_recheck(regraded, catalog, out)
+    console = make_console(plain)
+    for r in regraded:
+        passed = sum(g.passed for g in r.graded)
+        console.print(f"{r.student}: {passed}/{len(r.graded)} passed, {r.points:g}/"
+                      f"{catalog.total_points} points", highlight=False, markup=False)
+    console.print(f"{len(regraded)} regraded in {time.monotonic() - started:.1f} s; grades in "
+                  f"{csv_path}, file digests in {sums} (`sha256sum -c {sums}`)", highlight=False)

@@ -21,7 +21,7 @@ from routerlab.core.dtypes import AnyDType, DType, QFloat
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import QuantScheme, check_quantizable
 from routerlab.core.quant.scheme import QuantMode, QuantValue, StoreKind
-from routerlab.core.view import TableView, Viewable
+from routerlab.core.view import Cell, TableView, Viewable
 
 STORAGE, ARITHMETIC = "storage", "arithmetic"
 GENERAL = frozenset({STORAGE, ARITHMETIC})
@@ -103,7 +103,7 @@ class Advertisement(Viewable):
                 f"its {self.device.profile} server, {SOURCES[self.device.profile]}); {truth}")
 
     def view(self) -> TableView:
-        rows = [["dtype", str(self.dtype)],
+        rows: list[list[Cell]] = [["dtype", str(self.dtype)],
                 ["dtype_usage (forwarded)", ", ".join(sorted(self.usage)) or "—"],
                 ["supports_dtype", self.supports],
                 ["router can use it at 2c06be3", self.router_can],

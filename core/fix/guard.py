@@ -235,7 +235,7 @@ def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPla
         walls = (_DISPATCH_WALL,)
     else:
         walls = (entry, _BRIDGE_WALL)
-    stop = walls[-1] if path is Path.DISPATCH else walls[1]
+    stop = next(w for w in walls if w.layer != ROUTER_LAYER)
     hangs = path in _WAITING
     notes = [f"Burn's router entry fires first: {walls[0].line()}"]
     if hangs:

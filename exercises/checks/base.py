@@ -1,28 +1,35 @@
 """The vocabulary of checks: a `Suite` per exercise, made of visible and hidden `Check`s.
 
-A check receives the student's `Submission` and either returns (passed) or raises `CheckFailure`
-with plain-language `expected` / `got` texts and the hint level that addresses the mistake. Any
-other exception escaping a check is the student's code failing, and the harness reports it as
-theirs. Predict exercises use `PredictSuite`, which builds its checks from answer `Part`s: a
-visible check that every part is filled in and well formed, and one hidden check per part that
-compares digests (so no plain answer ships).
+A check is a *probe*: given a `Subject` (the student's submission, or the model), it runs the
+subject's functions on the check's inputs, plugged into a real `Runtime` where that is the point,
+and returns what it saw as labelled plain data, `[(label, value), ...]`. It never decides
+anything. The probe runs twice: in the student's sandboxed process on their code, and in the
+parent on `ModelSubject` (RouterLab's own behaviour, in the student's signature); the parent
+compares the two (`routerlab.exercises.judge`). So the verdict never lives where the student's
+code runs, and a probe that a student's file disables only returns data that does not match.
+
+A probe may raise `CheckFailure` with a plain-language message for what is not data at all (a
+missing function, a result of the wrong shape); any other exception escaping it is the student's
+code failing. Predict exercises use `PredictSuite`: the student's process only returns the
+answer variables, and the parent judges each `Part`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from types import ModuleType
 from typing import Any
 
-from routerlab.exercises.answers import answer_digest, canonical, unlock_key
+Observation = list[tuple[str, Any]]
+"""What one probe saw: labelled values, each plain data once `to_data` has run on it."""
 
 
 class CheckFailure(Exception):
-    """The student's code ran but did the wrong thing. Say what was expected and what happened,
-    in words a student can act on; a hidden check gives `expected=None`."""
+    """The student's code ran but gave something that is not even comparable. Say what was
+    expected and what happened, in words a student can act on."""
 
     def __init__(self, message: str, *, expected: str | None = None, got: str | None = None,
                  hint: int | None = None) -> None:
@@ -33,7 +40,19 @@ class CheckFailure(Exception):
         self.hint = hint
 
 
-class Submission:
+class Subject:
+    """Whose functions a probe runs: the student's file or the model."""
+
+    is_model = False
+
+    def function(self, name: str) -> Callable[..., Any]:
+        raise NotImplementedError
+
+    def value(self, name: str) -> Any:
+        raise NotImplementedError
+
+
+class Submission(Subject):
     """The student's loaded file, with lookups that fail in plain language."""
 
     def __init__(self, module: ModuleType) -> None:
@@ -53,41 +72,62 @@ class Submission:
         return getattr(self.module, name)
 
 
+class ModelSubject(Subject):
+    """RouterLab's own behaviour in the student's signature: what every probe is compared with.
+    It only ever runs in the parent process, never beside a student's code."""
+
+    is_model = True
+
+    def __init__(self, functions: Mapping[str, Callable[..., Any]]) -> None:
+        self.functions = dict(functions)
+
+    def function(self, name: str) -> Callable[..., Any]:
+        return self.functions[name]
+
+
+Probe = Callable[[Subject], Observation]
+
+
 @dataclass(frozen=True)
 class Check:
     name: str
     hidden: bool
     hint: int
-    run: Callable[[Submission], None]
+    probe: Probe | None
 
 
 class Suite:
-    """The checks of one exercise, in the order they run. Register them with the decorators:
+    """The checks of one implement exercise, in the order they run. Register them with the
+    decorators, and the model's version of each student function with `model`:
 
         suite = Suite("quant-1")
+        suite.model(compute_scale=model_scale)
 
         @suite.visible("Q8S scale of a small tensor", hint=1)
-        def _(sub: Submission) -> None: ...
+        def _(sub: Subject) -> Observation: ...
     """
 
     def __init__(self, exercise_id: str) -> None:
         self.exercise_id = exercise_id
         self.checks: list[Check] = []
+        self._model: dict[str, Callable[..., Any]] = {}
 
-    def visible(self, name: str, hint: int = 1) -> Callable[[Callable[[Submission], None]], None]:
+    def model(self, **functions: Callable[..., Any]) -> None:
+        self._model.update(functions)
+
+    def model_subject(self) -> ModelSubject:
+        return ModelSubject(self._model)
+
+    def visible(self, name: str, hint: int = 1) -> Callable[[Probe], Probe]:
         return self._add(name, hidden=False, hint=hint)
 
-    def hidden(self, name: str, hint: int = 2) -> Callable[[Callable[[Submission], None]], None]:
+    def hidden(self, name: str, hint: int = 2) -> Callable[[Probe], Probe]:
         return self._add(name, hidden=True, hint=hint)
 
-    def unlock(self, submission: Submission) -> str | None:
-        """The key that opens a sealed solution, once every check passed (predict only)."""
-        return None
-
-    def _add(self, name: str, hidden: bool,
-             hint: int) -> Callable[[Callable[[Submission], None]], None]:
-        def register(run: Callable[[Submission], None]) -> None:
-            self.checks.append(Check(name, hidden, hint, run))
+    def _add(self, name: str, hidden: bool, hint: int) -> Callable[[Probe], Probe]:
+        def register(probe: Probe) -> Probe:
+            self.checks.append(Check(name, hidden, hint, probe))
+            return probe
 
         return register
 
@@ -95,18 +135,20 @@ class Suite:
 @dataclass(frozen=True)
 class Part:
     """One answer of a predict exercise: the variable the student fills in, what it stands for,
-    and `form`, which checks the shape of an answer (not its truth) and puts it in one form."""
+    and `form`, which checks the shape of an answer (not its truth) and puts it in one form.
+    `numeric` parts are compared with the exercise's stated tolerance, the others exactly."""
 
     name: str
     describes: str
     form: Callable[[Any], Any]
     places: int = 6
+    numeric: bool = False
 
 
 @dataclass
 class PredictSuite(Suite):
-    """A predict exercise: `oracle()` runs the real model to find the answers (the teacher's
-    `lint` and `seal` use it; a student's check only compares digests)."""
+    """A predict exercise: `oracle()` runs the real model to find the answers (in the parent;
+    the student's process only returns the variables it was asked for)."""
 
     exercise_id: str
     parts: Sequence[Part]
@@ -114,100 +156,76 @@ class PredictSuite(Suite):
     checks: list[Check] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.checks = [Check("every answer is filled in and well formed", False, 1, self._formed)]
+        self._model = {}
+        self.checks = [Check("every answer is filled in and well formed", False, 1, None)]
         for part in self.parts:
-            self.checks.append(Check(f"{part.name}: {part.describes}", True, 2, self._right(part)))
+            self.checks.append(Check(f"{part.name}: {part.describes}", True, 2, None))
 
     def canonical_answers(self, values: dict[str, Any]) -> dict[str, str]:
+        from routerlab.exercises.answers import canonical
+
         return {p.name: canonical(p.form(values[p.name]), p.places) for p in self.parts}
 
     def digests(self, values: dict[str, Any]) -> dict[str, str]:
+        from routerlab.exercises.answers import answer_digest
+
         answers = self.canonical_answers(values)
         return {name: answer_digest(self.exercise_id, name, text) for name, text in answers.items()}
 
-    def unlock(self, submission: Submission) -> str | None:
-        values = {p.name: submission.value(p.name) for p in self.parts}
-        return unlock_key(self.exercise_id, self.canonical_answers(values))
 
-    def _formed(self, submission: Submission) -> None:
-        for part in self.parts:
-            value = submission.value(part.name)
-            if value is Ellipsis:
-                raise CheckFailure(f"`{part.name}` is still `...`: replace the TODO with your "
-                                   f"prediction of {part.describes}", hint=1)
-            part.form(value)
-
-    def _right(self, part: Part) -> Callable[[Submission], None]:
-        def run(submission: Submission) -> None:
-            from routerlab.exercises.catalog import load_catalog
-
-            sealed = load_catalog().get(self.exercise_id).sealed()
-            if sealed is None:
-                raise RuntimeError(f"{self.exercise_id} has no sealed answers (run `teacher seal`)")
-            raw = submission.value(part.name)
-            if raw is Ellipsis:
-                raise CheckFailure("not answered yet (still `...`)", hint=1)
-            value = part.form(raw)
-            digest = answer_digest(self.exercise_id, part.name, canonical(value, part.places))
-            if digest != sealed.digests.get(part.name):
-                raise CheckFailure(f"your prediction of {part.describes} is not what the model "
-                                   "does", got=f"{part.name} = {value!r}", hint=2)
-
-        return run
+def to_data(value: Any, depth: int = 0) -> Any:
+    """Plain JSON data for a value a student's function returned: what crosses the process
+    boundary. Containers keep their shape (tuples become lists, sets sorted lists); an object
+    that is not data becomes `{"object": repr}`, which equals no real answer."""
+    if depth > 20:
+        return {"object": "nested too deep"}
+    if isinstance(value, Enum):
+        value = value.value
+    if hasattr(value, "tolist") and callable(value.tolist) and type(value).__module__ == "numpy":
+        value = value.tolist()
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {str(k): to_data(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted((to_data(v, depth + 1) for v in value), key=repr)
+    if isinstance(value, list | tuple):
+        return [to_data(v, depth + 1) for v in value]
+    return {"object": f"{type(value).__name__}: {repr(value)[:120]}"}
 
 
-def compare_cases(student: Callable[..., Any], reference: Callable[..., Any],
-                  cases: Iterable[tuple[Any, ...]], *, same: Callable[[Any, Any], bool],
-                  describe: Callable[[tuple[Any, ...]], str], hint: int = 2) -> None:
-    """Run a hidden batch of seeded cases through both functions; on the first disagreement say
-    which input and what the student's code returned, never the reference's answer."""
-    for args in cases:
-        got = student(*args)
-        if not same(got, reference(*args)):
-            raise CheckFailure(f"a hidden case gives a different result: {describe(args)}",
-                               got=repr(got), hint=hint)
-
-
-def expect_equal(what: str, expected: Any, got: Any, hint: int = 2) -> None:
-    """Fail with both values when they differ (visible checks only: this shows the answer)."""
-    if expected != got:
-        raise CheckFailure(what, expected=repr(expected), got=repr(got), hint=hint)
-
-
-def registered(handle: Any | None, where: str, hint: int = 2) -> Any:
-    """`handle` (a `get_handle_ref` result), or a failure saying `where` holds nothing: a missing
-    entry is the student's arm at work, not an error of the check (`AttributeError` on None)."""
-    if handle is None:
-        raise CheckFailure(f"nothing is registered {where}", hint=hint)
-    return handle
-
-
-def outcome_of(call: Callable[[], Any]) -> tuple[str, Any]:
-    """("ok", value) or ("raises", exception type name): what a call did, for comparisons in
-    which raising (a Burn panic, say) is itself the expected behaviour."""
+def outcome(call: Callable[[], Any], panics: Sequence[type[BaseException]] = ()) -> list[Any]:
+    """["returned", value] or ["panics", ExceptionName] for the listed panic types: what a call
+    did, when raising (a Burn panic, say) is itself the behaviour under test. Any other
+    exception is the student's code failing and propagates."""
     try:
-        return "ok", call()
+        return ["returned", to_data(call())]
     except NotImplementedError:
-        raise  # the TODO is still there: the harness says so plainly
-    except Exception as error:  # noqa: BLE001 - the kind of error is the observation
-        return "raises", type(error).__name__
+        raise
+    except tuple(panics) as error:
+        return ["panics", next(p.__name__ for p in panics if isinstance(error, p))]
 
 
-@contextlib.contextmanager
-def installed(original: Callable[..., Any], replacement: Callable[..., Any]) -> Iterator[None]:
-    """Put `replacement` wherever the model refers to `original` by name, for the block.
+def is_close(got: Any, want: Any, rel: float, abs_: float) -> bool:
+    """Numbers within the tolerance; NaN equals NaN (a model can return it on purpose)."""
+    if math.isnan(want) and math.isnan(got):
+        return True
+    return math.isclose(got, want, rel_tol=rel, abs_tol=abs_)
 
-    This is the adapter that plugs a student's function into the real core: every
-    `routerlab.core` module that imported `original` (the quantizer, the calibration, ...) uses
-    the student's version, without the checks knowing which module that is.
-    """
-    bindings = [(module, name) for module in list(sys.modules.values())
-                if getattr(module, "__name__", "").startswith("routerlab.core")
-                for name, value in list(vars(module).items()) if value is original]
-    for module, name in bindings:
-        setattr(module, name, replacement)
-    try:
-        yield
-    finally:
-        for module, name in bindings:
-            setattr(module, name, original)
+
+def choice(*allowed: str) -> Callable[[Any], str]:
+    """The form of a choice answer: one of `allowed`, ignoring case and surrounding space."""
+    by_key = {a.strip().lower(): a for a in allowed}
+
+    def form(value: Any) -> str:
+        key = value.strip().lower() if isinstance(value, str) else None
+        if key not in by_key:
+            raise CheckFailure(f"answer one of {', '.join(repr(a) for a in allowed)}",
+                               got=repr(value), hint=1)
+        return by_key[key]
+
+    return form

@@ -1,17 +1,15 @@
-"""Checks of the quantization exercises: scales, their round-up, packing, the byte layout.
+"""Checks of the quantization exercises: scales, their round-up, packing, the byte layout
+(crates/burn-tensor/src/tensor/quantization/; docs/quantization.md).
 
-The student's function runs where the model's own function would: their scale drives the model's
-static `quantize`, their round-up is patched into the model's quantizer, their packed words are
-read by the model's `unpack_u32`; hidden seeded cases compare them with the model (the reference
-implementation).
+The student's function runs where the model's own would: their scale drives the model's static
+`quantize`, their rounded scales are stored by it, their packed words are read by the model's
+`unpack_u32`. Every probe also runs on the model (`quant-1`: `model_scale`, ...); hidden seeded
+cases compare the two.
 """
 
 from __future__ import annotations
 
-import contextlib
-import math
 import random
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -32,13 +30,12 @@ from routerlab.core.quant import pack_u32 as model_pack_u32
 from routerlab.core.quant import round_up as model_round_up
 from routerlab.exercises.checks.base import (
     CheckFailure,
+    Observation,
     Part,
     PredictSuite,
-    Submission,
+    Subject,
     Suite,
-    compare_cases,
-    expect_equal,
-    installed,
+    choice,
 )
 
 F32 = np.float32
@@ -56,74 +53,72 @@ def model_scale(values: list[float], value: str) -> float:
     return float(compute_q_params(scheme, low, high).scales.reshape(-1)[0])
 
 
-def _close(got: Any, want: float) -> bool:
-    try:
-        return math.isclose(float(got), want, rel_tol=1e-6, abs_tol=1e-30)
-    except (TypeError, ValueError):
-        return False
+scales.model(compute_scale=model_scale)
 
 
-def _expect_scale(sub: Submission, values: list[float], value: str, why: str) -> float:
-    got = sub.function("compute_scale")(list(values), value)
-    want = model_scale(values, value)
-    if not _close(got, want):
-        raise CheckFailure(f"compute_scale({values}, {value!r}): {why}", expected=f"{want:.9g}",
-                           got=repr(got), hint=2)
+def _number(got: Any, call: str) -> float:
+    if isinstance(got, bool) or not isinstance(got, int | float | np.floating | np.integer):
+        raise CheckFailure(f"{call} must return a number", got=repr(got), hint=1)
     return float(got)
 
 
+def _scale(sub: Subject, values: list[float], value: str) -> float:
+    call = f"compute_scale({values}, {value!r})"
+    return _number(sub.function("compute_scale")(list(values), value), call)
+
+
 @scales.visible("Burn's test: [-1.8, -1.0, 0, 0.5] in Q8S has scale 1.8 / 127", hint=2)
-def _(sub: Submission) -> None:
-    _expect_scale(sub, [-1.8, -1.0, 0.0, 0.5], "q8s", "alpha = max(|min|, |max|) = 1.8")
+def _(sub: Subject) -> Observation:
+    return [("compute_scale([-1.8, -1.0, 0, 0.5], 'q8s'): alpha = max(|min|, |max|) = 1.8",
+             _scale(sub, [-1.8, -1.0, 0.0, 0.5], "q8s"))]
 
 
 @scales.visible("the larger magnitude wins, whatever its sign: [5, 0, 4, -12.7] in Q8S", hint=1)
-def _(sub: Submission) -> None:
-    _expect_scale(sub, [5.0, 0.0, 4.0, -12.7], "q8s", "alpha is 12.7 here, from the minimum")
+def _(sub: Subject) -> Observation:
+    return [("compute_scale([5, 0, 4, -12.7], 'q8s'): alpha is 12.7 here, from the minimum",
+             _scale(sub, [5.0, 0.0, 4.0, -12.7], "q8s"))]
 
 
 @scales.visible("an F value uses its full, asymmetric range: Q8F is 2*alpha/255, Q2F 2*alpha/3",
                 hint=2)
-def _(sub: Submission) -> None:
-    _expect_scale(sub, [-0.9, 0.5, 0.2], "q2f", "Q2F's range is [-2, 1], so b - a = 3")
-    _expect_scale(sub, [-1.0, 3.0], "q8f", "Q8F's range is [-128, 127], so b - a = 255")
+def _(sub: Subject) -> Observation:
+    return [("compute_scale([-0.9, 0.5, 0.2], 'q2f'): Q2F's range is [-2, 1], so b - a = 3",
+             _scale(sub, [-0.9, 0.5, 0.2], "q2f")),
+            ("compute_scale([-1, 3], 'q8f'): Q8F's range is [-128, 127], so b - a = 255",
+             _scale(sub, [-1.0, 3.0], "q8f"))]
 
 
-@scales.visible("your scale drives the model's static quantize to Burn's q values", hint=2)
-def _(sub: Submission) -> None:
+@scales.visible("the scale drives the model's static quantize to Burn's q values", hint=2)
+def _(sub: Subject) -> Observation:
     x = [-1.8, -1.0, 0.0, 0.5]
-    scale = _expect_scale(sub, x, "q8s", "the scale of Burn's test vector")
+    scale = _scale(sub, x, "q8s")
     q = quantize(np.array(x, dtype=F32), "q8s", [scale], profile=Profile.NDARRAY).q()
-    expect_equal("q values of quantize(x, q8s, [your scale]) on the ndarray profile",
-                 [-127, -71, 0, 35], q.tolist())
     arange = np.arange(128, dtype=F32)
-    scale = _expect_scale(sub, arange.tolist(), "q4s", "Q4S of arange(0..128) is 254/14")
+    scale4 = _scale(sub, arange.tolist(), "q4s")
     # Burn's test reference is NdArray built with export_tests, the only build with a Q4 arm.
-    q = quantize(arange, "q4s", [scale], profile=Profile.NDARRAY_TESTS).q()
-    want = [int(math.floor(7 * i / 127 + 0.5)) for i in range(128)]
-    expect_equal("Q4S q values of arange(0..128) with your scale: round(7i/127)", want, q.tolist())
+    q4 = quantize(arange, "q4s", [scale4], profile=Profile.NDARRAY_TESTS).q()
+    return [("q values of quantize(x, q8s, [the scale]) on the ndarray profile", q.tolist()),
+            ("Q4S q values of arange(0..128) with the scale: round(7i/127)", q4.tolist())]
 
 
-@scales.hidden("300 seeded random tensors and value types, against the model")
-def _(sub: Submission) -> None:
+@scales.hidden("300 seeded random tensors and value types")
+def _(sub: Subject) -> Observation:
     rng = random.Random(1144)
-    cases = []
+    seen: Observation = []
     for _ in range(300):
         spread = 10 ** rng.uniform(-4, 4)
         values = [float(F32(rng.gauss(rng.uniform(-1, 1), 1) * spread))
                   for _ in range(rng.randint(1, 50))]
-        cases.append((values, rng.choice(VALUES)))
-    compare_cases(lambda v, k: sub.function("compute_scale")(list(v), k), model_scale, cases,
-                  same=lambda got, want: _close(got, want),
-                  describe=lambda c: f"{c[1]} of {len(c[0])} values, e.g. {c[0][:3]}")
+        value = rng.choice(VALUES)
+        seen.append((f"{value} of {len(values)} values, e.g. {values[:3]}",
+                     _scale(sub, values, value)))
+    return seen
 
 
 @scales.hidden("a tensor of zeros, a single value, a constant tensor", hint=1)
-def _(sub: Submission) -> None:
+def _(sub: Subject) -> Observation:
     cases = [([0.0, 0.0, 0.0], "q8s"), ([-3.5], "q4f"), ([2.0] * 7, "q2s"), ([-2.0] * 3, "q8f")]
-    compare_cases(lambda v, k: sub.function("compute_scale")(list(v), k), model_scale, cases,
-                  same=lambda got, want: _close(got, want), describe=lambda c: f"{c[1]} of {c[0]}",
-                  hint=1)
+    return [(f"{value} of {values}", _scale(sub, values, value)) for values, value in cases]
 
 
 # --- quant-2: storing a scale, rounded up ---------------------------------------------------
@@ -136,88 +131,70 @@ def model_round(scale: float, dtype: str) -> float:
     return float(model_round_up(np.array([scale], dtype=F32), ScaleDtype(dtype))[0])
 
 
-def _same_f32(got: Any, want: float) -> bool:
-    try:
-        return F32(got) == F32(want)
-    except (TypeError, ValueError):
-        return False
+rounding.model(round_up=model_round)
 
 
-def _expect_round(sub: Submission, scale: float, dtype: str, why: str) -> None:
-    got = sub.function("round_up")(scale, dtype)
-    want = model_round(scale, dtype)
-    if not _same_f32(got, want):
-        raise CheckFailure(f"round_up({scale!r}, {dtype!r}): {why}", expected=repr(want),
-                           got=repr(got), hint=2)
-
-
-@contextlib.contextmanager
-def student_round_up(sub: Submission) -> Iterator[None]:
-    """The model's quantizer stores (and divides by) scales rounded with the student's function."""
-    student = sub.function("round_up")
-
-    def vectorised(scales: Any, dtype: ScaleDtype) -> np.ndarray:
-        if dtype is ScaleDtype.UE8M0:
-            return model_round_up(scales, dtype)  # refused by the model; not this exercise
-        flat = np.asarray(scales, dtype=F32).reshape(-1)
-        out = np.array([F32(student(float(s), dtype.value)) for s in flat], dtype=F32)
-        return out.reshape(np.shape(scales))
-
-    with installed(model_round_up, vectorised):
-        yield
+def _rounded(sub: Subject, scale: float, dtype: str) -> float:
+    """The student's rounded scale, as the f32 it is stored as."""
+    got = _number(sub.function("round_up")(scale, dtype), f"round_up({scale!r}, {dtype!r})")
+    return float(F32(got))
 
 
 @rounding.visible("f32 stores a scale as it is", hint=1)
-def _(sub: Submission) -> None:
-    _expect_round(sub, float(F32(0.014173228)), "f32", "f32 is the identity")
+def _(sub: Subject) -> Observation:
+    scale = float(F32(0.014173228))
+    return [(f"round_up({scale!r}, 'f32'): f32 is the identity", _rounded(sub, scale, "f32"))]
 
 
 @rounding.visible("the reference's worked example: UE4M3 of 9/254 is 0.0390625", hint=2)
-def _(sub: Submission) -> None:
-    _expect_round(sub, float(F32(9 / 254)), "ue4m3", "round up to the next UE4M3 value")
+def _(sub: Subject) -> Observation:
+    scale = float(F32(9 / 254))
+    return [(f"round_up({scale!r}, 'ue4m3'): round up to the next UE4M3 value",
+             _rounded(sub, scale, "ue4m3"))]
 
 
 @rounding.visible("up, never to nearest: f16 of 0.1 is 0.10003662109375, not 0.0999755859375",
                   hint=2)
-def _(sub: Submission) -> None:
-    _expect_round(sub, float(F32(0.1)), "f16", "the nearest f16 is below 0.1; Burn takes the one "
-                  "above, so the stored scale never clips the block maximum")
+def _(sub: Subject) -> Observation:
+    scale = float(F32(0.1))
+    return [(f"round_up({scale!r}, 'f16'): the nearest f16 is below 0.1; Burn takes the one "
+             "above, so the stored scale never clips the block maximum",
+             _rounded(sub, scale, "f16"))]
 
 
-@rounding.visible("at or above the maximum saturates: f16 65504, UE4M3 448", hint=2)
-def _(sub: Submission) -> None:
-    _expect_round(sub, 1e6, "f16", "saturate to f16's max")
-    _expect_round(sub, 1000.0, "ue4m3", "saturate to UE4M3's max")
+@rounding.visible("at or above the maximum saturates: f16 65504, UE4M3 448", hint=3)
+def _(sub: Subject) -> Observation:
+    return [("round_up(1e6, 'f16'): saturate to f16's max", _rounded(sub, 1e6, "f16")),
+            ("round_up(1000.0, 'ue4m3'): saturate to UE4M3's max",
+             _rounded(sub, 1000.0, "ue4m3"))]
 
 
-@rounding.visible("in the model's quantizer: a UE4M3 block scheme stores your scales", hint=3)
-def _(sub: Submission) -> None:
+@rounding.visible("in the model's quantizer: a UE4M3 block scheme stores the rounded scales",
+                  hint=3)
+def _(sub: Subject) -> Observation:
     x = np.linspace(-3.0, 5.0, 32, dtype=F32).reshape(4, 8)
-    want = quantize_dynamic(x, "q8s:block=4:scale=ue4m3:global=f32", profile=Profile.NDARRAY)
-    with student_round_up(sub):
-        got = quantize_dynamic(x, "q8s:block=4:scale=ue4m3:global=f32", profile=Profile.NDARRAY)
-    expect_equal("block scales stored (decoded to f32) with your round_up",
-                 want.scales_f32().tolist(), got.scales_f32().tolist())
-    expect_equal("q values computed against your stored scales", want.q().tolist(),
-                 got.q().tolist())
+    raw = quantize_dynamic(x, "q8s:block=4", profile=Profile.NDARRAY).scales_f32().reshape(-1)
+    rounded = [_rounded(sub, float(s), "ue4m3") for s in raw]
+    stored = quantize(x, "q8s:block=4:scale=ue4m3", rounded, profile=Profile.NDARRAY)
+    return [("block scales the model stores (decoded to f32) from the rounded ones",
+             stored.scales_f32().reshape(-1).tolist()),
+            ("q values computed against those stored scales", stored.q().tolist())]
 
 
-@rounding.hidden("400 seeded random scales from 1e-12 to 1e6 in every dtype, against the model")
-def _(sub: Submission) -> None:
+@rounding.hidden("400 seeded random scales from 1e-12 to 1e6 in every dtype")
+def _(sub: Subject) -> Observation:
     rng = random.Random(5678)
     cases = [(float(F32(10 ** rng.uniform(-12, 6))), rng.choice(_DTYPES)) for _ in range(400)]
-    compare_cases(lambda s, d: sub.function("round_up")(s, d), model_round, cases,
-                  same=_same_f32, describe=lambda c: f"round_up({c[0]!r}, {c[1]!r})")
+    return [(f"round_up({s!r}, {d!r})", _rounded(sub, s, d)) for s, d in cases]
 
 
 @rounding.hidden("the subnormal ladders, values already on the grid, and the maxima", hint=3)
-def _(sub: Submission) -> None:
+def _(sub: Subject) -> Observation:
     cases = [(float(F32(v)), d) for d, v in (
         ("f16", 3e-6), ("f16", 2.0**-24), ("f16", 6.1e-5), ("ue4m3", 0.004), ("ue4m3", 2.0**-9),
         ("ue4m3", 0.015625), ("bf16", 1.0), ("bf16", 1.00001), ("f16", 65504.0),
         ("ue4m3", 448.0), ("ue4m3", 447.0), ("f16", 0.5), ("bf16", 3.0e38))]
-    compare_cases(lambda s, d: sub.function("round_up")(s, d), model_round, cases,
-                  same=_same_f32, describe=lambda c: f"round_up({c[0]!r}, {c[1]!r})", hint=3)
+    return [(f"round_up({s!r}, {d!r})", _rounded(sub, s, d)) for s, d in cases]
 
 
 # --- quant-3: PackedU32 packing ------------------------------------------------------------------
@@ -229,89 +206,71 @@ def _model_pack(values: list[int], bits: int) -> list[int]:
     return [int(w) for w in model_pack_u32(np.array(values, dtype=np.int8), bits)]
 
 
-def _words(got: object) -> list[int]:
-    if not isinstance(got, list | tuple) or not all(isinstance(w, int | np.integer) for w in got):
+packing.model(pack_u32=_model_pack)
+
+
+def _words(sub: Subject, values: list[int], bits: int) -> list[int]:
+    got = sub.function("pack_u32")(list(values), bits)
+    if not isinstance(got, list | tuple) or not all(
+            isinstance(w, int | np.integer) and not isinstance(w, bool) for w in got):
         raise CheckFailure("pack_u32 must return a list of ints (one per u32 word)",
                            got=repr(got), hint=1)
     return [int(w) for w in got]
 
 
-def _expect_words(sub: Submission, values: list[int], bits: int, why: str) -> None:
-    got = _words(sub.function("pack_u32")(list(values), bits))
-    want = _model_pack(values, bits)
-    if got != want:
-        raise CheckFailure(f"pack_u32({values}, bits={bits}): {why}",
-                           expected=f"{want}  (hex {[hex(w) for w in want]})",
-                           got=f"{got}  (hex {[hex(w) for w in got]})", hint=2)
-
-
 @packing.visible("Burn's unit test: Q8 [-128, 2, -3, 127] is one word, 2147287680", hint=2)
-def _(sub: Submission) -> None:
-    _expect_words(sub, [-128, 2, -3, 127], 8, "value k goes to byte k, low byte first")
+def _(sub: Subject) -> Observation:
+    return [("pack_u32([-128, 2, -3, 127], bits=8): value k goes to byte k, low byte first",
+             _words(sub, [-128, 2, -3, 127], 8))]
 
 
 @packing.visible("a negative Q4 value keeps only its 4 low bits", hint=2)
-def _(sub: Submission) -> None:
-    _expect_words(sub, [-1, 1], 4, "-1 in 4 bits is 0b1111; the second value sits in bits 4..8")
+def _(sub: Subject) -> Observation:
+    return [("pack_u32([-1, 1], bits=4): -1 in 4 bits is 0b1111; the second value sits in bits "
+             "4..8", _words(sub, [-1, 1], 4))]
 
 
 @packing.visible("a row that does not fill its last word is zero-padded", hint=1)
-def _(sub: Submission) -> None:
-    _expect_words(sub, [1, -2, 3, -4, 5, -6, 7, -8, 1], 4, "9 Q4 values need 2 words")
+def _(sub: Subject) -> Observation:
+    return [("pack_u32([1, -2, 3, -4, 5, -6, 7, -8, 1], bits=4): 9 Q4 values need 2 words",
+             _words(sub, [1, -2, 3, -4, 5, -6, 7, -8, 1], 4))]
 
 
-@packing.visible("the model's unpack_u32 reads your Q2 words back", hint=2)
-def _(sub: Submission) -> None:
+@packing.visible("the model's unpack_u32 reads the Q2 words back", hint=2)
+def _(sub: Subject) -> Observation:
     rows = np.array([[1, -2, 0, -1, 1, 1, -2], [0, 0, -1, 1, -2, -2, 1]], dtype=np.int8)
-    pack = sub.function("pack_u32")
-    words = np.array([_words(pack(row.tolist(), 2)) for row in rows], dtype=np.uint32)
-    back = unpack_u32(words, 2, rows.shape[1])
-    if not np.array_equal(back, rows):
-        raise CheckFailure("the model unpacked your words to other values",
-                           expected=str(rows.tolist()), got=str(back.tolist()), hint=2)
+    words = np.array([_words(sub, row.tolist(), 2) for row in rows], dtype=np.uint32)
+    return [("values the model unpacks from the words", unpack_u32(words, 2, 7).tolist())]
 
 
-@packing.visible("the model's cubecl quantizer packs with your function: same words, same values",
-                 hint=2)
-def _(sub: Submission) -> None:
-    student = sub.function("pack_u32")
-
-    def rows(q: Any, bits: int, axis: int = -1) -> np.ndarray:
-        moved = np.moveaxis(np.asarray(q, dtype=np.int8), axis, -1)
-        words = [_words(student(row.tolist(), bits)) for row in moved.reshape(-1, moved.shape[-1])]
-        packed = np.array(words, dtype=np.uint32).reshape(moved.shape[:-1] + (-1,))
-        return np.moveaxis(packed, -1, axis)
-
+@packing.visible("the words the cubecl profile stores, packed from the model's q values", hint=2)
+def _(sub: Subject) -> Observation:
     x = np.linspace(-2.0, 3.0, 64, dtype=F32).reshape(4, 16)
-    for scheme in ("q4s:store=packed-u32", "q2f:block=16:store=packed-u32"):
-        want = quantize_dynamic(x, scheme, profile=Profile.CUBECL)
-        with installed(model_pack_u32, rows):
-            got = quantize_dynamic(x, scheme, profile=Profile.CUBECL)
-        expect_equal(f"u32 words the cubecl profile stores for {scheme}",
-                     np.asarray(want.values).tolist(), np.asarray(got.values).tolist())
-        expect_equal(f"values dequantized from your words ({scheme})",
-                     want.dequantize(Profile.CUBECL).tolist(),
-                     got.dequantize(Profile.CUBECL).tolist())
+    seen: Observation = []
+    for scheme, bits in (("q4s", 4), ("q2f:block=16", 2)):
+        q = quantize_dynamic(x, scheme, profile=Profile.FLEX).q()
+        words = [_words(sub, row.tolist(), bits) for row in q.reshape(-1, q.shape[-1])]
+        seen.append((f"u32 words of each row of {scheme}'s q values", words))
+    return seen
 
 
-@packing.hidden("300 seeded random rows of 2-, 4- and 8-bit values, against the model")
-def _(sub: Submission) -> None:
+@packing.hidden("300 seeded random rows of 2-, 4- and 8-bit values")
+def _(sub: Subject) -> Observation:
     rng = random.Random(20260903)
-    cases = []
+    seen: Observation = []
     for _ in range(300):
         bits = rng.choice((2, 4, 8))
         low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-        cases.append(([rng.randint(low, high) for _ in range(rng.randint(1, 40))], bits))
-    compare_cases(lambda v, b: _words(sub.function("pack_u32")(list(v), b)), _model_pack, cases,
-                  same=lambda a, b: a == b, describe=lambda c: f"bits={c[1]}, values={c[0]}")
+        values = [rng.randint(low, high) for _ in range(rng.randint(1, 40))]
+        seen.append((f"bits={bits}, values={values}", _words(sub, values, bits)))
+    return seen
 
 
 @packing.hidden("the ends of each range, alone in a word", hint=1)
-def _(sub: Submission) -> None:
+def _(sub: Subject) -> Observation:
     cases = [([v], bits) for bits in (2, 4, 8) for v in (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)]
-    compare_cases(lambda v, b: _words(sub.function("pack_u32")(list(v), b)), _model_pack, cases,
-                  same=lambda a, b: a == b, describe=lambda c: f"bits={c[1]}, values={c[0]}",
-                  hint=1)
+    return [(f"bits={bits}, values={values}", _words(sub, values, bits))
+            for values, bits in cases]
 
 
 # --- quant-4: the canonical byte layout ---------------------------------------------------------
@@ -323,16 +282,6 @@ def _regions(value: Any) -> list[int]:
         raise CheckFailure("write [value bytes, scale bytes, global bytes], three whole numbers",
                            got=repr(value), hint=1)
     return list(value)
-
-
-def _choice(*allowed: str) -> Callable[[Any], str]:
-    def form(value: Any) -> str:
-        if value not in allowed:
-            raise CheckFailure(f"answer one of {', '.join(repr(a) for a in allowed)}",
-                               got=repr(value), hint=1)
-        return str(value)
-
-    return form
 
 
 def _layout_answers() -> dict[str, Any]:
@@ -364,9 +313,9 @@ layout = PredictSuite(
     parts=[
         Part("PACKED", "the regions of the cubecl PackedU32 tensor", _regions),
         Part("FLEX", "the regions of the flex tensor", _regions),
-        Part("FLEX_STORE", "the store the flex tensor carries", _choice("native", "packed-u32")),
+        Part("FLEX_STORE", "the store the flex tensor carries", choice("native", "packed-u32")),
         Part("TWO_LEVEL", "the regions of the two-level tensor", _regions),
-        Part("BLOCK4", "what cubecl does with block=4 in PackedU32", _choice("ok", "refused")),
+        Part("BLOCK4", "what cubecl does with block=4 in PackedU32", choice("ok", "refused")),
     ],
     oracle=_layout_answers,
 )

@@ -8,7 +8,7 @@ from typing import Any
 from routerlab.core.errors import RouterLabError
 from routerlab.core.ir import RegisterLocalOp, TensorIr
 from routerlab.core.runtime import Runtime
-from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite
+from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite, choice
 
 _EVENTS = ("wait", "expose", "take")
 
@@ -19,7 +19,7 @@ def _events(value: Any) -> list[str]:
                            got=repr(value), hint=1)
     out = []
     for item in value:
-        parts = item.lower().split()
+        parts = item.strip().lower().split()
         if len(parts) != 2 or parts[1] not in _EVENTS or parts[0] not in ("cpu:0", "cpu:1"):
             raise CheckFailure(f'each entry is "cpu:0 EVENT" or "cpu:1 EVENT" with EVENT one of '
                                f"{', '.join(_EVENTS)}", got=repr(item), hint=1)
@@ -27,17 +27,15 @@ def _events(value: Any) -> list[str]:
     return out
 
 
-def _fate(value: Any) -> str:
-    if value not in ("ok", "panic", "hang"):
-        raise CheckFailure('answer "ok", "panic" or "hang"', got=repr(value), hint=1)
-    return str(value)
+_fate = choice("ok", "panic", "hang")
 
 
 def _devices(value: Any) -> list[str]:
-    if not isinstance(value, list | tuple | set) or not all(v in ("cpu:0", "cpu:1") for v in value):
+    if not isinstance(value, list | tuple | set) or not all(
+            isinstance(v, str) and v.strip().lower() in ("cpu:0", "cpu:1") for v in value):
         raise CheckFailure('write a list of devices among "cpu:0" and "cpu:1" ([] for none)',
                            got=repr(value), hint=1)
-    return sorted(value)
+    return sorted(v.strip().lower() for v in value)
 
 
 def _rendezvous(rt: Runtime, arrival: str) -> list[str]:

@@ -1,7 +1,7 @@
 """Shared fixtures: a fresh workspace, and the reference solution of any exercise.
 
-A predict exercise's solution is sealed; tests open it the way `teacher lint` does, with the
-answers the model computes, so no test file holds a plain answer either.
+Every solution is sealed; tests open it the way `teacher lint` does, with the key the model's own
+answers give, so no test file holds a plain answer or solution either.
 """
 
 from __future__ import annotations
@@ -11,20 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.exercises.answers import unlock_key, unseal
 from routerlab.exercises.catalog import Exercise, load_catalog
-from routerlab.exercises.checks import suite_for
 from routerlab.exercises.course import Course
+from routerlab.exercises.sealing import open_solution
 from routerlab.exercises.workspace import Workspace, init_workspace
 
 
 def _reference_solution(exercise: Exercise) -> str:
-    source = exercise.solution_source()
-    if source is not None:
-        return source
-    suite = suite_for(exercise)
-    key = unlock_key(exercise.id, suite.canonical_answers(suite.oracle()))
-    return unseal(exercise.sealed().solution, key)
+    return open_solution(exercise)
 
 
 def _solve(workspace: Workspace, exercise_id: str) -> Path:

@@ -12,6 +12,7 @@ from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
 from routerlab.exercises.catalog import Kind, catalog_root, load_catalog
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.lint import lint, lint_exercise
+from routerlab.exercises.sealing import open_solution
 
 TOPICS = ("registry", "lifecycle", "sessions", "transfer", "quant", "fix", "policy")
 
@@ -37,11 +38,30 @@ def test_lint_reports_a_starter_that_passes_and_missing_hints(tmp_path: Path) ->
     exercise = load_catalog().get("quant-3")
     folder = tmp_path / "quant-3"
     shutil.copytree(Path(str(exercise.folder)), folder)
-    (folder / "starter.py").write_text(exercise.solution_source() + "# TODO\n")
+    (folder / "starter.py").write_text(open_solution(exercise) + "# TODO\n")
     broken = replace(exercise, folder=folder, hints=exercise.hints[:2])
     problems = lint_exercise(broken, tmp_path).problems
     assert "the starter already passes every check" in problems
     assert any("3 non-empty hint levels" in p for p in problems)
+
+
+def test_no_solution_ships_in_plain_text() -> None:
+    """Implement solutions are sealed like predict ones: no line of code of a solution that is
+    not already in the starter appears in any shipped file of the exercise."""
+    for exercise in load_catalog():
+        folder = Path(str(catalog_root() / exercise.id))
+        assert not (folder / "solution.py").is_file()
+        solution = open_solution(exercise)
+        starter = (folder / "starter.py").read_text()
+        # exercise.toml holds the hints, whose third level is "near solution" by design
+        shipped = "".join(p.read_text() for p in folder.iterdir()
+                          if p.is_file() and p.name != "exercise.toml")
+        secret = [line.strip() for line in solution.splitlines()
+                  if len(line.strip()) > 24 and line.strip() not in starter
+                  and not line.strip().startswith(("#", '"""', "def ", "from ", "import "))]
+        assert secret, f"{exercise.id}: the solution has no line of its own?"
+        leaked = [line for line in secret if line in shipped]
+        assert not leaked, f"{exercise.id} ships solution lines in plain text: {leaked[:2]}"
 
 
 def test_predict_exercises_ship_digests_and_a_sealed_solution_only() -> None:
@@ -94,9 +114,9 @@ def test_each_starter_imports_what_its_solution_needs() -> None:
     """A student should not have to hunt for imports (and a linter's autofix must not strip
     the starters' imports for the TODO)."""
     for exercise in load_catalog():
-        solution = exercise.solution_source()
-        if solution is None:
+        if exercise.kind is not Kind.IMPLEMENT:
             continue
+        solution = open_solution(exercise)
         starter = (Path(str(exercise.folder)) / "starter.py").read_text()
         missing = _imported_names(solution) - _imported_names(starter)
         assert not missing, f"{exercise.id}: the starter lacks {sorted(missing)}"

@@ -96,5 +96,5 @@ def test_a_tampered_entry_is_refused_field_by_field(tmp_path: Path, solve: Solve
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     (inbox / "eve.json").write_text(json.dumps(document))
-    with pytest.raises(GradesError, match="bad 'points'"):
+    with pytest.raises(GradesError, match="points"):
         gradebook(inbox, load_catalog())

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.exercises.answers import unlock_key, unseal
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.checks import suite_for
+from routerlab.exercises.sealing import open_solution, open_wrong
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("core", "cli", "src", "exercises", "notebooks", "scenarios", "docs")
@@ -53,7 +52,7 @@ def test_no_shipped_file_cites_the_reference_or_a_path_outside_the_repository() 
                          ids=lambda e: e.id)
 def test_sealed_solutions_cite_nothing_a_learner_lacks(exercise) -> None:  # type: ignore[no-untyped-def]
     """A sealed worked solution ships encrypted: open it as `teacher lint` does and scan it."""
-    suite = suite_for(exercise)
-    sealed = exercise.sealed()
-    text = unseal(sealed.solution, unlock_key(exercise.id, suite.canonical_answers(suite.oracle())))
+    text = open_solution(exercise)
     assert not _offences(f"{exercise.id} (sealed)", text)
+    for wrong in open_wrong(exercise):
+        assert not _offences(f"{exercise.id} ({wrong.name}, sealed)", wrong.source)
