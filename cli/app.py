@@ -64,10 +64,13 @@ def main() -> None:
     Typer's standalone mode already turns usage errors into a short message (exit 2) and
     `typer.Exit(code)` into that exit status; only RouterLab's own errors need translating.
     """
-    from routerlab.core.errors import RouterLabError
-
     try:
         app()
-    except RouterLabError as error:
+    except Exception as error:
+        # Imported only now: `routerlab.core` is not loaded by `--help` or by argument parsing.
+        from routerlab.core.errors import RouterLabError
+
+        if not isinstance(error, RouterLabError):
+            raise
         typer.echo(f"error: {error}", err=True)
         sys.exit(1)

@@ -6,17 +6,15 @@ row styles mapped to colours. `--plain` and `NO_COLOR` give a console without co
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 import textwrap
-from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from routerlab.cli.output import print_json as print_json  # re-exported: commands import it here
 from routerlab.core.view import TableView, format_cell
 
 _RICH_STYLE = {"added": "green", "removed": "red strike", "error": "bold red", "muted": "dim"}
@@ -116,18 +114,3 @@ def _table(view: TableView, tight: bool = False) -> Table:
         style = _RICH_STYLE.get(view.styles.get(i, ""))
         table.add_row(*(Text(format_cell(c)) for c in row), style=style)
     return table
-
-
-def print_json(payload: Any) -> None:
-    """Exactly one JSON document on stdout (for `--json`), nothing else."""
-    sys.stdout.write(json.dumps(payload, indent=2, default=_jsonable) + "\n")
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, TableView):
-        return value.to_dict()
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    return str(value)

@@ -5,12 +5,17 @@
     routerlab quantize --random 2,16 --seed 3 --scheme q8s:block=16
 
 Without `--scales` the scales are calibrated (dynamic quantization). numpy and the core are
-imported inside the command so that `routerlab --help` stays fast.
+imported inside the command so that `routerlab --help` stays fast, and `--json` imports neither
+rich nor the router model. `--json` refuses a tensor above `MAX_JSON_ELEMENTS` values, before
+anything is quantized: its document lists every input, q and dequantized value.
 """
 
 from __future__ import annotations
 
 import typer
+
+MAX_JSON_ELEMENTS = 1 << 20
+"""The most values `--json` prints (1 Mi): about 60 bytes of JSON per value, so 60 MB of text."""
 
 
 def register(app: typer.Typer) -> None:
@@ -45,7 +50,6 @@ def quantize(
     plain: bool = typer.Option(False, "--plain", help="No colour."),
 ) -> None:
     from routerlab.cli.commands.transfer import read_tensor
-    from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.core.profiles import Profile
     from routerlab.core.quant.calibration import Calibration
     from routerlab.core.quant.inputs import parse_floats
@@ -54,7 +58,11 @@ def quantize(
     from routerlab.core.quant.report import QuantizeReport
 
     profile = Profile.parse(backend)
+    if json_out:
+        _check_json_size(random if random is not None else shape)
     x = read_tensor(values, shape, random, seed)
+    if json_out:
+        _check_json_size(",".join(map(str, x.shape)))
     method: Calibration | None = None
     if scales is None:
         method = Calibration.parse(calibration)
@@ -65,6 +73,27 @@ def quantize(
         )
     report = QuantizeReport(x, tensor, profile, method)
     if json_out:
+        from routerlab.cli.output import print_json
+
         print_json(report.to_dict())
         return
+    from routerlab.cli.render import make_console, to_rich
+
     make_console(plain).print(to_rich(report.view()))
+
+
+def _check_json_size(shape: str | None) -> None:
+    """Refuse `--json` for more than `MAX_JSON_ELEMENTS` values, with the way out."""
+    if shape is None:
+        return
+    from routerlab.core.errors import QuantizationError
+    from routerlab.core.quant.inputs import parse_shape
+
+    count = 1
+    for dim in parse_shape(shape):
+        count *= dim
+    if count > MAX_JSON_ELEMENTS:
+        raise QuantizationError(
+            f"--json prints every value and takes at most {MAX_JSON_ELEMENTS:,} of them; "
+            f"this tensor has {count:,}: drop --json for the summary table, or quantize a "
+            "smaller --random shape")
