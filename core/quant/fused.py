@@ -80,17 +80,20 @@ def quantize_rows(x: np.ndarray, factor: np.ndarray, row_base: np.ndarray, exten
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
-def unpack_words(words: np.ndarray, bits: int, out: np.ndarray) -> None:
-    """Sub-byte fields of u32 words (low bits first) into sign-extended int8, row by row:
-    `words` is `[rows, n_words]`, `out` is `[rows, length]` (padding fields dropped)."""
-    per_word = 32 // bits
-    mask = (1 << bits) - 1
-    shift = 8 - bits
-    rows, length = out.shape
-    for r in range(rows):
-        for w in range(words.shape[1]):
-            word = words[r, w]
-            begin = w * per_word
-            for k in range(min(per_word, length - begin)):
-                field = np.int8(((word >> (k * bits)) & mask) << shift)
-                out[r, begin + k] = field >> shift
+def unpack_flat(data: np.ndarray, bits: int, out: np.ndarray) -> None:
+    """Every sub-byte field of the bytes of little-endian u32 words (`data`, as uint8; low bits
+    first) into sign-extended int8: `out` holds `8 / bits` values per byte, padding included
+    (the caller drops it). A field is sign-extended by shifting it to the top of an int8 and
+    back (`unpack_q_to_i8s` in burn-std quantization.rs)."""
+    if bits == 4:
+        for i in range(data.size):
+            b = np.int8(data[i])
+            out[2 * i] = np.int8(b << 4) >> 4
+            out[2 * i + 1] = b >> 4
+    else:
+        for i in range(data.size):
+            b = np.int8(data[i])
+            out[4 * i] = np.int8(b << 6) >> 6
+            out[4 * i + 1] = np.int8(b << 4) >> 6
+            out[4 * i + 2] = np.int8(b << 2) >> 6
+            out[4 * i + 3] = b >> 6
