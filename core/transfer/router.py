@@ -19,6 +19,7 @@ qtensor.rs:123-143`): the same device returns the input, anything else goes to t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -38,6 +39,10 @@ from routerlab.core.transfer.guard import SRC_ROUTER, TransferPlan, plan_transfe
 from routerlab.core.transfer.policies import DEFAULT_POLICY, Policy
 from routerlab.core.transfer.qtensor import QuantizeParams, arrival_scheme, scheme_on
 
+_cached_plan = lru_cache(maxsize=1024)(plan_transfer)
+"""A plan depends only on its (hashable) arguments, and a frozen `TransferPlan` can be shared, so
+a flow that moves the same kind of tensor again reuses it (docs/performance.md)."""
+
 
 def choose_policy(tensor: RouterTensor, policy: Policy | str | None,
                   legacy: bool | None) -> Policy:
@@ -55,7 +60,7 @@ def plan(tensor: RouterTensor, target: RouterClient, path: Path | None,
     """What moving `tensor` to `target` would do (nothing is consumed or submitted)."""
     tensor.check()
     chosen = choose_policy(tensor, policy, legacy)
-    return plan_transfer(tensor.dtype, tensor.shape, tensor.device, target.device, path, chosen)
+    return _cached_plan(tensor.dtype, tensor.shape, tensor.device, target.device, path, chosen)
 
 
 def move(tensor: RouterTensor, target: RouterClient, path: Path | None,
