@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
-from typing import NamedTuple, Protocol, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from routerlab.core.view import TableView, Viewable
 
 
-class Described(Protocol):
-    """Anything with a one-line `describe()`: an op recorded before its text is needed."""
-
-    def describe(self) -> str: ...
-
-
-Event: TypeAlias = tuple[str, str, int | None, str | None, int, "str | Described"]
+Event: TypeAlias = tuple[Any, ...]
 """One recorded event: `(kind, device, tensor_id, status, nbytes, detail)`, as `TraceEvent`
-holds them after its step number (with `detail` described by then)."""
+holds them after its step number (with `detail` described by then). The registry's hot path
+leaves trailing fields out (`("get", "cpu:0", 7, "ReadWrite")`): `TraceEvent`'s defaults fill
+them in when the event is read."""
 
 
 class TraceEvent(NamedTuple):
@@ -74,8 +70,9 @@ class Trace(Viewable):
         """Start the next step; events recorded from now on carry its number."""
         if len(self.events) > self.CAP:
             self._compact()
-        self._starts.append(self.dropped + len(self.events))
-        return self.step
+        starts = self._starts
+        starts.append(self.dropped + len(self.events))
+        return self._first_step + len(starts) - 1
 
     def _compact(self) -> None:
         """Drop the oldest half, in place: the registries append to this very list."""
@@ -110,9 +107,8 @@ class Trace(Viewable):
         """The kept event at list position `index`, with the number of its step."""
         step = self._first_step + bisect.bisect_right(self._starts, index + self.dropped) - 1
         event = self.events[index]
-        detail = event[5]
-        if not isinstance(detail, str):  # an op, described only now that someone reads it
-            event = (*event[:5], detail.describe())
+        if len(event) == 6 and not isinstance(event[5], str):  # an op, described now
+            event = (*event[:5], event[5].describe())
         return TraceEvent(step, *event)
 
     def view(self, events: Iterable[TraceEvent] | None = None, title: str = "Trace") -> TableView:
