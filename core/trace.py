@@ -14,7 +14,6 @@ from typing import Any, NamedTuple, TypeAlias
 
 from routerlab.core.view import TableView, Viewable
 
-
 Event: TypeAlias = tuple[Any, ...]
 """One recorded event: `(kind, device, tensor_id, status, nbytes, detail)`, as `TraceEvent`
 holds them after its step number (with `detail` described by then). The registry's hot path
