@@ -13,7 +13,9 @@ wall time and process CPU time (all threads) side by side.
 
 A callable may return something to free: it is dropped after the clock stops, and the time that
 takes (`free_s`) is measured on its own, so freeing never hides in, or is missing from, the
-contender's figure. `gc` is collected before each round and disabled while one runs.
+contender's figure. `gc` is collected once before the first round (collecting before every round
+walks every object and evicts the caches: it made both sides of a 1 MiB move twice as slow) and
+disabled while a round runs.
 """
 
 from __future__ import annotations
@@ -85,8 +87,8 @@ def paired(contender: Callable[[], Any], baseline: Callable[[], Any], rounds: in
     alternating which goes first; `between()` runs untimed after each contender call (to move a
     tensor back, say)."""
     mine, theirs = Side(), Side()
+    gc.collect()
     for r in range(warmup + rounds):
-        gc.collect()
         gc.disable()
         try:
             a, b = (Side(), Side()) if r < warmup else (mine, theirs)
