@@ -17,6 +17,8 @@ arrival copy it counts).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from routerlab.core.errors import QuantizationError
@@ -30,16 +32,17 @@ from routerlab.core.quant.tensor import QuantizedTensor
 
 def to_bytes(tensor: QuantizedTensor) -> bytes:
     """The canonical bytes of a quantized tensor (values copied to the host when on a GPU)."""
-    parts = [_raw(to_host(tensor.values)), _raw(np.asarray(tensor.scales))]
+    parts: list[Any] = [_raw(to_host(tensor.values)), _raw(np.asarray(tensor.scales))]
     if tensor.global_scale is not None:
         parts.append(np.float32(tensor.global_scale).tobytes())
     return b"".join(parts)  # joins the buffers directly: one copy in all
 
 
-def _raw(array: np.ndarray) -> memoryview:
+def _raw(array: np.ndarray) -> Any:
     """The bytes of `array` as a buffer, without copying a C-contiguous one (viewed as uint8
-    first: a buffer cannot carry ml_dtypes' bfloat16 or float8 formats)."""
-    return memoryview(np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+    first: a buffer cannot carry ml_dtypes' bfloat16 or float8 formats). `.data` is the
+    array's memoryview (numpy's stubs declare `__buffer__` only for Python >= 3.12)."""
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
 
 
 def from_bytes(data: bytes, shape: tuple[int, ...], scheme: QuantScheme | str) -> QuantizedTensor:

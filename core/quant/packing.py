@@ -94,7 +94,8 @@ def unpack_u32(words: Any, bits: int, length: int, axis: int = -1) -> Any:
         values = values.reshape(moved.shape[:-1] + (moved.shape[-1] * per_word,))[..., :length]
         return xp.moveaxis(values, -1, axis)
     contiguous = np.ascontiguousarray(moved)
-    full = np.empty(contiguous.shape[:-1] + (contiguous.shape[-1] * per_word,), np.int8)
+    dims: tuple[int, ...] = tuple(contiguous.shape)
+    full = np.empty(dims[:-1] + (dims[-1] * per_word,), np.int8)
     _unpack_flat(contiguous.reshape(-1), bits, full.reshape(-1))
     values = full[..., :length]
     if length != full.shape[-1]:
