@@ -9,6 +9,10 @@ same-peer move) when two GPUs are present. Plain tensors (f32, i64, u8, bool) an
 (Q8S and Q4S, CubeCL's PackedU32 store on the GPU) under native, dequantize and requantize. Every
 move is checked (values read back equal, quantized values bit-identical for native) and timed with
 the GPU synchronized; each figure is the best of `--repeat` moves.
+
+Then the goal: a native Q8S move (H2D, and D2D with two GPUs) paired round by round with a raw
+CuPy copy of the same values and scales (benchmarks/_paired.py), within 1.2x (median). Without
+a usable GPU, `paired_goals()` returns the reason and run_all.py prints it as a skip.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import time
 from typing import Any
 
 import numpy as np
+from _paired import Goal, goal_line, paired
 
 from routerlab.core import Runtime
 from routerlab.core.gpu import gpu_status
@@ -52,6 +57,48 @@ def timed_move(rt: Runtime, make: Any, target: str, policy: str | None, repeat: 
         synchronize()
         best = min(best, time.perf_counter() - start)
     return best, source, moved
+
+
+def paired_goals(mi: int = 16, rounds: int = 7) -> list[Goal] | str:
+    """Native Q8S move vs a raw CuPy copy of its bytes, per GPU path; or why not measured."""
+    status = gpu_status()
+    if not status.usable:
+        return f"no usable GPU: {status.reason}"
+    import cupy
+
+    paths = [("H2D", "cpu:0", "cuda:0")] + (
+        [("D2D", "cuda:0", "cuda:1")] if status.device_count > 1 else [])
+    return [_paired_path(cupy, name, source, target, mi, rounds)
+            for name, source, target in paths]
+
+
+def _paired_path(cupy: Any, name: str, source: str, target: str, mi: int, rounds: int) -> Goal:
+    rt = Runtime([source, target])
+    x = np.random.default_rng(0).standard_normal(mi << 20, dtype=np.float32)
+    tensor = rt.quantize(rt.tensor(x.reshape(-1, 1024), source, "f32"), "q8s:store=native")
+    stored = held(rt, tensor).tensor
+    state = {"t": tensor}
+    device = int(target.split(":")[1])
+
+    def move() -> Any:
+        kept = held(rt, state["t"])
+        state["t"] = rt.to_device(state["t"], target)
+        synchronize()
+        return kept
+
+    def raw_copy() -> Any:
+        with cupy.cuda.Device(device):
+            copied = (cupy.array(stored.values, copy=True), np.array(stored.scales, copy=True))
+        synchronize()
+        return copied
+
+    def back() -> None:
+        state["t"] = rt.to_device(state["t"], source)
+        synchronize()
+
+    result = paired(move, raw_copy, rounds=rounds, between=back)
+    return Goal(f"CuPy native q8s move vs raw CuPy copy, {name}, {mi} Mi", result.median, 1.2,
+                "<=", note=f"(min {result.min:.2f})")
 
 
 def main() -> None:
@@ -100,6 +147,10 @@ def main() -> None:
                 failures += check != "ok"
                 print(f"{name:<5} {scheme:<6} {policy:<11} {seconds * 1e3:8.2f}ms "
                       f"{after.nbytes / seconds / 1e9:8.2f}  {check} ({after.scheme})")
+    goals = paired_goals()
+    for goal in goals if not isinstance(goals, str) else []:
+        print(goal_line(goal.to_dict()))
+        failures += not goal.met
     raise SystemExit(1 if failures else 0)
 
 

@@ -1,121 +1,97 @@
-"""Int8 per-tensor quantize/dequantize throughput: RouterLab vs PyTorch vs a raw copy.
+"""Q8S quantize against PyTorch's `quantize_per_tensor`, and the absence of a size cliff.
 
-    .venv/bin/python benchmarks/quantize.py [--mi 64] [--repeat 7]
+    .venv/bin/python benchmarks/quantize.py [--mi 16] [--rounds 9] [--json OUT]
 
-Quantizes 64 Mi float32 values (256 MiB) with a given scale (Q8S, static, as
-`torch.quantize_per_tensor` takes one), then dequantizes them, for each RouterLab profile; the
-same with PyTorch on the CPU (`torch.quantize_per_tensor(x, scale, 0, torch.qint8)` /
-`.dequantize()`); and copies the same 256 MiB as the memory-bandwidth yardstick. The contenders
-run in interleaved rounds and each figure is its best round; every run allocates its output, as
-both libraries do. Throughput is float32 input bytes per second.
-Ratios above 1.0 mean RouterLab is faster. PyTorch is optional: without it the torch column is
-skipped with the reason printed. On a terminal a transient progress bar on stderr counts the
-timed calls (advanced between them, never inside one; benchmarks/_progress.py).
+1. 16 Mi f32 values quantized per tensor with a given scale (static Q8S, as
+   `torch.quantize_per_tensor(x, scale, 0, torch.qint8)` takes one) under each RouterLab profile,
+   paired with torch round by round (benchmarks/_paired.py). The speed ratio is torch's time over
+   RouterLab's: above 1.0 RouterLab is faster. PyTorch is optional, never a dependency: without it
+   this part is skipped with the reason printed (the CPU build: `.venv/bin/pip install torch
+   --index-url https://download.pytorch.org/whl/cpu`).
+2. The time per value at 512 Ki values against 525,000 (just above the old 512 Ki chunk size, where
+   a call used to switch from fresh scratch buffers to threads and ran 4x faster): paired, the
+   ratio of the times per value must stay within 1.25.
+
+Both use whatever quantize path this machine has (numba's fused loop when installed, numpy's
+chunks otherwise), and say which.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import time
+import json
+import sys
 import warnings
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
-from _progress import steps
+from _paired import Goal, goal_line, paired
 
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import quantize
+from routerlab.core.quant.kernels import fused_module
 
 SCHEME = "q8s:store=native"
 
 
-def timed(run: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
-
-
-def gbps(nbytes: int, seconds: float) -> str:
-    return f"{nbytes / seconds / 1e9:6.2f} GB/s"
-
-
-def torch_runs(x: np.ndarray, scale: float) -> dict[str, Callable[[], Any]] | str:
-    """PyTorch's quantize/dequantize on the CPU, or why they cannot be measured."""
+def torch_quantize(x: np.ndarray, scale: float) -> Any:
+    """`torch.quantize_per_tensor` on `x`, or the reason it cannot run here."""
     try:
         import torch
     except ImportError as error:
         return f"PyTorch is not installed ({error.name}); pip install torch to compare"
-    warnings.filterwarnings(
-        "ignore", message=".*quantize_per_tensor.*deprecated", category=UserWarning
-    )
+    warnings.filterwarnings("ignore", message=".*quantize_per_tensor.*", category=UserWarning)
     tensor = torch.from_numpy(x)
-    q = torch.quantize_per_tensor(tensor, scale, 0, torch.qint8)
-    return {
-        "torch quantize": lambda: torch.quantize_per_tensor(tensor, scale, 0, torch.qint8),
-        "torch dequantize": q.dequantize,
-    }
+    return lambda: torch.quantize_per_tensor(tensor, scale, 0, torch.qint8)
+
+
+def run(mi: int, rounds: int) -> dict[str, Any]:
+    x = np.random.default_rng(0).standard_normal(mi << 20, dtype=np.float32)
+    scale = float(np.float32(np.abs(x).max()) / np.float32(127))
+    path = "numba (fused)" if fused_module() is not None else "numpy (chunked)"
+    results: dict[str, Any] = {"values": x.size, "path": path, "rounds": rounds}
+    goals = []
+    reference = torch_quantize(x, scale)
+    if isinstance(reference, str):
+        results["torch"] = reference
+        print(f"torch: skipped: {reference}")
+    else:
+        for profile in Profile:
+            pair = paired(lambda p=profile: quantize(x, SCHEME, [scale], profile=p), reference,
+                          rounds=rounds)
+            speed = 1 / pair.median
+            results[f"vs torch, {profile.value}"] = {"speed_ratio_median": speed,
+                                                     "speed_ratio_best": 1 / pair.min,
+                                                     **pair.to_dict()}
+            print(f"{profile.value:8} quantize {mi} Mi: {speed:.2f}x torch's speed (median; "
+                  f"best {1 / pair.min:.2f}x; CPU ratio {pair.cpu_median:.2f}), {path}")
+            goals.append(Goal(f"quantize q8s ({profile.value}) vs torch, {mi} Mi", speed, 1.0,
+                              ">=", note=f"(best round {1 / pair.min:.2f}x)"))
+    small, big = x[: 512 << 10], x[:525_000]
+    pair = paired(lambda: quantize(small, SCHEME, [scale]), lambda: quantize(big, SCHEME, [scale]),
+                  rounds=max(rounds, 15))
+    per_value = pair.median * big.size / small.size
+    results["size cliff"] = {"per_value_ratio_median": per_value, **pair.to_dict()}
+    print(f"time per value, 512 Ki vs 525,000: {per_value:.2f} (median of paired rounds)")
+    goals.append(Goal("quantize time per value, 512 Ki vs 525,000 (no size cliff)", per_value,
+                      1.25, "<="))
+    results["goals"] = [g.to_dict() for g in goals]
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--mi", type=int, default=64, help="Mi float32 values (default 64 = 256 MiB)"
-    )
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--mi", type=int, default=16, help="Mi f32 values (default 16)")
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
-
-    n = args.mi * (1 << 20)
-    x = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
-    scale = float(np.float32(np.abs(x).max()) / np.float32(127))
-    nbytes = x.nbytes
-    runs: dict[str, Callable[[], Any]] = {"raw copy": x.copy}
-    reference = torch_runs(x, scale)
-    if not isinstance(reference, str):
-        runs.update(reference)
-    for profile in Profile:
-        tensor = quantize(x, SCHEME, [scale], profile=profile)
-        runs[f"{profile.value} quantize"] = partial(quantize, x, SCHEME, [scale], profile=profile)
-        runs[f"{profile.value} dequantize"] = partial(tensor.dequantize, profile)
-
-    # Interleaved rounds, best of each: a shared machine's noise hits every contender alike.
-    best = dict.fromkeys(runs, float("inf"))
-    rounds = args.repeat + 1
-    labels = [f"round {r + 1}/{rounds}: {name}" for r in range(rounds) for name in runs]
-    with steps(labels) as step:
-        for _ in range(rounds):
-            for name, run in runs.items():
-                best[name] = min(best[name], timed(run))
-                step()  # between timed calls, never inside one
-
-    print(
-        f"{n:,} float32 values ({nbytes / 2**20:.0f} MiB), {SCHEME} per tensor, scale "
-        f"{scale:.6g}, {os.cpu_count()} CPUs, best of {args.repeat + 1} interleaved rounds"
-    )
-    print(f"raw copy of the same bytes    {gbps(nbytes, best['raw copy'])}")
-    if isinstance(reference, str):
-        print(f"torch: skipped: {reference}")
-    else:
-        print(f"torch quantize_per_tensor     {gbps(nbytes, best['torch quantize'])}")
-        print(f"torch dequantize              {gbps(nbytes, best['torch dequantize'])}")
-    print(
-        f"{'profile':8} {'quantize':>12} {'dequantize':>12} {'q/torch':>8} {'dq/torch':>8} "
-        f"{'q/copy':>7} {'dq/copy':>7}"
-    )
-    for profile in Profile:
-        quant, dequant = best[f"{profile.value} quantize"], best[f"{profile.value} dequantize"]
-        if isinstance(reference, str):
-            versus = f"{'-':>8} {'-':>8}"
-        else:
-            versus = (
-                f"{best['torch quantize'] / quant:8.2f} {best['torch dequantize'] / dequant:8.2f}"
-            )
-        print(
-            f"{profile.value:8} {gbps(nbytes, quant):>12} {gbps(nbytes, dequant):>12} {versus} "
-            f"{best['raw copy'] / quant:7.2f} {best['raw copy'] / dequant:7.2f}"
-        )
+    results = run(args.mi, args.rounds)
+    for goal in results["goals"]:
+        print(goal_line(goal))
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(results, out, indent=1)
+    sys.exit(0 if all(g["met"] for g in results["goals"]) else 1)
 
 
 if __name__ == "__main__":

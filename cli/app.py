@@ -67,9 +67,6 @@ def main() -> None:
     rich box spans many lines; `typer.Exit(code)` keeps its exit status. A `MemoryError` that
     the limits did not foresee (docs/limits.md) still ends as one line.
     """
-    from routerlab.core.errors import RouterLabError
-    from routerlab.present.terminal import one_line
-
     try:
         code = app(standalone_mode=False)
     except _click_error() as error:
@@ -80,16 +77,28 @@ def main() -> None:
         _fail(f"{one_line(error.format_message())}{hint}", error.exit_code)
     except typer.Abort:
         _fail("aborted", 1)
-    except RouterLabError as error:
-        _fail(one_line(str(error)), 1)
     except MemoryError:
         _fail("out of memory: try a smaller tensor or fewer hops (docs/limits.md)", 1)
+    except Exception as error:
+        # Imported only now: `routerlab.core` is not loaded by `--help` or by argument parsing.
+        from routerlab.core.errors import RouterLabError
+
+        if not isinstance(error, RouterLabError):
+            raise
+        _fail(one_line(str(error)), 1)
     sys.exit(code if isinstance(code, int) else 0)
 
 
 def _fail(message: str, code: int) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     sys.exit(code)
+
+
+def one_line(text: str) -> str:
+    """`routerlab.present.terminal.one_line`, imported only when there is an error to print."""
+    from routerlab.present.terminal import one_line as escape
+
+    return escape(text)
 
 
 def _click_error() -> Any:  # type[ClickException]; its module differs between Typers

@@ -1,86 +1,177 @@
-"""The RouterLab model of Burn's router backend.
+"""The RouterLab model of Burn's router backend: the public API the faces use.
 
-Knows nothing of Typer, rich, IPython or CuPy at import time (CuPy is looked for lazily, on the
-first use of a `cuda:N` device). The public names are re-exported here.
+Knows nothing of Typer, rich, IPython or CuPy (CuPy is looked for on the first use of a `cuda:N`
+device). Every public name is loaded on first use (PEP 562), so `routerlab --help`, which imports
+nothing of the model, and a command that needs one module stay fast; the faces import the model
+through these names and the packages `routerlab.core.quant` and `routerlab.core.scenario` only
+(tests/present/test_layers.py).
 """
 
-from routerlab.core.backend import Backend, HandleKind, Kind, Primitive, make_backend
-from routerlab.core.data import TensorData
-from routerlab.core.devices import Device, Path, automatic_path, parse_device
-from routerlab.core.dtypes import AnyDType, DType, QFloat, is_quantized
-from routerlab.core.errors import (
-    BurnPanic,
-    BurnTodo,
-    BurnUnimplemented,
-    DeadlockError,
-    DeviceError,
-    DTypeError,
-    ExtensionMissingError,
-    GpuUnavailableError,
-    MissingHandleError,
-    RouterLabError,
-    ScenarioError,
-    SessionEnded,
-    ShapeError,
-    UnknownTensorError,
-    UseAfterDropError,
-)
-from routerlab.core.fix import (
-    Policy,
-    TransferPlan,
-    can_move_to_device,
-    is_quantized_handle,
-    plan_transfer,
-)
-from routerlab.core.handles import HandleContainer, Journal
-from routerlab.core.interpreter import Arm, QuantizedExtension, TensorInterpreter
-from routerlab.core.ir import (
-    NOT_INIT,
-    READ_ONLY,
-    READ_WRITE,
-    AddOp,
-    CastOp,
-    DequantizeOp,
-    DropOp,
-    ExposeLocalOp,
-    ExposeRemoteOp,
-    InitOp,
-    MatmulOp,
-    MulOp,
-    OperationIr,
-    QuantizeOp,
-    ReadOp,
-    RegisterDataOp,
-    RegisterLocalOp,
-    RegisterRemoteOp,
-    ReshapeOp,
-    SwapDimsOp,
-    TensorId,
-    TensorIr,
-    TensorStatus,
-)
-from routerlab.core.profiles import Profile
-from routerlab.core.request import Arrival, TransferRequest, Transport
-from routerlab.core.runtime import Runtime
-from routerlab.core.tensor import RouterTensor
-from routerlab.core.trace import Trace, TraceEvent
-from routerlab.core.view import TableView
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from routerlab.core.backend import (
+        Backend,
+        HandleKind,
+        Kind,
+        Primitive,
+        make_backend,
+    )
+    from routerlab.core.data import TensorData
+    from routerlab.core.devices import (
+        Device,
+        Path,
+        automatic_path,
+        parse_device,
+    )
+    from routerlab.core.dtypes import (
+        AnyDType,
+        DType,
+        QFloat,
+        is_quantized,
+    )
+    from routerlab.core.errors import (
+        BurnPanic,
+        BurnTodo,
+        BurnUnimplemented,
+        DeadlockError,
+        DeviceError,
+        DTypeError,
+        ExtensionMissingError,
+        GpuUnavailableError,
+        MissingHandleError,
+        RouterLabError,
+        ScenarioError,
+        SessionEnded,
+        ShapeError,
+        TransferRejected,
+        UnknownTensorError,
+        UseAfterDropError,
+    )
+    from routerlab.core.fix import (
+        TransferPlan,
+        can_move_to_device,
+        is_quantized_handle,
+        plan_transfer,
+    )
+    from routerlab.core.fix.advertised import Advertisement
+    from routerlab.core.handles import HandleContainer, Journal
+    from routerlab.core.interpreter import Arm, QuantizedExtension, TensorInterpreter
+    from routerlab.core.ir import (
+        NOT_INIT,
+        READ_ONLY,
+        READ_WRITE,
+        AddOp,
+        CastOp,
+        DequantizeOp,
+        DropOp,
+        ExposeLocalOp,
+        ExposeRemoteOp,
+        InitOp,
+        MatmulOp,
+        MulOp,
+        OperationIr,
+        QuantizeOp,
+        ReadOp,
+        RegisterDataOp,
+        RegisterLocalOp,
+        RegisterRemoteOp,
+        ReshapeOp,
+        SwapDimsOp,
+        TensorId,
+        TensorIr,
+        TensorStatus,
+    )
+    from routerlab.core.policies import Policy
+    from routerlab.core.profiles import Profile
+    from routerlab.core.request import Arrival, TransferRequest, Transport
+    from routerlab.core.runtime import Runtime
+    from routerlab.core.tensor import RouterTensor
+    from routerlab.core.trace import Trace, TraceEvent
+    from routerlab.core.view import TableView
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "routerlab.core.backend": (
+        "Backend", "HandleKind", "Kind", "Primitive", "make_backend",
+    ),
+    "routerlab.core.data": (
+        "TensorData",
+    ),
+    "routerlab.core.devices": (
+        "Device", "Path", "automatic_path", "parse_device",
+    ),
+    "routerlab.core.dtypes": (
+        "AnyDType", "DType", "QFloat", "is_quantized",
+    ),
+    "routerlab.core.errors": (
+        "BurnPanic", "BurnTodo", "BurnUnimplemented", "DeadlockError", "DeviceError",
+        "DTypeError", "ExtensionMissingError", "GpuUnavailableError", "MissingHandleError",
+        "RouterLabError", "ScenarioError", "SessionEnded", "ShapeError", "TransferRejected",
+        "UnknownTensorError", "UseAfterDropError",
+    ),
+    "routerlab.core.fix": (
+        "TransferPlan", "can_move_to_device", "is_quantized_handle", "plan_transfer",
+    ),
+    "routerlab.core.fix.advertised": (
+        "Advertisement",
+    ),
+    "routerlab.core.handles": (
+        "HandleContainer", "Journal",
+    ),
+    "routerlab.core.interpreter": (
+        "Arm", "QuantizedExtension", "TensorInterpreter",
+    ),
+    "routerlab.core.ir": (
+        "NOT_INIT", "READ_ONLY", "READ_WRITE", "AddOp", "CastOp", "DequantizeOp", "DropOp",
+        "ExposeLocalOp", "ExposeRemoteOp", "InitOp", "MatmulOp", "MulOp", "OperationIr",
+        "QuantizeOp", "ReadOp", "RegisterDataOp", "RegisterLocalOp", "RegisterRemoteOp",
+        "ReshapeOp", "SwapDimsOp", "TensorId", "TensorIr", "TensorStatus",
+    ),
+    "routerlab.core.policies": (
+        "Policy",
+    ),
+    "routerlab.core.profiles": (
+        "Profile",
+    ),
+    "routerlab.core.request": (
+        "Arrival", "TransferRequest", "Transport",
+    ),
+    "routerlab.core.runtime": (
+        "Runtime",
+    ),
+    "routerlab.core.tensor": (
+        "RouterTensor",
+    ),
+    "routerlab.core.trace": (
+        "Trace", "TraceEvent",
+    ),
+    "routerlab.core.view": (
+        "TableView",
+    ),
+}
+"""Each submodule and the public names it defines, which `__getattr__` loads. The imports above
+(for the type checker) and `__all__` repeat them; tests/packaging/test_import_hygiene.py keeps
+the three in step."""
+
+_LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
-    "AddOp", "AnyDType", "Arm", "Arrival", "automatic_path", "Backend", "BurnPanic", "BurnTodo",
-    "BurnUnimplemented", "can_move_to_device", "CastOp", "DeadlockError", "DequantizeOp",
-    "Device", "DeviceError", "DropOp", "DType", "DTypeError", "ExposeLocalOp", "ExposeRemoteOp",
+    "AddOp", "Advertisement", "AnyDType", "Arm", "Arrival", "Backend", "BurnPanic", "BurnTodo",
+    "BurnUnimplemented", "CastOp", "DType", "DTypeError", "DeadlockError", "DequantizeOp",
+    "Device", "DeviceError", "DropOp", "ExposeLocalOp", "ExposeRemoteOp",
     "ExtensionMissingError", "GpuUnavailableError", "HandleContainer", "HandleKind", "InitOp",
-    "is_quantized", "is_quantized_handle", "Journal", "Kind", "make_backend", "MatmulOp",
-    "MissingHandleError", "MulOp", "NOT_INIT", "OperationIr", "parse_device", "Path",
-    "plan_transfer", "Policy", "Primitive", "Profile", "QFloat", "QuantizedExtension",
-    "QuantizeOp", "READ_ONLY", "READ_WRITE", "ReadOp", "RegisterDataOp", "RegisterLocalOp",
+    "Journal", "Kind", "MatmulOp", "MissingHandleError", "MulOp", "NOT_INIT", "OperationIr",
+    "Path", "Policy", "Primitive", "Profile", "QFloat", "QuantizeOp", "QuantizedExtension",
+    "READ_ONLY", "READ_WRITE", "ReadOp", "RegisterDataOp", "RegisterLocalOp",
     "RegisterRemoteOp", "ReshapeOp", "RouterLabError", "RouterTensor", "Runtime",
     "ScenarioError", "SessionEnded", "ShapeError", "SwapDimsOp", "TableView", "TensorData",
     "TensorId", "TensorInterpreter", "TensorIr", "TensorStatus", "Trace", "TraceEvent",
-    "TransferPlan", "TransferRequest", "Transport", "UnknownTensorError", "UseAfterDropError",
+    "TransferPlan", "TransferRejected", "TransferRequest", "Transport", "UnknownTensorError",
+    "UseAfterDropError", "automatic_path", "can_move_to_device", "is_quantized",
+    "is_quantized_handle", "make_backend", "parse_device", "plan_transfer",
 ]
-
 
 _REMOVED = {
     "install_quantized_extension": "extensions belong to a Runtime: Runtime(quantized=...)",
@@ -88,8 +179,13 @@ _REMOVED = {
 }
 
 
-def __getattr__(name: str) -> object:
-    """Names removed in 0.2 fail with what replaces them, not a bare ImportError."""
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use; a name removed in 0.2 fails with what replaces it."""
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
     if name in _REMOVED:
         raise ImportError(f"routerlab.core.{name} was removed in RouterLab 0.2; {_REMOVED[name]}")
     raise AttributeError(f"module 'routerlab.core' has no attribute {name!r}")

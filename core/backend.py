@@ -133,10 +133,16 @@ class Backend:
     # --- data in and out ---------------------------------------------------------------------
 
     def from_data(self, data: TensorData) -> Primitive:
-        """Upload host bytes into a new array on this device (one counted copy)."""
-        host = data.to_numpy()
-        with self._on_device():
-            array = self.xp.asarray(host, dtype=self._storage(data.dtype))
+        """Upload host bytes onto this device (one counted copy). On numpy the array is a
+        read-only view of the `TensorData`'s own buffer, which no one can change: the copy was
+        made when the bytes were (`TensorData.from_array`, or the source's readback), as Flex's
+        `from_data` adopts its bytes (crates/burn-flex/src/tensor.rs:49-58)."""
+        storage = self._storage(data.dtype)
+        if self.xp is np:  # keeps the immutable buffer, as Flex's `from_data` keeps its bytes
+            array = np.frombuffer(data.bytes, storage).reshape(data.shape)
+        else:
+            with self._on_device():
+                array = self.xp.asarray(data.to_numpy(), dtype=storage)
         self._count(data.num_bytes)
         return Primitive(array, data.dtype, self.device)
 

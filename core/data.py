@@ -29,7 +29,8 @@ class TensorData:
 
     @classmethod
     def from_array(cls, array: Any, dtype: DType | None = None) -> TensorData:
-        """Copy a host array (or anything numpy accepts) into bytes, converting to `dtype`.
+        """Copy a host array (or anything numpy accepts) into bytes, converting to `dtype`; a
+        read-only array that owns its memory and needs no conversion is kept, not copied.
 
         A value the target int, uint or bool dtype cannot hold exactly is refused with a
         `DTypeError` naming the value, the dtype and its range, where numpy's cast would wrap it
@@ -51,9 +52,12 @@ class TensorData:
             _check_exact(host, target)
         with np.errstate(over="ignore"):
             cast = np.ascontiguousarray(host, dtype=target.numpy)
-        if target.is_float() and host.dtype.kind == "f":
-            _check_in_range(host, cast, target)
-        return cls(cast.tobytes(), tuple(int(d) for d in cast.shape), target)
+        if target.is_float() and host.dtype.kind == "f" and host.dtype != cast.dtype:
+            _check_in_range(host, cast, target)  # the same dtype cannot overflow: no pass at all
+        shape = tuple(int(d) for d in cast.shape)
+        if cast is host and _handed_over(host):
+            return cls(memoryview(host).cast("B").toreadonly(), shape, target)  # type: ignore[arg-type]
+        return cls(cast.tobytes(), shape, target)
 
     def to_numpy(self) -> np.ndarray:
         """A fresh, writable host array of the plain dtype (quantized data has no plain view)."""
@@ -70,6 +74,22 @@ class TensorData:
     @property
     def num_elements(self) -> int:
         return math.prod(self.shape)
+
+
+def _handed_over(array: np.ndarray) -> bool:
+    """A C-contiguous array that no one can write any more (it, and every array it views down
+    to the one owning the memory, read-only) can be kept instead of copied, as Burn's
+    `TensorData::new(vec, shape)` takes the `Vec` by value. Anything else is copied."""
+    if not array.flags.c_contiguous or array.size == 0:
+        return False
+    while not array.flags.writeable:
+        base = array.base
+        if base is None:
+            return bool(array.flags.owndata)
+        if not isinstance(base, np.ndarray):
+            return False
+        array = base
+    return False
 
 
 def _check_in_range(host: np.ndarray, cast: np.ndarray, target: DType) -> None:

@@ -101,27 +101,34 @@ class HandleContainer(Viewable):
 
     def register(self, id: int, handle: Any) -> None:
         """`register_handle`: insert, silently overwriting an existing entry (handle.rs:66)."""
-        handles = self._handles
         if self._undo is not None:
-            self._undo.append((handles, id, handles.get(id, _MISSING)))
-        handles[id] = handle
-        self._log(("register", self.label, int(id), None, 0, ""))
+            self._undo.append((self._handles, id, self._handles.get(id, _MISSING)))
+        self._handles[id] = handle
+        self._log(("register", self.label, int(id)))
 
     def get(self, id: int, status: TensorStatus) -> Any:
-        """`get_handle` (handle.rs:93): ReadOnly leaves the entry, ReadWrite moves it out."""
-        handles = self._handles
+        """`get_handle` (handle.rs:93): ReadOnly leaves the entry, ReadWrite moves it out.
+
+        The hot path of every op: `id` keys the map as given (a `TensorId` is an int), one dict
+        operation per call; the trace gets a plain `int` (a `TensorId` is tracked by the garbage
+        collector, a plain int is not)."""
+        if status is READ_WRITE:
+            try:
+                handle = self._handles.pop(id)
+            except KeyError:
+                raise MissingHandleError(int(id)) from None
+            if self._undo is not None:
+                self._undo.append((self._handles, id, handle))
+            self._log(("get", self.label, int(id), "ReadWrite"))
+            return handle
         try:
-            handle = handles[id]
+            handle = self._handles[id]
         except KeyError:
             raise MissingHandleError(int(id)) from None
-        if status is READ_WRITE:
-            del handles[id]
-            if self._undo is not None:
-                self._undo.append((handles, id, handle))
-        elif status is not READ_ONLY:
+        if status is not READ_ONLY:
             raise BurnPanic(f"Cannot get uninitialized tensor {TensorId(id)!r}. Tensor exist but "
                             "with wrong status", "crates/burn-ir/src/handle.rs:104-106")
-        self._log(("get", self.label, int(id), status._value_, 0, ""))
+        self._log(("get", self.label, int(id), "ReadOnly"))
         return handle
 
     def get_tensor_handle(self, tensor: TensorIr) -> Any:
@@ -134,7 +141,7 @@ class HandleContainer(Viewable):
         if handle is not None:
             if self._undo is not None:
                 self._undo.append((self._handles, id, handle))
-            self._log(("remove", self.label, int(id), None, 0, ""))
+            self._log(("remove", self.label, int(id)))
         return handle
 
     def clear(self) -> None:

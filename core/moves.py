@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -38,6 +39,10 @@ from routerlab.core.quant.ops import given_scales
 from routerlab.core.request import Arrival, TransferRequest
 from routerlab.core.tensor import RouterTensor
 
+_cached_plan = lru_cache(maxsize=1024)(plan_transfer)
+"""A plan depends only on its (hashable) arguments, and a frozen `TransferPlan` can be shared, so
+a flow that moves the same kind of tensor again reuses it (docs/performance.md)."""
+
 
 def choose_policy(tensor: RouterTensor, request: TransferRequest) -> Policy:
     """The policy of one transfer: the one asked for, else the source interpreter's."""
@@ -47,8 +52,8 @@ def choose_policy(tensor: RouterTensor, request: TransferRequest) -> Policy:
 def plan(tensor: RouterTensor, target: RouterClient, request: TransferRequest) -> TransferPlan:
     """What moving `tensor` to `target` would do (nothing is consumed or submitted)."""
     tensor.check()
-    return plan_transfer(tensor.dtype, tensor.shape, tensor.device, target.device, request.path,
-                         choose_policy(tensor, request))
+    return _cached_plan(tensor.dtype, tensor.shape, tensor.device, target.device, request.path,
+                        choose_policy(tensor, request))
 
 
 def move(tensor: RouterTensor, target: RouterClient, request: TransferRequest,

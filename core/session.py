@@ -56,6 +56,7 @@ class Session(Viewable):
         self.ended: str | None = None
         self.panicked = False
         self.parked_on: int | None = None
+        self._log = interpreter.trace.events.append
 
     def submit(self, op: OperationIr, reply: Reply | None = None) -> None:
         """Enqueue a task (fire-and-forget, like `register_op`)."""
@@ -80,8 +81,11 @@ class Session(Viewable):
         """Pop the head task and run it to completion."""
         op, reply = self.queue.popleft()
         named = op.outputs() or op.inputs()
-        self.interpreter.trace.record("drop" if type(op) is DropOp else "op", self.label,
-                                      named[0].id if named else None, None, 0, op.describe())
+        # The op stands in for its description until the event is read (`Trace._event`), except
+        # an upload, whose op holds the data the trace must not keep alive.
+        self._log(("drop" if type(op) is DropOp else "op", self.label,
+                   int(named[0].id) if named else None, None, 0,
+                   op.describe() if type(op) is RegisterDataOp else op))
         task = _TASKS.get(type(op))
         if task is None:
             self.interpreter.register_op(op)

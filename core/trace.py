@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
-from typing import NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from routerlab.core.view import TableView, Viewable
 
-Event: TypeAlias = tuple[str, str, int | None, str | None, int, str]
+Event: TypeAlias = tuple[Any, ...]
 """One recorded event: `(kind, device, tensor_id, status, nbytes, detail)`, as `TraceEvent`
-holds them after its step number."""
+holds them after its step number (with `detail` described by then). The registry's hot path
+leaves trailing fields out (`("get", "cpu:0", 7, "ReadWrite")`): `TraceEvent`'s defaults fill
+them in when the event is read."""
 
 
 class TraceEvent(NamedTuple):
@@ -36,23 +38,49 @@ class TraceEvent(NamedTuple):
 
 
 class Trace(Viewable):
-    """An append-only event log with numbered steps."""
+    """An append-only event log with numbered steps, bounded: past `CAP` events the oldest half
+    is dropped when the next step begins (never inside one, so a rollback's mark stays valid).
 
-    __slots__ = ("events", "_starts")
+    Indices are absolute: `len(trace)` counts every event ever recorded, so `mark = len(trace)`
+    then `trace.read(mark)` works however many events were dropped in between; `dropped` says
+    how many were. `explain` sees the events still kept.
+    """
+
+    __slots__ = ("events", "_starts", "_first_step", "dropped")
+
+    CAP = 200_000
+    """Events kept at most (about 120 bytes each: some 25 MB), the last 100,000 to 200,000 of
+    them; docs/performance.md."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
         self._starts: list[int] = [0]
-        """The index of the first event of each step: step N starts at `_starts[N]`."""
+        """The absolute index of the first event of each step kept: step `_first_step + k`
+        starts at `_starts[k]`."""
+        self._first_step = 0
+        self.dropped = 0
+        """Events dropped from the front so far."""
 
     @property
     def step(self) -> int:
-        return len(self._starts) - 1
+        return self._first_step + len(self._starts) - 1
 
     def begin_step(self) -> int:
         """Start the next step; events recorded from now on carry its number."""
-        self._starts.append(len(self.events))
-        return self.step
+        if len(self.events) > self.CAP:
+            self._compact()
+        starts = self._starts
+        starts.append(self.dropped + len(self.events))
+        return self._first_step + len(starts) - 1
+
+    def _compact(self) -> None:
+        """Drop the oldest half, in place: the registries append to this very list."""
+        cut = len(self.events) // 2
+        del self.events[:cut]
+        self.dropped += cut
+        first = max(bisect.bisect_right(self._starts, self.dropped) - 1, 0)
+        self._first_step += first
+        del self._starts[:first]
 
     def record(self, kind: str, device: str, tensor_id: int | None = None, status: object = None,
                nbytes: int = 0, detail: str = "") -> None:
@@ -62,11 +90,12 @@ class Trace(Viewable):
 
     def truncate(self, length: int) -> None:
         """Forget events of a rolled-back operation (the registries forget them too)."""
-        del self.events[length:]
+        del self.events[max(length - self.dropped, 0):]
 
     def read(self, start: int = 0) -> list[TraceEvent]:
-        """Events from index `start` on, with step numbers and plain-text statuses."""
-        return [self._event(index) for index in range(start, len(self.events))]
+        """Events from absolute index `start` on (those still kept), with step numbers and
+        plain-text statuses."""
+        return [self._event(i) for i in range(max(start - self.dropped, 0), len(self.events))]
 
     def explain(self, tensor_id: int) -> list[TraceEvent]:
         """One tensor's history, in order (only its events are given step numbers)."""
@@ -74,8 +103,12 @@ class Trace(Viewable):
         return [self._event(i) for i, event in enumerate(self.events) if event[2] == wanted]
 
     def _event(self, index: int) -> TraceEvent:
-        """The event at `index`, with the number of the step it was recorded in."""
-        return TraceEvent(bisect.bisect_right(self._starts, index) - 1, *self.events[index])
+        """The kept event at list position `index`, with the number of its step."""
+        step = self._first_step + bisect.bisect_right(self._starts, index + self.dropped) - 1
+        event = self.events[index]
+        if len(event) == 6 and not isinstance(event[5], str):  # an op, described now
+            event = (*event[:5], event[5].describe())
+        return TraceEvent(step, *event)
 
     def view(self, events: Iterable[TraceEvent] | None = None, title: str = "Trace") -> TableView:
         rows = [[e.step, e.kind, e.device, e.tensor_id, e.status, e.nbytes or None, e.detail]
@@ -85,7 +118,7 @@ class Trace(Viewable):
                          rows, styles=styles)
 
     def __len__(self) -> int:
-        return len(self.events)
+        return self.dropped + len(self.events)
 
 
 _STYLE = {"register": "added", "remove": "removed", "drop": "removed", "failed": "error",

@@ -7,13 +7,10 @@ Imports of the exercise package happen inside the commands so `routerlab --help`
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-
-from routerlab.present.palette import rich_style
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,6 +27,19 @@ DIR = typer.Option(None, "--dir", "-d",
                    help="The workspace (default: found from the current folder).")
 PLAIN = typer.Option(False, "--plain", help="No colour.")
 
+
+
+def rich_style(*words: str) -> str:
+    """The palette's rich style, imported when something is printed (not by `--help`)."""
+    from routerlab.present.palette import rich_style as style
+
+    return style(*words)
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 def register(app: typer.Typer) -> None:
     app.add_typer(exercises_app)
@@ -100,7 +110,7 @@ def init(
     console = _console(plain)
     console.print(f"Workspace for {workspace.student} in {workspace.root} "
                   f"({len(written)} files written).", highlight=False)
-    console.print(f"Next: cd {shlex.quote(str(workspace.root))} && {command_prefix()} exercises "
+    console.print(f"Next: cd {_quote(str(workspace.root))} && {command_prefix()} exercises "
                   "check", highlight=False, soft_wrap=True)
 
 
@@ -113,10 +123,10 @@ def command_prefix() -> str:
 
     runner = os.environ.get("ROUTERLAB_RUN_SCRIPT")
     if runner:
-        return shlex.quote(runner)
+        return _quote(runner)
     if shutil.which("routerlab"):
         return "routerlab"
-    return f"{shlex.quote(sys.executable)} -m routerlab"
+    return f"{_quote(sys.executable)} -m routerlab"
 
 
 @exercises_app.command("list")

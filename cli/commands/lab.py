@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import secrets
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +43,8 @@ def lab(
         _fail(INSTALL_HINT)
     folder = _notebook_dir(directory)
     port = port or _free_port()
+    import secrets  # here, not at the top: `routerlab --help` imports this module
+
     token = secrets.token_hex(24)
     open_browser = _has_display() if browser is None else browser
     command = jupyterlab_command(folder, port, token, open_browser)
@@ -101,6 +101,8 @@ def _has_display() -> bool:
 
 
 def _free_port() -> int:
+    import socket
+
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])

@@ -6,7 +6,9 @@
     routerlab quantize --random 2,16 --seed 3 --scheme q8s:block=16
 
 Without `--scales` the scales are calibrated (dynamic quantization). numpy and the core are
-imported inside the command so that `routerlab --help` stays fast.
+imported inside the command so that `routerlab --help` stays fast, and `--json` imports neither
+rich nor the router model. `--json` refuses a tensor above `MAX_JSON_ELEMENTS` values, before
+anything is quantized: its document lists every input, q and dequantized value.
 """
 
 from __future__ import annotations
@@ -52,7 +54,6 @@ def quantize(
     plain: bool = typer.Option(False, "--plain", help="No colour."),
 ) -> None:
     from routerlab.cli.commands.transfer import read_tensor
-    from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.core.limits import check_json_numbers
     from routerlab.core.profiles import Profile
     from routerlab.core.quant.calibration import Calibration
@@ -75,6 +76,10 @@ def quantize(
         )
     report = QuantizeReport(x, tensor, profile, method)
     if json_out:
+        from routerlab.cli.output import print_json
+
         print_json(report.to_dict(summary), hint="add --summary to leave out the arrays")
         return
+    from routerlab.cli.render import make_console, to_rich
+
     make_console(plain).print(to_rich(report.view()))

@@ -25,6 +25,7 @@ measurements read what really moved.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -102,6 +103,7 @@ def scheme_on(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...]) -> 
     return stored_scheme(scheme.resolve(profile), profile, tuple(shape))
 
 
+@lru_cache(maxsize=1024)  # every move asks it; a refusal raises and is not cached
 def arrival_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...]) -> QuantScheme:
     """The scheme a tensor arriving in `scheme` is held in on `profile`.
 
@@ -172,7 +174,7 @@ def q_to_device(backend: Backend, q: QPrimitive) -> QPrimitive:
         return arrive(backend, replace(tensor, values=values.array,
                                        scales=np.zeros_like(tensor.scales)))
     backend.count_copy(tensor.params_nbytes)
-    moved = replace(tensor, values=values.array, scales=np.array(tensor.scales, copy=True))
+    moved = tensor.with_arrays(values.array, np.array(tensor.scales, copy=True))
     return arrive(backend, moved)
 
 
@@ -215,6 +217,11 @@ def q_from_data(backend: Backend, data: TensorData) -> QPrimitive:
     tensor = from_bytes(data.bytes, data.shape, data.dtype.scheme)
     if backend.xp is np:
         backend.count_copy(data.num_bytes)
+        arrived = arrive(backend, tensor)  # views of `data`, unless repacking wrote new arrays
+        if np.may_share_memory(arrived.tensor.values, tensor.values):
+            arrived = QPrimitive(arrived.tensor.with_arrays(
+                tensor.values.copy(), tensor.scales.copy()), backend.device)  # the counted copy
+        return arrived
     else:
         values = backend.to_device(Primitive(tensor.values, _values_dtype(tensor), _HOST))
         backend.count_copy(tensor.params_nbytes)

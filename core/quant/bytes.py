@@ -10,9 +10,15 @@ one i8 per value for Native (Q4/Q2 included) and u32 words for PackedU32.
 Reading follows `split_values_off`: a packed store must pack dim 0 ("Packing must be on innermost
 dimension for splitting off values"); Native values, minifloats included, are read one i8 per
 value (:330), while packed minifloats and PackedNative are `unimplemented!` (:344-348).
+Like Burn's reader, which reinterprets the buffer it was handed (`read_bytes_to_i8`, burn-std
+quantization.rs:300-309), `from_bytes` copies nothing: values and scales are read-only views of
+`data`. Whoever keeps the tensor decides whether it needs its own copy (`q_from_data` makes the
+arrival copy it counts).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -27,13 +33,17 @@ from routerlab.core.quant.tensor import QuantizedTensor
 
 def to_bytes(tensor: QuantizedTensor) -> bytes:
     """The canonical bytes of a quantized tensor (values copied to the host when on a GPU)."""
-    parts = [
-        np.ascontiguousarray(to_host(tensor.values)).tobytes(),
-        np.ascontiguousarray(tensor.scales).tobytes(),
-    ]
+    parts: list[Any] = [_raw(to_host(tensor.values)), _raw(np.asarray(tensor.scales))]
     if tensor.global_scale is not None:
         parts.append(np.float32(tensor.global_scale).tobytes())
-    return b"".join(parts)
+    return b"".join(parts)  # joins the buffers directly: one copy in all
+
+
+def _raw(array: np.ndarray) -> Any:
+    """The bytes of `array` as a buffer, without copying a C-contiguous one (viewed as uint8
+    first: a buffer cannot carry ml_dtypes' bfloat16 or float8 formats). `.data` is the
+    array's memoryview (numpy's stubs declare `__buffer__` only for Python >= 3.12)."""
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
 
 
 def from_bytes(data: bytes, shape: tuple[int, ...], scheme: QuantScheme | str) -> QuantizedTensor:
@@ -69,8 +79,8 @@ def from_bytes(data: bytes, shape: tuple[int, ...], scheme: QuantScheme | str) -
     if scheme.is_two_level:
         global_scale = np.frombuffer(data, np.float32, 1, scale_end)[0]
     return QuantizedTensor(
-        values.reshape(layout.storage_shape).copy(),
-        scales.reshape(grid).copy(),
+        values.reshape(layout.storage_shape),
+        scales.reshape(grid),
         global_scale,
         scheme,
         shape,

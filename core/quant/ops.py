@@ -17,21 +17,15 @@ NdArray's `Q::from(..).unwrap()` in `quantize_one` would panic, burn-ndarray
 ops/quantization.rs), and calibration refuses both. A NaN *quotient* from a zero scale (`0 / 0` on
 cubecl) becomes 0, as Rust's `as i8` makes it.
 
-Everything is array code on the input's array module (numpy or CuPy). On numpy, large tensors run
-in cache-sized chunks over a few threads (numpy releases the GIL inside its loops) through
-preallocated buffers, and the NaN check costs no extra pass: the float→int8 cast raises the
-IEEE invalid flag on a NaN, which `np.errstate(invalid="raise")` turns into an exception.
+The formula itself, as Burn writes it, is `routerlab.core.quant.reference` (the oracle); this
+module prepares scales and factors and hands the elementwise work to `routerlab.core.quant.kernels`
+(a fused numba loop when numba is installed, chunked numpy otherwise, whole-array CuPy on a GPU),
+which tests prove bit-identical to the reference.
 """
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from types import ModuleType
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import numpy as np
 
@@ -49,12 +43,12 @@ from routerlab.core.quant.calibration import (
     flex_q_params,
     flex_validated,
 )
+from routerlab.core.quant.kernels import Kernel, split
 from routerlab.core.quant.layout import check_scale_count, layout_of, params_shape
 from routerlab.core.quant.notation import parse_scheme
 from routerlab.core.quant.packing import pack_u32
 from routerlab.core.quant.scale_dtype import round_up, to_f32, to_storage
 from routerlab.core.quant.scheme import (
-    BlockSize,
     QuantScheme,
     ScaleDtype,
     check_global_scale,
@@ -63,20 +57,9 @@ from routerlab.core.quant.scheme import (
 from routerlab.core.quant.tensor import QuantizedTensor
 
 F32 = np.float32
-CHUNK = 1 << 19
-"""Elements per chunk (2 MiB of f32): each chunk's passes stay in the cache while the Python
-overhead per chunk stays negligible; the best size measured by benchmarks/quantize.py (64 Ki was
-half as fast, 2 Mi spilled the cache)."""
-JUST_BELOW_HALF_BITS = np.uint32(0x3EFFFFFF)
-"""The bits of 0.49999997, the largest f32 below 0.5. `trunc(v ± 0.49999997)` is half away from
-zero for every f32 `|v| <= 128`: a tie `k + 0.5` lands on `k + 1 - 2^-25`, which f32 rounds up to
-`k + 1`, while 0.49999997 itself stays below 1 (adding exactly 0.5 would round it up to 1)."""
-SIGN_BIT = np.uint32(0x80000000)
 NAN_INPUT = "cannot quantize NaN values"
 NON_FINITE_CALIBRATION = "cannot calibrate NaN or infinite values"
 NDARRAY_ZERO_SCALE = F32(0.1)
-_THREADS = max(1, min(8, os.cpu_count() or 1))
-_POOL: ThreadPoolExecutor | None = None
 
 
 def _as_scheme(scheme: QuantScheme | str) -> QuantScheme:
@@ -143,129 +126,6 @@ def _effective(scales: np.ndarray, glob: np.float32 | None, profile: Profile) ->
     return eff.astype(F32)
 
 
-InvalidMode: TypeAlias = Literal["ignore", "raise"]
-"""The `np.errstate` modes this module uses for IEEE invalid (see `_Kernel.invalid`)."""
-
-
-@dataclass(frozen=True)
-class _Kernel:
-    """The elementwise arithmetic of one profile: `x / s` or `x * (1/s)`, clamp, round."""
-
-    xp: ModuleType
-    multiply: bool
-    lo: np.float32
-    hi: np.float32
-    half_even: bool
-    fix_nan: bool
-    """Some `s_eff` is 0 or its reciprocal overflows, so a NaN quotient can appear; Rust's
-    `as i8` (and the model) turns it into 0."""
-
-    @property
-    def invalid(self) -> InvalidMode:
-        """The `np.errstate` mode for IEEE invalid: "raise" turns a NaN input into an exception
-        at the int8 cast; with a zero scale `0 / 0` is expected, so NaN was checked beforehand."""
-        return "ignore" if self.fix_nan else "raise"
-
-    def buffers(self, n: int) -> tuple[Any, Any, Any, Any]:
-        """Scratch for `to_int8`: two f32 arrays of `n` and their u32 views."""
-        v, tmp = self.xp.empty(n, F32), self.xp.empty(n, F32)
-        return v, tmp, v.view(self.xp.uint32), tmp.view(self.xp.uint32)
-
-    def to_int8(self, x: Any, factor: Any, out: Any, scratch: tuple[Any, Any, Any, Any]) -> None:
-        """`out = round(clamp(x op factor))` through preallocated scratch (call under
-        `np.errstate(all="ignore", invalid=self.invalid)`).
-
-        Half away from zero is `trunc(v ± 0.49999997)`, the truncation done by the int8 cast;
-        the signed offset is built on the bit pattern (sign bit of `v` | bits of the constant),
-        which numpy vectorises, unlike `copysign`.
-        """
-        xp = self.xp
-        v, tmp, v_bits, tmp_bits = scratch
-        (xp.multiply if self.multiply else xp.divide)(x, factor, out=v)
-        xp.clip(v, self.lo, self.hi, out=v)
-        if self.half_even:
-            xp.rint(v, out=v)
-        else:
-            xp.bitwise_and(v_bits, SIGN_BIT, out=tmp_bits)
-            xp.bitwise_or(tmp_bits, JUST_BELOW_HALF_BITS, out=tmp_bits)
-            xp.add(v, tmp, out=v)
-        if self.fix_nan:
-            v[xp.isnan(v)] = 0
-        xp.copyto(out, v, casting="unsafe")
-
-
-def _chunked(n: int, body: Callable[[int, int], None], invalid: InvalidMode) -> None:
-    """Run `body(begin, end)` over `[0, n)` in CHUNK-sized pieces, split across the thread pool,
-    each thread under `np.errstate(all="ignore", invalid=invalid)` (error state is per thread)."""
-    per_thread = -(-n // _THREADS)
-    per_thread = -(-per_thread // CHUNK) * CHUNK
-
-    def work(start: int) -> None:
-        with np.errstate(all="ignore", invalid=invalid):
-            for begin in range(start, min(start + per_thread, n), CHUNK):
-                body(begin, min(begin + CHUNK, n))
-
-    list(_pool().map(work, range(0, n, per_thread)))
-
-
-def _pool() -> ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(_THREADS, thread_name_prefix="routerlab-quant")
-    return _POOL
-
-
-def _per_tensor(x: Any, factor: np.float32, kernel: _Kernel) -> Any:
-    """Per-tensor quantization: cache-sized chunks over the thread pool on numpy, whole-array
-    kernels on CuPy."""
-    xp = kernel.xp
-    out = xp.empty(x.shape, xp.int8)
-    flat_in, flat_out = x.reshape(-1), out.reshape(-1)
-    n = flat_in.size
-    if not is_numpy(xp) or n <= CHUNK:
-        with np.errstate(all="ignore", invalid=kernel.invalid):
-            kernel.to_int8(flat_in, factor, flat_out, kernel.buffers(n))
-        return out
-    scratch: dict[int, tuple[Any, Any, Any, Any]] = {}
-
-    def body(begin: int, end: int) -> None:
-        thread = threading.get_ident()
-        if thread not in scratch:
-            scratch[thread] = kernel.buffers(CHUNK)
-        full = scratch[thread]
-        size = end - begin
-        kernel.to_int8(
-            flat_in[begin:end],
-            factor,
-            flat_out[begin:end],
-            full if size == CHUNK else tuple(b[:size] for b in full),
-        )
-
-    _chunked(n, body, kernel.invalid)
-    return out
-
-
-def _blockwise_int8(x: Any, factor: np.ndarray, block: BlockSize, kernel: _Kernel) -> Any:
-    """Per-block quantization: each element divided by (or multiplied with) its block's factor."""
-    xp = kernel.xp
-    out = xp.empty(x.shape, xp.int8)
-    v, tmp, v_bits, tmp_bits = kernel.buffers(x.size)
-
-    def apply(values: Any, grid: Any) -> Any:
-        shape = values.shape
-        kernel.to_int8(
-            values,
-            grid,
-            out.reshape(shape),
-            (v.reshape(shape), tmp.reshape(shape), v_bits.reshape(shape), tmp_bits.reshape(shape)),
-        )
-        return out
-
-    with np.errstate(all="ignore", invalid=kernel.invalid):
-        blockwise(x, xp.asarray(factor), block, apply)
-    return out
-
-
 def _quantize_values(x: Any, scheme: QuantScheme, eff: np.ndarray, profile: Profile) -> Any:
     xp = get_array_module(x)
     spec = profile.spec
@@ -275,12 +135,13 @@ def _quantize_values(x: Any, scheme: QuantScheme, eff: np.ndarray, profile: Prof
     fix_nan = not bool(np.all(np.isfinite(factor) & (factor != 0)))
     if fix_nan or not is_numpy(xp):
         _refuse_nan(x)
-    kernel = _Kernel(xp, not spec.divide, F32(lo), F32(hi), spec.half_to_even, fix_nan)
+    kernel = Kernel(xp, not spec.divide, F32(lo), F32(hi), spec.half_to_even, fix_nan)
     block = scheme.block_size()
     try:
         if block is None:
-            return _per_tensor(x, F32(factor.reshape(-1)[0]), kernel)
-        return _blockwise_int8(x, factor, block, kernel)
+            return kernel.per_tensor(x, F32(factor.reshape(-1)[0]))
+        return kernel.per_block(x, factor, block.dims_for(x.ndim),
+                                lambda op: blockwise(x, xp.asarray(factor), block, op))
     except FloatingPointError:
         raise QuantizationError(NAN_INPUT) from None
 
@@ -360,15 +221,11 @@ def dequantize(
     block = tensor.scheme.block_size()
     if block is not None:
         out = blockwise(q, xp.asarray(eff), block, lambda v, s: xp.multiply(v, s, dtype=F32))
-    elif is_numpy(xp) and q.size > CHUNK:
+    elif is_numpy(xp):
         scale = F32(eff.reshape(-1)[0])
         out = np.empty(q.shape, F32)
         flat_q, flat_out = q.reshape(-1), out.reshape(-1)
-        _chunked(
-            q.size,
-            lambda b, e: np.multiply(flat_q[b:e], scale, out=flat_out[b:e], dtype=F32),
-            "ignore",
-        )
+        split(q.size, lambda b, e: np.multiply(flat_q[b:e], scale, out=flat_out[b:e], dtype=F32))
     else:
         out = xp.multiply(q, F32(eff.reshape(-1)[0]), dtype=F32)
     return out if dtype.numpy == out.dtype else out.astype(dtype.numpy)

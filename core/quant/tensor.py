@@ -10,7 +10,7 @@ scales and the global always on the host (see `scale_dtype.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -65,6 +65,23 @@ class QuantizedTensor:
             if isinstance(array, np.ndarray):
                 array.flags.writeable = False
 
+    def with_arrays(self, values: Any, scales: np.ndarray | None = None) -> QuantizedTensor:
+        """The same tensor over other arrays of the same storage shape and dtype (a device copy):
+        only those two facts are checked, not the whole layout again, which `dataclasses.replace`
+        would redo on every move."""
+        scales = self.scales if scales is None else scales
+        if (tuple(values.shape) != tuple(self.values.shape) or values.dtype != self.values.dtype
+                or scales.shape != self.scales.shape or scales.dtype != self.scales.dtype):
+            raise QuantizationError("with_arrays keeps the storage shape and dtype of values and "
+                                    "scales")
+        copy = object.__new__(QuantizedTensor)
+        object.__setattr__(copy, "__dict__", {**self.__dict__, "values": values,
+                                              "scales": scales})
+        for array in (values, scales):
+            if isinstance(array, np.ndarray):
+                array.flags.writeable = False
+        return copy
+
     # --- what it is ---
     @property
     def dtype(self) -> QFloat:
@@ -113,7 +130,7 @@ class QuantizedTensor:
         """A copy whose values live in array module `xp` (numpy ↔ cupy); scales stay on the host."""
         if get_array_module(self.values) is xp:
             return self
-        return replace(self, values=to_module(self.values, xp))
+        return self.with_arrays(to_module(self.values, xp))
 
     # --- equality ---
     def bit_equal(self, other: QuantizedTensor) -> bool:

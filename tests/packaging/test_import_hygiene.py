@@ -34,3 +34,19 @@ def test_cli_app_import_does_not_load_numpy_or_the_core_model() -> None:
     loaded = _modules_after("import routerlab.cli.app")
     heavy = {m for m in loaded if m.split(".")[0] in {"numpy", "cupy", "matplotlib", "nbformat"}}
     assert not heavy, f"`routerlab --help` would import {sorted(heavy)[:5]}"
+
+
+def test_the_public_api_is_one_list() -> None:
+    """`routerlab.core` names each public name three times (lazy map, type-checker imports,
+    `__all__`); they must agree, and every name must load."""
+    import ast
+    from pathlib import Path
+
+    import routerlab.core as core
+
+    tree = ast.parse(Path(core.__file__).read_text(encoding="utf-8"))
+    checked = {alias.name for node in ast.walk(tree) if isinstance(node, ast.If)
+               for inner in node.body if isinstance(inner, ast.ImportFrom)
+               for alias in inner.names}
+    assert sorted(core.__all__) == sorted(core._LAZY) == sorted(checked)
+    assert all(getattr(core, name) is not None for name in core.__all__)

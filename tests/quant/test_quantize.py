@@ -26,7 +26,7 @@ from routerlab.core.quant import (
     quantize,
     quantize_dynamic,
 )
-from routerlab.core.quant.ops import CHUNK
+from routerlab.core.quant.kernels import CHUNK
 
 F32 = np.float32
 ARANGE_16X16 = (np.arange(256, dtype=F32) / F32(256)).reshape(16, 16)

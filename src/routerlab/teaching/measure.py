@@ -28,7 +28,7 @@ from routerlab.core.limits import check_hops
 from routerlab.core.policies import Policy
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import QuantizedTensor, QuantScheme
-from routerlab.core.quant.arrays import to_host
+from routerlab.core.quant.compare import count_changed, max_abs_difference
 from routerlab.core.runtime import Runtime
 from routerlab.core.tensor import RouterTensor
 from routerlab.core.view import TableView, Viewable
@@ -288,7 +288,7 @@ def _effective(tensor: QuantizedTensor) -> np.ndarray:
 
 
 def _changed(before: QuantizedTensor, after: QuantizedTensor) -> int:
-    return int(np.count_nonzero(to_host(before.q()) != to_host(after.q())))
+    return count_changed(before, after)  # in slabs: no full-size temporaries
 
 
 def _drift(original: QuantizedTensor, after: QuantizedTensor) -> float:
@@ -302,9 +302,7 @@ def _drift(original: QuantizedTensor, after: QuantizedTensor) -> float:
 
 def _error(before: QuantizedTensor, before_profile: Profile, after: QuantizedTensor,
            after_profile: Profile) -> float:
-    a = to_host(before.dequantize(before_profile)).astype(np.float64)
-    b = to_host(after.dequantize(after_profile)).astype(np.float64)
-    return float(np.abs(a - b).max()) if a.size else 0.0
+    return max_abs_difference(before, before_profile, after, after_profile)  # in slabs
 
 
 def _scales_text(scales: list[float] | None, global_scale: float | None) -> str | None:

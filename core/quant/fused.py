@@ -1,0 +1,99 @@
+"""Fused quantize and unpack loops, compiled by numba: one pass over memory instead of six.
+
+Imported only by `routerlab.core.quant.kernels`, only when numba is installed (the optional
+`fast` extra) and a tensor is large enough to repay the import; the compiled code is cached on
+disk (`cache=True`), so only the first run on a machine compiles. Every loop releases the GIL
+(`nogil=True`), so the caller's thread pool runs chunks side by side; `error_model="numpy"` makes
+`x / 0` the IEEE infinity or NaN, as in Rust and numpy, instead of Python's ZeroDivisionError.
+
+Each quantize loop is the profile formula of `routerlab.core.quant.reference`, per element, in f32:
+divide (or multiply by the reciprocal), clamp, round (half to even with `rint`, half away from
+zero with `trunc(v ± 0.49999997)`: see `HALF_DOWN`), and a NaN quotient becomes 0 while the loop
+reports that it saw one. Clamping before rounding gives the same integer as Burn's round-then-
+clamp, because the bounds are integers. tests/quant/test_fused_kernel.py proves every loop
+bit-identical to the reference.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+HALF_DOWN = np.float32(0.49999997)
+"""The largest f32 below 0.5: `trunc(v + 0.49999997)` is half away from zero for every f32 with
+`|v| <= 128`, since a tie `k + 0.5` lands on `k + 1 - 2^-25`, which f32 rounds up to `k + 1`."""
+
+
+RINT_MAGIC = np.float32(12582912.0)
+"""1.5 * 2^23: for `|v| < 2^22`, `(v + RINT_MAGIC) - RINT_MAGIC` is `rint(v)` (f32 addition rounds
+to the nearest integer there, ties to even), and unlike numba's `np.rint`, a libm call, it
+vectorises. Without fast-math LLVM never folds the two additions away."""
+
+
+@numba.njit(inline="always", error_model="numpy")
+def _to_int8(v: np.float32, lo: np.float32, hi: np.float32, half_even: bool) -> np.int8:
+    """One quotient to int8, branch-free so that LLVM vectorises the loop: a NaN becomes 0
+    (selected before the cast), then clamp, then round."""
+    v = np.float32(0) if v != v else v
+    v = lo if v < lo else v
+    v = hi if v > hi else v
+    if half_even:
+        return np.int8((v + RINT_MAGIC) - RINT_MAGIC)
+    return np.int8(v + (HALF_DOWN if v >= 0 else -HALF_DOWN))
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def quantize_flat(x: np.ndarray, factor: np.float32, multiply: bool, lo: np.float32,
+                  hi: np.float32, half_even: bool, out: np.ndarray) -> bool:
+    """`out = q(x)` for one per-tensor factor; returns whether a NaN quotient was seen."""
+    nan = False
+    if multiply:
+        for i in range(x.size):
+            v = x[i] * factor
+            nan |= v != v
+            out[i] = _to_int8(v, lo, hi, half_even)
+    else:
+        for i in range(x.size):
+            v = x[i] / factor
+            nan |= v != v
+            out[i] = _to_int8(v, lo, hi, half_even)
+    return nan
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def quantize_rows(x: np.ndarray, factor: np.ndarray, row_base: np.ndarray, extent: int,
+                  multiply: bool, lo: np.float32, hi: np.float32, half_even: bool,
+                  out: np.ndarray) -> bool:
+    """Per-block: `x` and `out` are `[rows, cols]`, row `r`'s blocks start at `row_base[r]` in
+    the flat `factor` grid, one factor per `extent` columns (the last block may be partial)."""
+    nan = False
+    rows, cols = x.shape
+    for r in range(rows):
+        base = row_base[r]
+        for start in range(0, cols, extent):
+            f = factor[base + start // extent]
+            for c in range(start, min(start + extent, cols)):
+                v = x[r, c] * f if multiply else x[r, c] / f
+                nan |= v != v
+                out[r, c] = _to_int8(v, lo, hi, half_even)
+    return nan
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def unpack_flat(data: np.ndarray, bits: int, out: np.ndarray) -> None:
+    """Every sub-byte field of the bytes of little-endian u32 words (`data`, as uint8; low bits
+    first) into sign-extended int8: `out` holds `8 / bits` values per byte, padding included
+    (the caller drops it). A field is sign-extended by shifting it to the top of an int8 and
+    back (`unpack_q_to_i8s` in burn-std quantization.rs)."""
+    if bits == 4:
+        for i in range(data.size):
+            b = np.int8(data[i])
+            out[2 * i] = np.int8(b << 4) >> 4
+            out[2 * i + 1] = b >> 4
+    else:
+        for i in range(data.size):
+            b = np.int8(data[i])
+            out[4 * i] = np.int8(b << 6) >> 6
+            out[4 * i + 1] = np.int8(b << 4) >> 6
+            out[4 * i + 2] = np.int8(b << 2) >> 6
+            out[4 * i + 3] = b >> 6
