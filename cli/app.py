@@ -81,7 +81,7 @@ def main() -> None:
         _fail("out of memory: try a smaller tensor or fewer hops (docs/limits.md)", 1)
     except Exception as error:
         # Imported only now: `routerlab.core` is not loaded by `--help` or by argument parsing.
-        from routerlab.core.errors import RouterLabError
+        from routerlab.core import RouterLabError
 
         if not isinstance(error, RouterLabError):
             raise

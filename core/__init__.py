@@ -18,11 +18,13 @@ if TYPE_CHECKING:
         HandleKind,
         Kind,
         Primitive,
+        kind_of,
         make_backend,
     )
     from routerlab.core.data import TensorData
     from routerlab.core.devices import (
         Device,
+        DeviceLike,
         Path,
         automatic_path,
         parse_device,
@@ -42,7 +44,9 @@ if TYPE_CHECKING:
         DTypeError,
         ExtensionMissingError,
         GpuUnavailableError,
+        LimitError,
         MissingHandleError,
+        QuantizationError,
         RouterLabError,
         ScenarioError,
         SessionEnded,
@@ -58,6 +62,7 @@ if TYPE_CHECKING:
         plan_transfer,
     )
     from routerlab.core.fix.advertised import Advertisement
+    from routerlab.core.gpu import gpu_status
     from routerlab.core.handles import HandleContainer, Journal
     from routerlab.core.interpreter import Arm, QuantizedExtension, TensorInterpreter
     from routerlab.core.ir import (
@@ -89,34 +94,43 @@ if TYPE_CHECKING:
     from routerlab.core.profiles import Profile
     from routerlab.core.request import Arrival, TransferRequest, Transport
     from routerlab.core.runtime import Runtime
-    from routerlab.core.tensor import RouterTensor
+    from routerlab.core.tensor import RouterTensor, status_for
     from routerlab.core.trace import Trace, TraceEvent
-    from routerlab.core.view import TableView
+    from routerlab.core.view import (
+        Cell,
+        TableView,
+        Viewable,
+        format_cell,
+    )
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "routerlab.core.backend": (
-        "Backend", "HandleKind", "Kind", "Primitive", "make_backend",
+        "Backend", "HandleKind", "Kind", "Primitive", "kind_of", "make_backend",
     ),
     "routerlab.core.data": (
         "TensorData",
     ),
     "routerlab.core.devices": (
-        "Device", "Path", "automatic_path", "parse_device",
+        "Device", "DeviceLike", "Path", "automatic_path", "parse_device",
     ),
     "routerlab.core.dtypes": (
         "AnyDType", "DType", "QFloat", "is_quantized",
     ),
     "routerlab.core.errors": (
         "BurnPanic", "BurnTodo", "BurnUnimplemented", "DeadlockError", "DeviceError",
-        "DTypeError", "ExtensionMissingError", "GpuUnavailableError", "MissingHandleError",
-        "RouterLabError", "ScenarioError", "SessionEnded", "ShapeError", "TransferRejected",
-        "UnknownTensorError", "UseAfterDropError",
+        "DTypeError", "ExtensionMissingError", "GpuUnavailableError", "LimitError",
+        "MissingHandleError", "QuantizationError", "RouterLabError", "ScenarioError",
+        "SessionEnded", "ShapeError", "TransferRejected", "UnknownTensorError",
+        "UseAfterDropError",
     ),
     "routerlab.core.fix": (
         "TransferPlan", "can_move_to_device", "is_quantized_handle", "plan_transfer",
     ),
     "routerlab.core.fix.advertised": (
         "Advertisement",
+    ),
+    "routerlab.core.gpu": (
+        "gpu_status",
     ),
     "routerlab.core.handles": (
         "HandleContainer", "Journal",
@@ -143,13 +157,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Runtime",
     ),
     "routerlab.core.tensor": (
-        "RouterTensor",
+        "RouterTensor", "status_for",
     ),
     "routerlab.core.trace": (
         "Trace", "TraceEvent",
     ),
     "routerlab.core.view": (
-        "TableView",
+        "Cell", "TableView", "Viewable", "format_cell",
     ),
 }
 """Each submodule and the public names it defines, which `__getattr__` loads. The imports above
@@ -159,18 +173,20 @@ the three in step."""
 _LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
     "AddOp", "Advertisement", "AnyDType", "Arm", "Arrival", "Backend", "BurnPanic", "BurnTodo",
-    "BurnUnimplemented", "CastOp", "DType", "DTypeError", "DeadlockError", "DequantizeOp",
-    "Device", "DeviceError", "DropOp", "ExposeLocalOp", "ExposeRemoteOp",
-    "ExtensionMissingError", "GpuUnavailableError", "HandleContainer", "HandleKind", "InitOp",
-    "Journal", "Kind", "MatmulOp", "MissingHandleError", "MulOp", "NOT_INIT", "OperationIr",
-    "Path", "Policy", "Primitive", "Profile", "QFloat", "QuantizeOp", "QuantizedExtension",
-    "READ_ONLY", "READ_WRITE", "ReadOp", "RegisterDataOp", "RegisterLocalOp",
-    "RegisterRemoteOp", "ReshapeOp", "RouterLabError", "RouterTensor", "Runtime",
-    "ScenarioError", "SessionEnded", "ShapeError", "SwapDimsOp", "TableView", "TensorData",
-    "TensorId", "TensorInterpreter", "TensorIr", "TensorStatus", "Trace", "TraceEvent",
-    "TransferPlan", "TransferRejected", "TransferRequest", "Transport", "UnknownTensorError",
-    "UseAfterDropError", "automatic_path", "can_move_to_device", "is_quantized",
-    "is_quantized_handle", "make_backend", "parse_device", "plan_transfer",
+    "BurnUnimplemented", "CastOp", "Cell", "DType", "DTypeError", "DeadlockError",
+    "DequantizeOp", "Device", "DeviceError", "DeviceLike", "DropOp", "ExposeLocalOp",
+    "ExposeRemoteOp", "ExtensionMissingError", "GpuUnavailableError", "HandleContainer",
+    "HandleKind", "InitOp", "Journal", "Kind", "LimitError", "MatmulOp", "MissingHandleError",
+    "MulOp", "NOT_INIT", "OperationIr", "Path", "Policy", "Primitive", "Profile", "QFloat",
+    "QuantizationError", "QuantizeOp", "QuantizedExtension", "READ_ONLY", "READ_WRITE",
+    "ReadOp", "RegisterDataOp", "RegisterLocalOp", "RegisterRemoteOp", "ReshapeOp",
+    "RouterLabError", "RouterTensor", "Runtime", "ScenarioError", "SessionEnded", "ShapeError",
+    "SwapDimsOp", "TableView", "TensorData", "TensorId", "TensorInterpreter", "TensorIr",
+    "TensorStatus", "Trace", "TraceEvent", "TransferPlan", "TransferRejected",
+    "TransferRequest", "Transport", "UnknownTensorError", "UseAfterDropError", "Viewable",
+    "automatic_path", "can_move_to_device", "format_cell", "gpu_status", "is_quantized",
+    "is_quantized_handle", "kind_of", "make_backend", "parse_device", "plan_transfer",
+    "status_for",
 ]
 
 _REMOVED = {

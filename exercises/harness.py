@@ -93,7 +93,7 @@ def _run(suite: Any, path: str, display: str, out: TextIO) -> None:
 
 def _probe(check: Any, submission: Any, path: str, display: str) -> dict[str, Any]:
     """Run one probe on the student's code: the data it saw, or why it saw none."""
-    from routerlab.core.errors import BurnPanic
+    from routerlab.core import BurnPanic
     from routerlab.exercises.checks.base import CheckFailure, to_data
     from routerlab.exercises.guard import DelegationError
 

@@ -14,7 +14,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from routerlab.core.view import Cell, TableView
+from routerlab.core import Cell, TableView
 from routerlab.exercises.catalog import HINT_LEVELS, Exercise
 from routerlab.exercises.course import Hint, Status
 from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome

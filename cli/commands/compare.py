@@ -44,7 +44,7 @@ def compare(
     backend: Backend = None, json_out: Json = False, plain: Plain = False,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core.policies import POLICY_NAMES
+    from routerlab.core.fix import POLICY_NAMES
     from routerlab.teaching.compare import compare_policies
     from routerlab.teaching.measure import on_backend
 

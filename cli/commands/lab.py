@@ -139,6 +139,6 @@ def _run(command: list[str]) -> int:
 
 
 def _fail(message: str) -> NoReturn:
-    from routerlab.core.errors import RouterLabError
+    from routerlab.core import RouterLabError
 
     raise RouterLabError(message)

@@ -54,13 +54,10 @@ def quantize(
     plain: bool = typer.Option(False, "--plain", help="No colour."),
 ) -> None:
     from routerlab.cli.commands.transfer import read_tensor
+    from routerlab.core import Profile
     from routerlab.core.limits import check_json_numbers
-    from routerlab.core.profiles import Profile
-    from routerlab.core.quant.calibration import Calibration
-    from routerlab.core.quant.inputs import parse_floats
-    from routerlab.core.quant.ops import quantize as quantize_static
-    from routerlab.core.quant.ops import quantize_dynamic
-    from routerlab.core.quant.report import QuantizeReport
+    from routerlab.core.quant import Calibration, QuantizeReport, parse_floats, quantize_dynamic
+    from routerlab.core.quant import quantize as quantize_static
 
     profile = Profile.parse(backend)
     x = read_tensor(values, shape, random, seed, "quantize")

@@ -74,6 +74,6 @@ def simulate(
         for view in result.registries.values():
             console.print(to_rich(view))
         if trace:
-            from routerlab.core.trace import Trace
+            from routerlab.core import Trace
 
             console.print(to_rich(Trace().view(result.events, f"Events of step {result.step}")))

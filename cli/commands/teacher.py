@@ -26,7 +26,7 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
          json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Every starter fails, every solution passes, 3 hint levels, hidden checks exist."""
     from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core.view import TableView
+    from routerlab.core import TableView
     from routerlab.exercises.catalog import load_catalog
     from routerlab.exercises.lint import lint as run_lint
 
@@ -58,7 +58,7 @@ def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
            plain: bool = PLAIN) -> None:
     """Merge students' exported results into a CSV and summarise each exercise."""
     from routerlab.cli.render import make_console, to_rich
-    from routerlab.core.view import Cell, TableView
+    from routerlab.core import Cell, TableView
     from routerlab.exercises.catalog import load_catalog
     from routerlab.exercises.grading import gradebook
     from routerlab.present.palette import rich_style

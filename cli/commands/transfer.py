@@ -60,7 +60,7 @@ def transfer(
     plain: Plain = False,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core.policies import Policy
+    from routerlab.core import Policy
     from routerlab.teaching.measure import measure_transfer, on_backend
 
     chosen = Policy.parse(policy)
@@ -88,7 +88,7 @@ def read_tensor(values: str | None, shape: str | None, random: str | None, seed:
     import math
 
     from routerlab.core.limits import PEAK_PAYLOAD_RATIO, require_memory
-    from routerlab.core.quant.inputs import parse_shape, random_tensor, tensor_from
+    from routerlab.core.quant import parse_shape, random_tensor, tensor_from
 
     if random is None:
         return tensor_from(values, shape)

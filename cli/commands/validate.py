@@ -34,8 +34,7 @@ def validate(
                             "simulated) or websocket (waits forever).")] = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, safe, to_rich
-    from routerlab.core.scenario import load_scenario
-    from routerlab.core.scenario.predict import validate_flow
+    from routerlab.core.scenario import load_scenario, validate_flow
 
     loaded = load_scenario(scenario)
     if fusion:

@@ -18,6 +18,8 @@ The client side of a move (`Runtime.to_device`) is `routerlab.core.moves`; what 
 is measured by `routerlab.teaching`.
 """
 
+from routerlab.core.fix.advertised import SOURCES, Advertisement, advertise, dtype_usage
+from routerlab.core.fix.arms import QuantizedTransfers, record_arrival
 from routerlab.core.fix.guard import (
     Outcome,
     TransferPlan,
@@ -26,7 +28,7 @@ from routerlab.core.fix.guard import (
     is_quantized_handle,
     plan_transfer,
 )
-from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams
+from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams, q_to_device
 from routerlab.core.policies import (
     DEFAULT_POLICY,
     POLICY_NAMES,
@@ -35,7 +37,8 @@ from routerlab.core.policies import (
 )
 
 __all__ = [
-    "DEFAULT_POLICY", "Outcome", "POLICY_NAMES", "Policy", "QPrimitive", "QuantizeParams",
-    "TransferPlan", "UnknownPolicyError", "Wall", "can_move_to_device", "is_quantized_handle",
-    "plan_transfer",
+    "DEFAULT_POLICY", "SOURCES", "Advertisement", "Outcome", "POLICY_NAMES", "Policy",
+    "QPrimitive", "QuantizeParams", "QuantizedTransfers", "TransferPlan", "UnknownPolicyError",
+    "Wall", "advertise", "can_move_to_device", "dtype_usage", "is_quantized_handle",
+    "plan_transfer", "q_to_device", "record_arrival",
 ]

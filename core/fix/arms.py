@@ -190,7 +190,7 @@ class QuantizedTransfers:
         carrier = carrier_for(policy)
         before = interp.backend.bytes_copied
         moved = carrier.put(interp.backend, tensor.primitive)
-        _record_arrival(interp, id, moved, tensor.primitive.dtype,
+        record_arrival(interp, id, moved, tensor.primitive.dtype,
                         interp.backend.bytes_copied - before,
                         f"{carrier.policy}: {tensor.primitive.device} -> {interp.device}")
         interp.handles.register(id, moved)
@@ -204,7 +204,7 @@ class QuantizedTransfers:
                              policy: Policy) -> None:
         carrier = carrier_for(policy)
         moved = carrier.decode(interp.backend, data)
-        _record_arrival(interp, id, moved, data.dtype, 0, f"{carrier.policy}: from bytes")
+        record_arrival(interp, id, moved, data.dtype, 0, f"{carrier.policy}: from bytes")
         interp.handles.register(id, moved)
 
     def quantize(self, interp: TensorInterpreter, op: QuantizeOp) -> None:
@@ -236,7 +236,7 @@ class QuantizedTransfers:
         return moved
 
 
-def _record_arrival(interp: TensorInterpreter, id: TensorId, moved: QPrimitive, sent: Any,
+def record_arrival(interp: TensorInterpreter, id: TensorId, moved: QPrimitive, sent: Any,
                     nbytes: int, detail: str) -> None:
     if nbytes:
         interp.trace.record("copy", str(interp.device), id, None, nbytes, detail)

@@ -11,10 +11,13 @@ The public API, one job per module:
 
 from routerlab.core.quant.bytes import from_bytes, to_bytes
 from routerlab.core.quant.calibration import Calibration, QParams, compute_q_params, compute_range
+from routerlab.core.quant.compare import count_changed, max_abs_difference
+from routerlab.core.quant.inputs import parse_floats, parse_shape, random_tensor, tensor_from
 from routerlab.core.quant.layout import QuantLayout, layout_of, params_shape, quantized_data_len
 from routerlab.core.quant.notation import format_scheme, parse_scheme
 from routerlab.core.quant.ops import dequantize, quantize, quantize_dynamic
 from routerlab.core.quant.packing import pack_u32, unpack_u32
+from routerlab.core.quant.report import QuantizeReport
 from routerlab.core.quant.scale_dtype import round_up
 from routerlab.core.quant.scheme import (
     BlockScale,
@@ -31,6 +34,8 @@ from routerlab.core.quant.scheme import (
 from routerlab.core.quant.tensor import QuantizedTensor
 
 __all__ = [
+    "QuantizeReport", "count_changed", "max_abs_difference", "parse_floats", "parse_shape",
+    "random_tensor", "tensor_from",
     "BlockScale",
     "BlockSize",
     "Calibration",

@@ -17,18 +17,23 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.backend import HandleKind, Kind
-from routerlab.core.dtypes import DType, QFloat
-from routerlab.core.errors import RouterLabError
+from routerlab.core import (
+    DType,
+    HandleKind,
+    Kind,
+    Policy,
+    Profile,
+    QFloat,
+    RouterLabError,
+    Runtime,
+    TensorId,
+    TensorIr,
+)
+from routerlab.core.fix import QuantizedTransfers, record_arrival
 from routerlab.core.fix import can_move_to_device as model_can_move
 from routerlab.core.fix import is_quantized_handle as model_is_quantized
-from routerlab.core.fix.arms import QuantizedTransfers, _record_arrival
-from routerlab.core.fix.qtensor import q_to_device as model_q_to_device
-from routerlab.core.ir import TensorId, TensorIr
-from routerlab.core.policies import Policy
-from routerlab.core.profiles import Profile
+from routerlab.core.fix import q_to_device as model_q_to_device
 from routerlab.core.quant import parse_scheme, quantize, quantize_dynamic
-from routerlab.core.runtime import Runtime
 from routerlab.exercises.checks.base import (
     CheckFailure,
     Observation,
@@ -182,7 +187,7 @@ def _arms(sub: Subject) -> QuantizedTransfers | None:
                 return super().register_tensor_to_device(interp, id, tensor, policy)
             before = interp.backend.bytes_copied
             moved = student_q_to_device(interp.backend, tensor.primitive)
-            _record_arrival(interp, id, moved, tensor.primitive.dtype,
+            record_arrival(interp, id, moved, tensor.primitive.dtype,
                             interp.backend.bytes_copied - before,
                             f"native: {tensor.primitive.device} -> {interp.device}")
             interp.handles.register(id, moved)

@@ -12,10 +12,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from routerlab.core.ir import READ_WRITE, DropOp, TensorIr
-from routerlab.core.runtime import Runtime
-from routerlab.core.tensor import RouterTensor
-from routerlab.core.tensor import status_for as model_status_for
+from routerlab.core import READ_WRITE, DropOp, RouterTensor, Runtime, TensorIr
+from routerlab.core import status_for as model_status_for
 from routerlab.exercises.checks.base import (
     CheckFailure,
     Observation,

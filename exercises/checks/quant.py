@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.errors import QuantizationError
-from routerlab.core.profiles import Profile
+from routerlab.core import Profile, QuantizationError
 from routerlab.core.quant import (
     Calibration,
     ScaleDtype,

@@ -13,18 +13,19 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from routerlab.core.errors import BurnPanic, MissingHandleError
-from routerlab.core.handles import HandleContainer
-from routerlab.core.ir import (
+from routerlab.core import (
     NOT_INIT,
     READ_ONLY,
     READ_WRITE,
+    BurnPanic,
+    HandleContainer,
+    MissingHandleError,
     ReadOp,
+    Runtime,
     TensorId,
     TensorIr,
     TensorStatus,
 )
-from routerlab.core.runtime import Runtime
 from routerlab.exercises.checks.base import (
     CheckFailure,
     Observation,

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from routerlab.core.errors import RouterLabError
-from routerlab.core.ir import RegisterLocalOp, TensorIr
-from routerlab.core.runtime import Runtime
+from routerlab.core import RegisterLocalOp, RouterLabError, Runtime, TensorIr
 from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite, choice
 
 _EVENTS = ("wait", "expose", "take")

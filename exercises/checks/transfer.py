@@ -15,13 +15,19 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.backend import Kind, kind_of
-from routerlab.core.devices import automatic_path, parse_device
-from routerlab.core.dtypes import DType
-from routerlab.core.interpreter import TensorInterpreter
-from routerlab.core.ir import READ_ONLY, TensorId, TensorIr
-from routerlab.core.request import TransferRequest
-from routerlab.core.runtime import Runtime
+from routerlab.core import (
+    READ_ONLY,
+    DType,
+    Kind,
+    Runtime,
+    TensorId,
+    TensorInterpreter,
+    TensorIr,
+    TransferRequest,
+    automatic_path,
+    kind_of,
+    parse_device,
+)
 from routerlab.exercises.checks.base import (
     CheckFailure,
     Observation,
@@ -40,7 +46,7 @@ _VALUES = {DType.F32: [1.5, -2.0, 3.25], DType.F16: [0.5, 1.0, -1.0], DType.F64:
 
 
 def _model_get_tensor(handles: Any, ir: TensorIr) -> Any:
-    from routerlab.core.backend import HandleKind
+    from routerlab.core import HandleKind
 
     return HandleKind(kind_of(ir.dtype), handles.get_tensor_handle(ir))
 

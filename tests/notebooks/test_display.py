@@ -40,13 +40,13 @@ def test_banner_is_amber_with_the_reason_when_no_gpu_is_usable(
     assert f"Why: {FORCE_NUMPY_ENV} is set: the numpy backend is forced." in shown.body
     assert AMBER.hex in shown._repr_html_()
 
-    monkeypatch.setattr("routerlab.core.gpu.gpu_status",
+    monkeypatch.setattr("routerlab.core.gpu_status",
                         lambda: GpuStatus(False, "CuPy is not installed (ImportError)"))
     assert "Why: CuPy is not installed (ImportError)." in banner().body
 
 
 def test_banner_is_green_when_a_gpu_is_usable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("routerlab.core.gpu.gpu_status", lambda: GpuStatus(
+    monkeypatch.setattr("routerlab.core.gpu_status", lambda: GpuStatus(
         True, "CuPy and a CUDA GPU are usable", "13.3.0", 2, "NVIDIA H200"))
     shown = banner()
     assert shown.tone == "ok"
@@ -61,7 +61,7 @@ def test_banner_is_green_when_a_gpu_is_usable(monkeypatch: pytest.MonkeyPatch) -
 ])
 def test_gpu_pair_follows_gpu_status(monkeypatch: pytest.MonkeyPatch, status: GpuStatus,
                                      pair: tuple[str, str, str]) -> None:
-    monkeypatch.setattr("routerlab.core.gpu.gpu_status", lambda: status)
+    monkeypatch.setattr("routerlab.core.gpu_status", lambda: status)
     first, second, note = gpu_pair()
     assert (first, second, note.tone) == pair
 

@@ -1,5 +1,6 @@
-"""The presentation layer sits above the model: the core holds data and imports no renderer, not
-even lazily; the HTML and text renderers, and the notebook helpers, load without rich."""
+"""The layers, enforced: the model holds data and imports no face and no renderer, not even
+lazily; the faces reach the model only through its public API; the HTML and text renderers, and
+the notebook helpers, load without rich."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from pathlib import Path
 from routerlab.core.view import TableView, Viewable
 
 ROOT = Path(__file__).resolve().parents[2]
-PRESENTATION = ("routerlab.present", "routerlab.notebook", "routerlab.cli", "rich", "IPython",
-                "ipywidgets", "matplotlib")
+PRESENTATION = ("routerlab.present", "routerlab.notebook", "routerlab.cli", "routerlab.teaching",
+                "routerlab.exercises", "typer", "click", "rich", "IPython", "ipywidgets",
+                "matplotlib")
+"""What the model may never import: the faces, the layers above it, and their libraries."""
 
 
 def _imports(path: Path) -> set[str]:
@@ -55,3 +58,43 @@ def test_html_text_and_the_notebook_helpers_load_without_rich() -> None:
                          check=True, timeout=120)
     loaded = {m.split(".")[0] for m in json.loads(out.stdout.strip().splitlines()[-1])}
     assert not loaded & {"rich", "IPython", "ipywidgets", "matplotlib"}
+
+
+PUBLIC_MODEL = {"routerlab.core", "routerlab.core.quant", "routerlab.core.scenario",
+                "routerlab.core.fix", "routerlab.core.limits"}
+"""The model's public API: `routerlab.core` and the packages it documents
+(docs/ARCHITECTURE.md). Everything else under `routerlab.core` is its inside."""
+FACES = ("cli", "exercises", "src/routerlab/notebook", "src/routerlab/teaching",
+         "src/routerlab/present")
+
+
+def _face_files() -> list[Path]:
+    return [p for face in FACES for p in (ROOT / face).rglob("*.py")
+            if "catalog" not in p.parts]  # student starters and solutions are the learner's
+
+
+def _notebook_imports(path: Path) -> set[str]:
+    found = set()
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "code":
+            source = "".join(cell["source"])
+            found |= {node.module for node in ast.walk(ast.parse(source))
+                      if isinstance(node, ast.ImportFrom) and node.module}
+    return found
+
+
+def test_faces_reach_the_model_only_through_its_public_api() -> None:
+    inside = {f"{path.relative_to(ROOT)}: {module}"
+              for path in _face_files() for module in _imports(path)
+              if module.startswith("routerlab.core") and module not in PUBLIC_MODEL}
+    inside |= {f"{path.name}: {module}" for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
+               for module in _notebook_imports(path)
+               if module.startswith("routerlab.core") and module not in PUBLIC_MODEL}
+    assert not inside, sorted(inside)
+
+
+def test_the_face_scan_sees_what_it_must(tmp_path: Path) -> None:
+    bad = tmp_path / "face.py"
+    bad.write_text("def f():\n    from routerlab.core.interpreter import TensorInterpreter\n")
+    assert "routerlab.core.interpreter" in _imports(bad)
+    assert len(_face_files()) > 40 and (ROOT / "cli" / "app.py") in _face_files()

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from routerlab.core.view import TableView, Viewable
+from routerlab.core import TableView, Viewable
 from routerlab.present import html as present_html
 from routerlab.present import text as present_text
 from routerlab.present.html import html_of
@@ -40,7 +40,7 @@ class Callout:
 
 def banner() -> Callout:
     """The environment banner: green when CuPy drives a real GPU, amber (and explicit) when not."""
-    from routerlab.core.gpu import gpu_status
+    from routerlab.core import gpu_status
 
     status = gpu_status()
     if status.usable:
@@ -63,7 +63,7 @@ def gpu_pair() -> tuple[str, str, Callout]:
     `gpu/cpu:1@cubecl` and `gpu/cpu:2@cubecl`, simulated devices that compute like CubeCL's
     kernels (divide, round half to even, PackedU32 store), so every lesson still runs.
     """
-    from routerlab.core.gpu import gpu_status
+    from routerlab.core import gpu_status
 
     status = gpu_status()
     if status.usable and status.device_count >= 2:

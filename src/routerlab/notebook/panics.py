@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from routerlab.core.errors import BurnPanic, RouterLabError
+from routerlab.core import BurnPanic, RouterLabError
 from routerlab.notebook.display import Callout
 
 __all__ = ["Caught", "catch_panic"]

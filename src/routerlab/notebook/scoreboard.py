@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from routerlab.core.view import TableView
+from routerlab.core import TableView
 from routerlab.present.html import table
 from routerlab.present.text import table as text_table
 
@@ -31,7 +31,7 @@ class Scoreboard:
 
     def move(self, tensor: Any, device: str, path: str | None = None, **options: Any) -> Any:
         """`rt.to_device(tensor, device, path, **options)`, scored; returns the moved tensor."""
-        from routerlab.core.devices import automatic_path, parse_device
+        from routerlab.core import automatic_path, parse_device
 
         source, source_id = tensor.device, int(tensor.id)
         chosen = path or str(automatic_path(source, parse_device(device)))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from routerlab.core.view import Cell, TableView
+from routerlab.core import Cell, TableView
 from routerlab.notebook.display import Callout
 from routerlab.present.html import STEP_STYLE, html_of, table
 from routerlab.present.text import table as text_table

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from routerlab.core.view import TableView, Viewable, format_cell
+from routerlab.core import TableView, Viewable, format_cell
 from routerlab.present.palette import background, css, rule, tint
 
 _CELL = "style='text-align:left;vertical-align:top'"

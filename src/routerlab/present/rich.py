@@ -16,7 +16,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from routerlab.core.view import TableView, format_cell
+from routerlab.core import TableView, format_cell
 from routerlab.present.palette import rich_style
 from routerlab.present.terminal import escape_control
 

@@ -6,7 +6,7 @@ No colour at all; the style words are dropped, never turned into escape codes. T
 
 from __future__ import annotations
 
-from routerlab.core.view import TableView, format_cell
+from routerlab.core import TableView, format_cell
 
 
 def table(view: TableView) -> str:

@@ -11,11 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from routerlab.core.devices import DeviceLike, Path
-from routerlab.core.errors import RouterLabError
-from routerlab.core.policies import Policy
+from routerlab.core import DeviceLike, Path, Policy, RouterLabError, TableView, Viewable
 from routerlab.core.quant import QuantScheme
-from routerlab.core.view import TableView, Viewable
 from routerlab.teaching.measure import (
     HOP_STAGES,
     Progress,

@@ -9,13 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.devices import parse_device
-from routerlab.core.dtypes import QFloat
-from routerlab.core.fix.advertised import SOURCES, Advertisement, advertise
-from routerlab.core.gpu import gpu_status
-from routerlab.core.profiles import Profile
+from routerlab.core import Cell, Profile, QFloat, TableView, Viewable, gpu_status, parse_device
+from routerlab.core.fix import SOURCES, Advertisement, advertise
 from routerlab.core.quant import parse_scheme
-from routerlab.core.view import Cell, TableView, Viewable
 
 
 @dataclass(frozen=True)

@@ -20,18 +20,23 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.devices import Device, DeviceLike, Path, parse_device
-from routerlab.core.errors import BurnPanic, RouterLabError
-from routerlab.core.fix.guard import TransferPlan
-from routerlab.core.fix.qtensor import QPrimitive
+from routerlab.core import (
+    BurnPanic,
+    Device,
+    DeviceLike,
+    Path,
+    Policy,
+    Profile,
+    RouterLabError,
+    RouterTensor,
+    Runtime,
+    TableView,
+    Viewable,
+    parse_device,
+)
+from routerlab.core.fix import QPrimitive, TransferPlan
 from routerlab.core.limits import check_hops
-from routerlab.core.policies import Policy
-from routerlab.core.profiles import Profile
-from routerlab.core.quant import QuantizedTensor, QuantScheme
-from routerlab.core.quant.compare import count_changed, max_abs_difference
-from routerlab.core.runtime import Runtime
-from routerlab.core.tensor import RouterTensor
-from routerlab.core.view import TableView, Viewable
+from routerlab.core.quant import QuantizedTensor, QuantScheme, count_changed, max_abs_difference
 
 HOP_COLUMNS = ["hop", "move", "bytes moved", "copies", "ms", "scales", "q changed",
                "scale drift", "max |error|", "bit-exact"]

@@ -19,12 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.errors import BurnPanic, RouterLabError
-from routerlab.core.quant.calibration import Calibration
-from routerlab.core.quant.report import QuantizeReport
-from routerlab.core.runtime import Runtime
-from routerlab.core.tensor import RouterTensor
-from routerlab.core.view import TableView
+from routerlab.core import BurnPanic, RouterLabError, RouterTensor, Runtime, TableView
+from routerlab.core.quant import Calibration, QuantizeReport
 from routerlab.teaching.compare import compare_policies
 from routerlab.teaching.measure import Hop, held, measure_hop
 
