@@ -577,6 +577,26 @@ def _() -> None:
     assert rt.handle_ids("cpu:0") == []
 
 
+@row("sess-task-error-keeps-session", "a task that fails with an error (not a panic) is logged "
+     "and the session goes on: an op no arm knows, a download that gave up",
+     "crates/burn-remote/src/server/worker.rs:140-146")
+def _() -> None:
+    from routerlab.core import CastOp
+
+    class UnknownOp(CastOp):  # an op the server's interpreter has no arm for
+        name = "unknown"
+
+    rt = Runtime(["cpu:0", "peer2/cpu:0"])
+    x = rt.tensor([1.0], "cpu:0")
+    with pytest.raises(RouterLabError, match="no interpreter arm for op 'unknown'"):
+        rt.op(UnknownOp, x, params=(DType.F32,))
+    assert not _ended(rt, "cpu:0") and x.alive
+    with pytest.raises(BurnTodo):  # the source panics; over Iroh the target gives up, and lives
+        rt.to_device(_q8(rt), "peer2/cpu:0", legacy=True)
+    assert not _ended(rt, "peer2/cpu:0")
+    assert rt.read(rt.tensor([2.0], "peer2/cpu:0")).tolist() == [2.0]
+
+
 # --- 11. protocol ----------------------------------------------------------------------------
 
 @row("protocol-task-kinds", "a move is two tasks on two sessions: Expose* on the source, "
