@@ -52,7 +52,7 @@ def choose_policy(tensor: RouterTensor, request: TransferRequest) -> Policy:
 def plan(tensor: RouterTensor, target: RouterClient, request: TransferRequest) -> TransferPlan:
     """What moving `tensor` to `target` would do (nothing is consumed or submitted)."""
     tensor.check()
-    return _cached_plan(tensor.dtype, tensor.shape, tensor.device, target.device, request.path,
+    return _cached_plan(tensor.held, tensor.shape, tensor.device, target.device, request.path,
                         choose_policy(tensor, request))
 
 
@@ -69,19 +69,19 @@ def move(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
     moved = to_device(tensor, target, replace(request, policy=planned.policy, path=planned.path),
                       arrival)
     if moved is not tensor:
-        moved.dtype = planned.arrival_dtype
+        moved.held = planned.arrival_dtype
     return moved
 
 
 def upload(client: RouterClient, data: TensorData) -> RouterTensor:
     """`Runtime.from_data`: register host data. Quantized data is checked on the client against
     the layout the device's profile holds (a layout it cannot hold is refused before anything is
-    submitted), and the tensor takes the dtype it will be held in, as after a transfer."""
+    submitted); the tensor keeps the data's dtype and holds the layout the profile reads."""
     if not isinstance(data.dtype, QFloat) or not isinstance(data.dtype.scheme, QuantScheme):
         return client.register_tensor_data(data)
     held = QFloat(arrival_scheme(data.dtype.scheme, client.device.profile, data.shape))
     tensor = client.register_tensor_data(data)
-    tensor.dtype = held
+    tensor.held = held
     return tensor
 
 

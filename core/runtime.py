@@ -50,7 +50,7 @@ from routerlab.core.ir import (
 from routerlab.core.moves import check_quantize, move, q_to_device, upload
 from routerlab.core.policies import DEFAULT_POLICY, Policy
 from routerlab.core.profiles import Profile
-from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes
+from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes, parse_scheme
 from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
 from routerlab.core.server import Server
 from routerlab.core.session import Reply, Session
@@ -321,7 +321,7 @@ class Runtime:
         self._device(request.device)
         tensor.check()
         chosen = request.policy or tensor.client.session.interpreter.policy
-        return plan_transfer(tensor.dtype, tensor.shape, tensor.device, request.device,
+        return plan_transfer(tensor.held, tensor.shape, tensor.device, request.device,
                              request.path, chosen)
 
     # --- quantized tensors -------------------------------------------------------------------
@@ -331,13 +331,18 @@ class Runtime:
                  calibration: str = "minmax") -> RouterTensor:
         """Quantize on the tensor's device through the interpreter's `Quantize` arm:
         calibrated (`quantize_dynamic`) unless `scales` are given. The input is consumed; the
-        result's dtype is the scheme the device's profile stores. Under `legacy` it is Burn's
+        result's dtype is the scheme asked for, as in Burn's IR; `held` is what the device
+        stores (a backend may store another layout). Under `legacy` it is Burn's
         wall: the client's `unimplemented!()`, or with `fusion` the server's `todo!()`."""
         tensor.check()
         self._bare_router_wall(f"{SRC_ROUTER_QUANT}:{27 if scales is None else 20}")
         stored, params = check_quantize(tensor.dtype, tensor.shape, tensor.device.profile, scheme,
                                         scales, global_scale, calibration)
-        return self.op(QuantizeOp, tensor, params=(stored, params))
+        asked = (parse_scheme(scheme) if isinstance(scheme, str) else scheme).resolve(
+            tensor.device.profile)
+        out = self.op(QuantizeOp, tensor, params=(asked, params))
+        out.held = QFloat(stored)
+        return out
 
     def dequantize(self, tensor: RouterTensor, dtype: DType | str = DType.F32) -> RouterTensor:
         """`x̂ = s * q` on the tensor's device (the interpreter's `Dequantize` arm)."""

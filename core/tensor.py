@@ -41,13 +41,20 @@ def status_for(count: int) -> TensorStatus:
 class RouterTensor:
     """One client-side reference to a tensor living in a device session."""
 
-    __slots__ = ("id", "shape", "dtype", "client", "_count", "_alive")
+    __slots__ = ("id", "shape", "dtype", "held", "client", "_count", "_alive")
 
     def __init__(self, id: TensorId, shape: tuple[int, ...], dtype: AnyDType,
-                 client: RouterClient, count: Count | None = None) -> None:
+                 client: RouterClient, count: Count | None = None,
+                 held: AnyDType | None = None) -> None:
         self.id = id
         self.shape = tuple(shape)
         self.dtype = dtype
+        """The client's dtype, as Burn's IR carries it: for a quantize output, the scheme asked
+        for (`crates/burn-ir/src/builder.rs:1348-1356`)."""
+        self.held = dtype if held is None else held
+        """What the device's primitive holds: a backend may store another layout than the one
+        asked for (Flex stores Native, `crates/burn-flex/src/ops/qtensor.rs:141,200`), and a
+        move may repack. The guard plans a move from it."""
         self.client = client
         self._count = count if count is not None else Count()
         self._alive = True
@@ -73,7 +80,7 @@ class RouterTensor:
         self.check()
         self._remember()
         self._count.value += 1
-        return RouterTensor(self.id, self.shape, self.dtype, self.client, self._count)
+        return RouterTensor(self.id, self.shape, self.dtype, self.client, self._count, self.held)
 
     def into_ir(self) -> TensorIr:
         """Consume this reference as an op input (tensor.rs:67).

@@ -212,12 +212,10 @@ class QuantizedTransfers:
         params = op.params if isinstance(op.params, QuantizeParams) else QuantizeParams()
         if not isinstance(op.out.dtype, QFloat):  # only a QuantizeOp built by hand, not by infer
             raise QuantizationError(f"quantize produces a QFloat tensor, not {op.out.dtype}")
-        out = qtensor.quantize(interp.backend, x, op.out.dtype.scheme, params)
-        if out.dtype != op.out.dtype:
-            raise QuantizationError(
-                f"quantize asked for {op.out.dtype} but a {interp.backend.profile} device stores "
-                f"{out.dtype}; build the op with Runtime.quantize, which asks the profile first")
-        interp.handles.register(op.out.id, out)
+        # The backend decides the layout it stores (Flex rewrites any store to Native), so the
+        # primitive may hold another scheme than the op's output dtype, as in Burn.
+        interp.handles.register(op.out.id, qtensor.quantize(interp.backend, x,
+                                                             op.out.dtype.scheme, params))
 
     def dequantize(self, interp: TensorInterpreter, op: DequantizeOp) -> None:
         q = interp.handles.get_tensor_handle(op.input)

@@ -512,8 +512,7 @@ def _() -> None:
 
 @row("quant-client-dtype-requested", "a quantize output's client dtype is the requested scheme; "
      "only the server primitive carries Flex's store rewrite",
-     "crates/burn-ir/src/builder.rs:1348-1356",
-     pending=PART_B + "quantize_request (core/transfer/router.py) puts the stored scheme in the IR")
+     "crates/burn-ir/src/builder.rs:1348-1356")
 def _() -> None:
     rt = Runtime(["cpu:0"])
     q = rt.quantize(rt.tensor([float(i) for i in range(8)], "cpu:0", "f32"),

@@ -154,7 +154,7 @@ def test_quantized_data_registers_through_q_from_data() -> None:
     again = rt.from_data(data, "cpu:0")
     assert again.dtype == q.dtype and rt.read_quantized(again).bit_equal(rt.read_quantized(q))
     packed = rt.from_data(data, "peer3/cpu:1@cubecl")  # Native 4-bit arrives on CubeCL: repacked
-    assert str(held(rt, packed).dtype) == str(packed.dtype) == "qfloat(q4s:store=packed-u32)"
+    assert str(held(rt, packed).dtype) == str(packed.held) == "qfloat(q4s:store=packed-u32)"
     odd = rt.quantize(rt.tensor(np.ones((3, 3)), "cpu:0", "f32"), "q4s")
     with pytest.raises(TransferRejected, match="cannot arrive on a cubecl device"):
         rt.from_data(rt.read_data(odd), "peer3/cpu:1@cubecl")

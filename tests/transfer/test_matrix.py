@@ -129,7 +129,7 @@ def test_transfer_matrix(dtype: str, path: str, policy: str, shared: bool) -> No
         assert rt.read(moved).tolist() == PLAIN[dtype]
         return
     after = rt.read_quantized(moved)
-    assert moved.dtype == after.dtype
+    assert moved.held == after.dtype and moved.dtype == tensor.dtype  # IR dtype as asked
     if keep is not None:
         assert held(rt, keep).tensor is before  # the clone still reads the untouched source
     if policy in ("native", "dequantize"):
