@@ -102,9 +102,12 @@ inputs from `interp.handles` (with each input's status) and registers its output
 def burn_debug(dtype: AnyDType) -> str:
     """A dtype as Rust's `{:?}` prints it inside Burn's todo! text: `U8`, `QFloat(…)`."""
     if isinstance(dtype, QFloat):
-        from routerlab.core.fix.burn_text import scheme_debug
+        from routerlab.core.quant.debug import scheme_debug
+        from routerlab.core.quant.scheme import QuantScheme
 
-        return f"QFloat({scheme_debug(dtype.scheme)})"
+        scheme = dtype.scheme  # a test's stand-in scheme prints as its repr
+        text = scheme_debug(scheme) if isinstance(scheme, QuantScheme) else repr(scheme)
+        return f"QFloat({text})"
     return "Flex32" if dtype is DType.FLEX32 else dtype.name
 
 

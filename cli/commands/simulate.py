@@ -10,10 +10,11 @@ the colour), or one JSON document with `--json`. A bad file or a failing step ra
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from routerlab.cli import options
 
 
 def register(app: typer.Typer) -> None:
@@ -23,15 +24,11 @@ def register(app: typer.Typer) -> None:
 
 
 def simulate(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="A scenario .toml file.")],
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
-    plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
-    fusion: Annotated[bool, typer.Option(
-        "--fusion", help="As if the client were built with Burn's fusion feature: a legacy "
-                         "quantize reaches the server's todo!() and ends the session.")] = False,
-    transport: Annotated[str | None, typer.Option(
-        "--transport", help="How cross-peer downloads travel: iroh (gives up after 300 s, "
-                            "simulated) or websocket (waits forever).")] = None,
+    scenario: options.ScenarioFile,
+    json_out: options.Json = False,
+    plain: options.Plain = False,
+    fusion: options.Fusion = False,
+    transport: options.Transport = None,
     trace: Annotated[bool, typer.Option("--trace", help="Also print each step's events.")] = False,
     policy: Annotated[str | None, typer.Option(
         "--policy", help="Run every transfer under this policy (native, dequantize, requantize, "

@@ -9,10 +9,11 @@ policy, to ask what the flow would do under it. The judging is
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from routerlab.cli import options
 
 
 def register(app: typer.Typer) -> None:
@@ -21,17 +22,13 @@ def register(app: typer.Typer) -> None:
 
 
 def validate(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="A scenario .toml file.")],
+    scenario: options.ScenarioFile,
     policy: Annotated[str | None, typer.Option("--policy", help="Judge every transfer under "
                                                                 "this policy instead.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
-    fusion: Annotated[bool, typer.Option(
-        "--fusion", help="As if the client were built with Burn's fusion feature: a legacy "
-                         "quantize reaches the server's todo!() and ends the session.")] = False,
-    transport: Annotated[str | None, typer.Option(
-        "--transport", help="How cross-peer downloads travel: iroh (gives up after 300 s, "
-                            "simulated) or websocket (waits forever).")] = None,
+    json_out: options.Json = False,
+    plain: options.Plain = False,
+    fusion: options.Fusion = False,
+    transport: options.Transport = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, safe, to_rich
     from routerlab.core.scenario import load_scenario, validate_flow

@@ -12,7 +12,7 @@ this package is the fix, with the choice of *how* left to the learner:
   `q_into_data`, `q_from_data`, `change_backend_quantized`) and the arrival check;
 - `arms`: the interpreter's quantized arms (`QuantizedTransfers`), which every `Runtime` builds
   and passes to its interpreters unless it is given another extension;
-- `burn_text`: Burn's `Debug` text of a scheme, as its panics print it.
+- `advertised`: what a router device claims in `dtype_usage`, beside what it can do.
 
 The client side of a move (`Runtime.to_device`) is `routerlab.core.moves`; what each policy costs
 is measured by `routerlab.teaching`.

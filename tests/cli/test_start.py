@@ -48,7 +48,7 @@ def _modules(*args: str) -> set[str]:
 def test_help_imports_only_typer_and_the_cli_modules() -> None:
     extra = _modules("routerlab", "--help") - _modules("bare", "--help")
     commands = {f"routerlab.cli.commands.{name}" for name in app_module.COMMAND_MODULES}
-    assert extra == {"routerlab", "routerlab.cli", "routerlab.cli.app",
+    assert extra == {"routerlab", "routerlab.cli", "routerlab.cli.app", "routerlab.cli.options",
                      "routerlab.cli.commands"} | commands
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from routerlab.core import BurnPanic, BurnTodo, BurnUnimplemented, Runtime
 from routerlab.core.errors import TransferRejected
-from routerlab.core.fix.burn_text import scheme_debug
+from routerlab.core.quant.debug import scheme_debug
 from routerlab.teaching.measure import held
 
 VALUES = ["q8f", "q8s", "q4f", "q4s", "q2f", "q2s"]

@@ -1,0 +1,23 @@
+"""The options several commands share, declared once (Typer's `Annotated` style).
+
+A flag that means the same thing everywhere is written here, so its name, its help and its
+default cannot drift between `simulate`, `validate`, `transfer` and the rest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+ScenarioFile = Annotated[Path, typer.Argument(metavar="SCENARIO", help="A scenario .toml file.")]
+Plain = Annotated[bool, typer.Option("--plain", help="No colour.")]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON document (at most 64 MiB; "
+                                                   "docs/limits.md).")]
+Fusion = Annotated[bool, typer.Option(
+    "--fusion", help="As if the client were built with Burn's fusion feature: a legacy quantize "
+                     "reaches the server's todo!() and ends the session.")]
+Transport = Annotated[str | None, typer.Option(
+    "--transport", help="How cross-peer downloads travel: iroh (gives up after 300 s, "
+                        "simulated) or websocket (waits forever).")]
