@@ -114,6 +114,10 @@ def burn_debug(dtype: AnyDType) -> str:
 class TensorInterpreter:
     """Executes ops for one device; single owner, like Burn's (every method mutates)."""
 
+    container: type[HandleContainer] = HandleContainer
+    """The registry's class: a subclass passed as `Runtime(interpreter=...)` may name another
+    (how an exercise reads the registry through a student's `get_handle`)."""
+
     def __init__(self, backend: Backend, trace: Trace | None = None, *,
                  policy: Policy = DEFAULT_POLICY, quantized: QuantizedExtension | None = None,
                  arms: Mapping[type, Arm] | None = None) -> None:
@@ -123,7 +127,7 @@ class TensorInterpreter:
         self.backend = backend
         self.device = backend.device
         self.trace = trace if trace is not None else Trace()
-        self.handles = HandleContainer(str(backend.device), self.trace)
+        self.handles = self.container(str(backend.device), self.trace)
         self.policy = policy
         self.quantized = quantized
         self._arms: dict[type, Callable[[Any], None]] = {

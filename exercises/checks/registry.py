@@ -23,6 +23,7 @@ from routerlab.core import (
     ReadOp,
     Runtime,
     TensorId,
+    TensorInterpreter,
     TensorIr,
     TensorStatus,
 )
@@ -67,10 +68,10 @@ def student_runtime(get_handle: Callable[..., Any],
             self._log(("get", self.label, id, status._value_, 0, ""))  # plain text, as the model
             return handle
 
-    runtime = Runtime(devices)
-    for device in devices:
-        runtime.session(device).interpreter.handles.__class__ = PluggedContainer
-    return runtime
+    class PluggedInterpreter(TensorInterpreter):
+        container = PluggedContainer
+
+    return Runtime(devices, interpreter=PluggedInterpreter)  # the runtime's documented hook
 
 
 @statuses.visible("a ReadOnly get returns the handle and leaves it registered", hint=2)
