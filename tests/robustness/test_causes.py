@@ -113,6 +113,7 @@ def test_cause_memory_error(invoke, monkeypatch: pytest.MonkeyPatch) -> None:
         raise MemoryError
 
     monkeypatch.setattr(quant_ops, "quantize_dynamic", exhausted)
+    monkeypatch.setattr("routerlab.core.quant.quantize_dynamic", exhausted)  # the public name
     outcome = invoke("quantize", "--values", "[1, 2]")
     outcome.assert_refused()
     assert "out of memory" in outcome.err
