@@ -104,7 +104,7 @@ class Course:
             if not path.exists():
                 path = self.workspace.restore_starter(exercise)
             candidate = Candidate(path, str(path.relative_to(self.workspace.root)))
-        source = read_bytes(candidate.path, what="exercise file", error=WorkspaceError)
+        source = read_bytes(candidate.path, what="submission file", error=WorkspaceError)
         digest = hashlib.sha256(source).hexdigest()
         report = run_checks(exercise, candidate)
         self._update(lambda state: _record(state.record(exercise.id), report, digest))
@@ -141,12 +141,12 @@ class Course:
                 f"{exercise.id}` helps in the meantime")
         text = unseal(sealed.solution, str(record.unlock))
         path = self.workspace.solutions_dir / exercise.file_name
-        with os_errors("write the solution"):
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(text, encoding="utf-8")
 
-        def viewed(state: State) -> None:
+        def viewed(state: State) -> None:  # written under the lock: both happen, or neither
             state.record(exercise.id).solution_viewed = True
+            with os_errors("write the solution"):
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(text, encoding="utf-8")
 
         self._update(viewed)
         return Solution(exercise, text, path)
@@ -155,14 +155,13 @@ class Course:
         """Put the starter file back. Progress history (attempts, hints, an earlier pass) stays:
         resetting is for starting the code over, not for hiding how it went."""
         exercise = self.catalog.get(exercise_id)
-        path = self.workspace.restore_starter(exercise)
 
-        def reopen(state: State) -> None:
+        def reopen(state: State) -> Path:  # once the progress file is read: none is lost
             record = state.record(exercise.id)
             record.status, record.last_digest = "pending", None
+            return self.workspace.restore_starter(exercise)
 
-        self._update(reopen)
-        return path
+        return self._update(reopen)[1]
 
     def _load(self) -> State:
         state = self.store.load()

@@ -79,7 +79,7 @@ def grade_files(files: dict[str, Path | None], catalog: Catalog,
         path = files.get(exercise.id)
         if path is None or not path.is_file():
             return Graded(exercise, None, "", None)
-        source = read_bytes(path, what="exercise file", error=GradesError)
+        source = read_bytes(path, what="submission file", error=GradesError)
         digest = hashlib.sha256(source).hexdigest()
         return Graded(exercise, path, digest, run_checks(exercise, Candidate(path, path.name)))
 
@@ -89,10 +89,11 @@ def grade_files(files: dict[str, Path | None], catalog: Catalog,
 
 def results(course: Course) -> dict[str, Any]:
     """The hand-in document of one student: every file graded again, from scratch."""
+    statuses = course.statuses()  # first: a progress file that cannot be read stops it here
     files: dict[str, Path | None] = {e.id: course.workspace.file_for(e) for e in course.catalog}
     graded = {g.exercise.id: g for g in grade_files(files, course.catalog)}
     exercises: list[dict[str, Any]] = []
-    for status in course.statuses():
+    for status in statuses:
         record, fresh = status.record, graded[status.exercise.id]
         exercises.append({
             "id": status.exercise.id, "title": status.exercise.title,

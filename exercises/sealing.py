@@ -65,10 +65,11 @@ def read_python(path: Path, what: str) -> str:
     try:
         ast.parse(text, filename=str(path))
     except SyntaxError as error:
-        raise CatalogError(f"{path}:{error.lineno}: not valid Python: {error.msg}; "
-                           "nothing was sealed") from None
-    except (ValueError, RecursionError) as error:  # a NUL byte; nesting past the parser
-        raise CatalogError(f"{path}: not valid Python: {error}; nothing was sealed") from None
+        where = f"{path}:{error.lineno}" if error.lineno else str(path)
+        raise CatalogError(f"{where}: not valid Python: {error.msg}; nothing was sealed") from None
+    except (ValueError, RecursionError, MemoryError):  # a NUL byte; nesting past the parser's
+        raise CatalogError(f"{path}: not valid Python: it holds a NUL byte or nests too deeply "
+                           "for Python's parser; nothing was sealed") from None
     return text
 
 
