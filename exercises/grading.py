@@ -333,6 +333,10 @@ def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Pat
 
 def recheck(folders: list[Path], catalog: Catalog, jobs: int | None = None) -> list[Regraded]:
     """Grade every folder's files from scratch, at most `jobs` sandboxes at a time in all."""
+    for folder in folders:  # all refused before any is graded
+        if not folder.is_dir():
+            raise GradesError(f"{folder}: not a folder (a workspace, or a folder of handed-in "
+                              "exercise files)")
     out = []
     for folder in folders:
         student, files = submission_files(folder, catalog)

@@ -27,7 +27,7 @@ from routerlab.core.safe_io import read_text
 from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
 from routerlab.exercises.catalog import Exercise, WrongSubmission
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.checks.base import PredictSuite
+from routerlab.exercises.checks.base import CheckFailure, PredictSuite
 from routerlab.exercises.errors import CatalogError
 from routerlab.exercises.files import os_errors, write_text
 
@@ -44,7 +44,11 @@ def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
     for part in suite.parts:
         if part.name not in written:
             raise CatalogError(f"{solution_file} has no `{part.name} = ...` line")
-        mine = canonical(part.form(written[part.name]), part.places)
+        try:
+            mine = canonical(part.form(written[part.name]), part.places)
+        except CheckFailure as failure:  # the answer's shape, as a student would be told
+            raise CatalogError(f"{solution_file}: {part.name}: {failure.message}; nothing was "
+                               "sealed") from None
         theirs = canonical(part.form(model[part.name]), part.places)
         if mine != theirs:
             wrong.append(f"{part.name}: file says {mine}, the model computes {theirs}")
