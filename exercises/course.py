@@ -16,9 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from routerlab.core.safe_io import read_bytes
 from routerlab.exercises.answers import unseal
 from routerlab.exercises.catalog import HINT_LEVELS, Catalog, Exercise, load_catalog
-from routerlab.exercises.errors import LockedError
+from routerlab.exercises.errors import LockedError, WorkspaceError
+from routerlab.exercises.files import os_errors
 from routerlab.exercises.report import CheckReport
 from routerlab.exercises.runner import Candidate, run_checks
 from routerlab.exercises.state import Record, State, StateStore
@@ -102,7 +104,8 @@ class Course:
             if not path.exists():
                 path = self.workspace.restore_starter(exercise)
             candidate = Candidate(path, str(path.relative_to(self.workspace.root)))
-        digest = hashlib.sha256(candidate.path.read_bytes()).hexdigest()
+        source = read_bytes(candidate.path, what="submission file", error=WorkspaceError)
+        digest = hashlib.sha256(source).hexdigest()
         report = run_checks(exercise, candidate)
         self._update(lambda state: _record(state.record(exercise.id), report, digest))
         return report
@@ -138,11 +141,12 @@ class Course:
                 f"{exercise.id}` helps in the meantime")
         text = unseal(sealed.solution, str(record.unlock))
         path = self.workspace.solutions_dir / exercise.file_name
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
-        def viewed(state: State) -> None:
+        def viewed(state: State) -> None:  # written under the lock: both happen, or neither
             state.record(exercise.id).solution_viewed = True
+            with os_errors("write the solution"):
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(text, encoding="utf-8")
 
         self._update(viewed)
         return Solution(exercise, text, path)
@@ -151,14 +155,13 @@ class Course:
         """Put the starter file back. Progress history (attempts, hints, an earlier pass) stays:
         resetting is for starting the code over, not for hiding how it went."""
         exercise = self.catalog.get(exercise_id)
-        path = self.workspace.restore_starter(exercise)
 
-        def reopen(state: State) -> None:
+        def reopen(state: State) -> Path:  # once the progress file is read: none is lost
             record = state.record(exercise.id)
             record.status, record.last_digest = "pending", None
+            return self.workspace.restore_starter(exercise)
 
-        self._update(reopen)
-        return path
+        return self._update(reopen)[1]
 
     def _load(self) -> State:
         state = self.store.load()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import statistics
 from concurrent.futures import ThreadPoolExecutor
@@ -26,9 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from routerlab import __version__
+from routerlab.core.errors import RouterLabError
+from routerlab.core.safe_io import load_json, read_bytes
 from routerlab.exercises.catalog import Catalog, Exercise
 from routerlab.exercises.course import Course, workers
 from routerlab.exercises.errors import GradesError
+from routerlab.exercises.files import check_target, write_text
 from routerlab.exercises.report import CheckReport
 from routerlab.exercises.runner import Candidate, run_checks
 
@@ -75,7 +79,8 @@ def grade_files(files: dict[str, Path | None], catalog: Catalog,
         path = files.get(exercise.id)
         if path is None or not path.is_file():
             return Graded(exercise, None, "", None)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        source = read_bytes(path, what="submission file", error=GradesError)
+        digest = hashlib.sha256(source).hexdigest()
         return Graded(exercise, path, digest, run_checks(exercise, Candidate(path, path.name)))
 
     with ThreadPoolExecutor(max_workers=jobs or workers()) as pool:
@@ -84,10 +89,11 @@ def grade_files(files: dict[str, Path | None], catalog: Catalog,
 
 def results(course: Course) -> dict[str, Any]:
     """The hand-in document of one student: every file graded again, from scratch."""
+    statuses = course.statuses()  # first: a progress file that cannot be read stops it here
     files: dict[str, Path | None] = {e.id: course.workspace.file_for(e) for e in course.catalog}
     graded = {g.exercise.id: g for g in grade_files(files, course.catalog)}
     exercises: list[dict[str, Any]] = []
-    for status in course.statuses():
+    for status in statuses:
         record, fresh = status.record, graded[status.exercise.id]
         exercises.append({
             "id": status.exercise.id, "title": status.exercise.title,
@@ -108,10 +114,14 @@ def results(course: Course) -> dict[str, Any]:
 
 
 def write_results(course: Course, out: Path | None = None) -> tuple[Path, dict[str, Any]]:
-    document = results(course)
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in document["student"])
+    """Grade every file, then write the hand-in document to `out` (default: in the workspace).
+    A path that cannot be written is refused before the grading starts."""
+    student = course.workspace.student
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in student)
     path = out or course.workspace.root / f"routerlab-results-{safe}.json"
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    check_target(path, "results file")
+    document = results(course)
+    write_text(path, json.dumps(document, indent=2) + "\n", "results file")
     return path, document
 
 
@@ -196,7 +206,7 @@ def gradebook(folder: Path, catalog: Catalog) -> Gradebook:
     for path in files:
         try:
             result = _read_results(path, catalog)
-        except (OSError, ValueError) as error:
+        except (RouterLabError, ValueError) as error:
             problems.append(f"{path.name}: rejected: {error}")
             continue
         earlier = latest.get(result.student)
@@ -217,7 +227,7 @@ def gradebook(folder: Path, catalog: Catalog) -> Gradebook:
 
 def _read_results(path: Path, catalog: Catalog) -> StudentResult:
     """One results file, every record checked against the catalog; ValueError names the field."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = load_json(path, what="results file", error=GradesError)
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
         raise ValueError("not a RouterLab results file (field 'format')")
     if not isinstance(data.get("student"), str) or not data["student"].strip():
@@ -277,12 +287,13 @@ def safe_cell(value: Any) -> Any:
 
 
 def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([safe_cell(h) for h in header])
-        for row in rows:
-            writer.writerow([safe_cell(c) for c in row])
-    return path
+    """The grades CSV, written whole or not at all (`GradesError` names the path)."""
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow([safe_cell(h) for h in header])
+    for row in rows:
+        writer.writerow([safe_cell(c) for c in row])
+    return write_text(path, text.getvalue(), "grades CSV", GradesError)
 
 
 # --- teacher recheck ------------------------------------------------------------------------
@@ -322,6 +333,10 @@ def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Pat
 
 def recheck(folders: list[Path], catalog: Catalog, jobs: int | None = None) -> list[Regraded]:
     """Grade every folder's files from scratch, at most `jobs` sandboxes at a time in all."""
+    for folder in folders:  # all refused before any is graded
+        if not folder.is_dir():
+            raise GradesError(f"{folder}: not a folder (a workspace, or a folder of handed-in "
+                              "exercise files)")
     out = []
     for folder in folders:
         student, files = submission_files(folder, catalog)
@@ -340,5 +355,6 @@ def write_recheck(regraded: list[Regraded], catalog: Catalog, path: Path) -> tup
                      sum(g.passed for g in r.graded), *[_number(g.points) for g in r.graded]])
         lines += [f"{g.sha256}  {g.path.resolve()}" for g in r.graded if g.path is not None]
     sums = path.with_suffix(".sha256")
-    sums.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return write_csv(path, header, rows), sums
+    check_target(sums, "digest file", GradesError)
+    csv_path = write_csv(path, header, rows)
+    return csv_path, write_text(sums, "\n".join(lines) + "\n", "digest file", GradesError)

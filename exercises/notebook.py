@@ -19,14 +19,15 @@ import ast
 import builtins
 import dis
 import inspect
-import shutil
 import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from routerlab.core.safe_io import read_bytes
 from routerlab.exercises.course import Course
-from routerlab.exercises.errors import ExerciseError
+from routerlab.exercises.errors import ExerciseError, WorkspaceError
+from routerlab.exercises.files import os_errors
 from routerlab.exercises.render import NOTEBOOK, ProgressView, ReportView, TextView, hint_view
 from routerlab.exercises.render import progress_view as _progress_view
 from routerlab.exercises.render import report_view as _report_view
@@ -40,13 +41,15 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
     if code or values:
         source = exercise.starter() + _notebook_code(code, values, exercise.starter())
         path = course.workspace.file_for(exercise)
-        if path.exists():
-            backup = course.workspace.root / ".routerlab" / "backup"
-            backup.mkdir(parents=True, exist_ok=True)
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-            shutil.copy2(path, backup / f"{path.stem}.{stamp}.py")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source, encoding="utf-8")
+        with os_errors("save your code in the workspace"):
+            if path.exists():  # read as a user's file: a FIFO or device there is refused
+                earlier = read_bytes(path, what="submission file", error=WorkspaceError)
+                backup = course.workspace.root / ".routerlab" / "backup"
+                backup.mkdir(parents=True, exist_ok=True)
+                stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+                (backup / f"{path.stem}.{stamp}.py").write_bytes(earlier)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(source, encoding="utf-8")
     report = course.check(exercise.id)
     return _report_view(report, exercise, NOTEBOOK)
 

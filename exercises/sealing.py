@@ -11,7 +11,9 @@ The author writes the solution file anywhere outside the catalog and runs
   then graded in the sandbox like a student's: it must pass, or nothing is kept.
 
 The plain file can then be deleted: `open_solution` (used by `teacher lint`) re-derives the key
-from the model whenever the solution must be opened.
+from the model whenever the solution must be opened. Every file to seal is read as a user's
+file (`routerlab.core.safe_io`) and parsed first: one that is not valid Python is refused with
+its name and line, before anything is written.
 """
 
 from __future__ import annotations
@@ -21,26 +23,32 @@ import json
 from pathlib import Path
 from typing import Any
 
+from routerlab.core.safe_io import read_text
 from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
 from routerlab.exercises.catalog import Exercise, WrongSubmission
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.checks.base import PredictSuite
+from routerlab.exercises.checks.base import CheckFailure, PredictSuite
 from routerlab.exercises.errors import CatalogError
+from routerlab.exercises.files import os_errors, write_text
 
 
 def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
     """Write `sealed.json` from a solution file the model agrees with (or that passes)."""
     suite = suite_for(exercise)
+    text = read_python(solution_file, "solution file")
     if not isinstance(suite, PredictSuite):
-        return _seal_implement(exercise, solution_file)
-    text = solution_file.read_text(encoding="utf-8")
+        return _seal_implement(exercise, solution_file, text)
     written = literal_assignments(text)
     model = suite.oracle()
     wrong = []
     for part in suite.parts:
         if part.name not in written:
             raise CatalogError(f"{solution_file} has no `{part.name} = ...` line")
-        mine = canonical(part.form(written[part.name]), part.places)
+        try:
+            mine = canonical(part.form(written[part.name]), part.places)
+        except CheckFailure as failure:  # the answer's shape, as a student would be told
+            raise CatalogError(f"{solution_file}: {part.name}: {failure.message}; nothing was "
+                               "sealed") from None
         theirs = canonical(part.form(model[part.name]), part.places)
         if mine != theirs:
             wrong.append(f"{part.name}: file says {mine}, the model computes {theirs}")
@@ -49,10 +57,24 @@ def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
     key = unlock_key(exercise.id, suite.canonical_answers(model))
     target = Path(str(exercise.folder)) / "sealed.json"
     old = exercise.sealed()
-    target.write_text(json.dumps({"digests": suite.digests(model), "solution": seal(text, key),
-                                  **({"wrong": old.wrong} if old and old.wrong else {})},
-                                 indent=2) + "\n", encoding="utf-8")
-    return target
+    return write_text(target, json.dumps(
+        {"digests": suite.digests(model), "solution": seal(text, key),
+         **({"wrong": old.wrong} if old and old.wrong else {})}, indent=2) + "\n",
+        "sealed file", CatalogError)
+
+
+def read_python(path: Path, what: str) -> str:
+    """A file to seal, as text that parses as Python; `CatalogError` names the file and line."""
+    text = read_text(path, what=what, error=CatalogError)
+    try:
+        ast.parse(text, filename=str(path))
+    except SyntaxError as error:
+        where = f"{path}:{error.lineno}" if error.lineno else str(path)
+        raise CatalogError(f"{where}: not valid Python: {error.msg}; nothing was sealed") from None
+    except (ValueError, RecursionError, MemoryError):  # a NUL byte; nesting past the parser's
+        raise CatalogError(f"{path}: not valid Python: it holds a NUL byte or nests too deeply "
+                           "for Python's parser; nothing was sealed") from None
+    return text
 
 
 def literal_assignments(source: str) -> dict[str, Any]:
@@ -63,12 +85,12 @@ def literal_assignments(source: str) -> dict[str, Any]:
                 and isinstance(node.targets[0], ast.Name)):
             try:
                 values[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
+            except (ValueError, TypeError, RecursionError):  # not a literal: not an answer
                 continue
     return values
 
 
-def _seal_implement(exercise: Exercise, solution_file: Path) -> Path:
+def _seal_implement(exercise: Exercise, solution_file: Path, text: str) -> Path:
     from routerlab.exercises import judge
     from routerlab.exercises.catalog import load_catalog
     from routerlab.exercises.runner import Candidate, run_checks
@@ -78,20 +100,21 @@ def _seal_implement(exercise: Exercise, solution_file: Path) -> Path:
     digests = {name: judge.check_digest(exercise.id, name, obs)
                for name, obs in observations.items()}
     key = judge.implement_key(exercise.id, observations)
-    text = solution_file.read_text(encoding="utf-8")
     target = Path(str(exercise.folder)) / "sealed.json"
-    before = target.read_text(encoding="utf-8") if target.exists() else None
+    with os_errors("read the sealed file", CatalogError):
+        before = target.read_text(encoding="utf-8") if target.exists() else None
     old = exercise.sealed()
-    target.write_text(json.dumps({"digests": digests, "solution": seal(text, key),
-                                  **({"wrong": old.wrong} if old and old.wrong else {})},
-                                 indent=2) + "\n", encoding="utf-8")
+    write_text(target, json.dumps({"digests": digests, "solution": seal(text, key),
+                                   **({"wrong": old.wrong} if old and old.wrong else {})},
+                                  indent=2) + "\n", "sealed file", CatalogError)
     judge.expected.cache_clear()
     report = run_checks(load_catalog().get(exercise.id), Candidate(solution_file, "solution"))
     if not report.passed:
-        if before is None:
-            target.unlink()
-        else:
-            target.write_text(before, encoding="utf-8")
+        with os_errors("restore the sealed file", CatalogError):
+            if before is None:
+                target.unlink()
+            else:
+                target.write_text(before, encoding="utf-8")
         judge.expected.cache_clear()
         failing = [o.name for o in report.failures]
         raise CatalogError(f"{solution_file} does not pass {exercise.id}: {failing}; "
@@ -126,22 +149,28 @@ def open_wrong(exercise: Exercise) -> list[WrongSubmission]:
     return [WrongSubmission(e["name"], tuple(e["rejects"]), e["source"]) for e in entries]
 
 
-def seal_wrong(exercise: Exercise, files: list[Path]) -> Path:
-    """Seal wrong submissions into `sealed.json`. Each file names, on `# rejects: CHECK` lines,
-    the hidden checks that must fail on it; `teacher lint` runs them all."""
-    sealed = exercise.sealed()
-    if sealed is None:
-        raise CatalogError(f"seal {exercise.id}'s solution first")
+def wrong_entries(files: list[Path]) -> list[dict[str, Any]]:
+    """Read wrong submissions to seal: each names, on `# rejects: CHECK` lines, the hidden
+    checks that must fail on it. Read (and refused) before anything is sealed."""
     entries = []
     for path in files:
-        source = path.read_text(encoding="utf-8")
+        source = read_python(path, "wrong submission")
         rejects = [line.split(":", 1)[1].strip() for line in source.splitlines()
                    if line.startswith("# rejects:")]
         if not rejects:
             raise CatalogError(f"{path} has no `# rejects: CHECK NAME` line")
         entries.append({"name": path.name, "rejects": rejects, "source": source})
+    return entries
+
+
+def seal_wrong(exercise: Exercise, entries: list[dict[str, Any]]) -> Path:
+    """Seal wrong submissions (`wrong_entries`) into `sealed.json`; `teacher lint` runs them
+    all."""
+    sealed = exercise.sealed()
+    if sealed is None:
+        raise CatalogError(f"seal {exercise.id}'s solution first")
     target = Path(str(exercise.folder)) / "sealed.json"
-    target.write_text(json.dumps({"digests": sealed.digests, "solution": sealed.solution,
-                                  "wrong": seal(json.dumps(entries), model_key(exercise))},
-                                 indent=2) + "\n", encoding="utf-8")
-    return target
+    return write_text(target, json.dumps(
+        {"digests": sealed.digests, "solution": sealed.solution,
+         "wrong": seal(json.dumps(entries), model_key(exercise))}, indent=2) + "\n",
+        "sealed file", CatalogError)

@@ -3,9 +3,11 @@
 The file holds one record per exercise. It is written atomically (a temporary file, then
 `os.replace`), under a lock so that `watch` in a terminal and `check()` in a notebook can save at
 the same moment, and a copy of the last good version is kept beside it. Reading is defensive: a
-file that is not JSON is backed up and replaced by the last good copy; a single record that does
-not validate is backed up, dropped and reported, and every other exercise keeps its progress.
-Nothing in the file is ever evaluated or unpickled.
+file that is not JSON (or not UTF-8, or nested past the limits of `routerlab.core.safe_io`) is
+backed up and replaced by the last good copy; a single record that does not validate is backed
+up, dropped and reported, and every other exercise keeps its progress. A path that cannot be
+read at all (a folder, a FIFO, a device, a file over the size cap) is refused with one line and
+left as it is. Nothing in the file is ever evaluated or unpickled.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
+
+from routerlab.core.safe_io import decode_utf8, parse_json, read_bytes
+from routerlab.exercises.errors import ExerciseError, WorkspaceError
+from routerlab.exercises.files import os_errors
 
 STATE_VERSION = 1
 STATUSES = ("pending", "failed", "passed")
@@ -111,14 +117,15 @@ class StateStore:
         return state, result
 
     def _read(self) -> State:
-        if not self.path.exists():
+        if not os.path.lexists(self.path):
             return State()
         state = State()
+        raw = read_bytes(self.path, what="progress file", error=WorkspaceError)
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = parse_json(decode_utf8(raw, "the file", _Corrupt), "the file", _Corrupt)
             if not isinstance(data, dict) or not isinstance(data.get("exercises"), dict):
-                raise ValueError("it has no 'exercises' object")
-        except (ValueError, UnicodeDecodeError) as error:
+                raise _Corrupt("it has no 'exercises' object")
+        except _Corrupt as error:
             backup = self._backup()
             state.problems.append(f"the progress file {self.path} is corrupted ({error}); "
                                   f"it was saved as {backup.name}")
@@ -137,20 +144,20 @@ class StateStore:
         return state
 
     def save(self, state: State) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(state.to_json(), indent=2) + "\n"
-        for target in (self.path, self.good_copy):
-            tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, target)
+        with os_errors("save the progress"):
+            for target in (self.path, self.good_copy):
+                tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, target)
 
     def _last_good(self, state: State) -> dict[str, Any]:
         try:
-            data = json.loads(self.good_copy.read_text(encoding="utf-8"))
+            data = parse_json(read_bytes(self.good_copy, error=_Corrupt), "the copy", _Corrupt)
             if isinstance(data, dict) and isinstance(data.get("exercises"), dict):
                 state.problems.append(f"progress was restored from {self.good_copy.name}")
                 return data
-        except (OSError, ValueError):
+        except _Corrupt:
             pass
         state.problems.append("no earlier good copy exists: progress starts over")
         return {"exercises": {}}
@@ -158,13 +165,16 @@ class StateStore:
     def _backup(self) -> Path:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
         backup = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        shutil.copyfile(self.path, backup)
+        with os_errors("back up the corrupted progress file"):
+            shutil.copyfile(self.path, backup)
         return backup
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name("state.lock"), "a+") as handle:
+        with os_errors("open the progress file's lock"):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path.with_name("state.lock"), "a+")  # noqa: SIM115
+        with handle:
             try:
                 import fcntl
             except ImportError:  # Windows: no advisory lock; saves are still atomic
@@ -175,6 +185,10 @@ class StateStore:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class _Corrupt(ExerciseError):
+    """A progress file whose content is unusable: it is repaired, never shown as an error."""
 
 
 def _is_count(value: Any) -> bool:

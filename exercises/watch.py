@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from routerlab.core.safe_io import read_bytes
 from routerlab.exercises.catalog import Exercise
 from routerlab.exercises.course import Course
+from routerlab.exercises.errors import WorkspaceError
+from routerlab.exercises.files import os_errors
 from routerlab.exercises.report import CheckReport
 
 DEBOUNCE = 0.15
@@ -105,8 +108,9 @@ class Watcher:
 
         observer = observer if observer is not None else Observer()
         workspace = self.course.workspace
-        workspace.exercise_dir.mkdir(parents=True, exist_ok=True)
-        workspace.state_path.parent.mkdir(parents=True, exist_ok=True)
+        with os_errors("watch the workspace"):
+            workspace.exercise_dir.mkdir(parents=True, exist_ok=True)
+            workspace.state_path.parent.mkdir(parents=True, exist_ok=True)
         observer.schedule(Handler(), str(workspace.exercise_dir), recursive=False)
         observer.schedule(Handler(), str(workspace.state_path.parent), recursive=False)
         observer.start()
@@ -115,7 +119,8 @@ class Watcher:
     def _probe(self) -> bool:
         """Write a file and wait for its event: the only reliable test that events arrive."""
         probe = self.course.workspace.state_path.parent / "watch-probe"
-        probe.write_text(str(time.time()), encoding="utf-8")
+        with os_errors("watch the workspace"):
+            probe.write_text(str(time.time()), encoding="utf-8")
         deadline = time.monotonic() + self.probe_timeout
         seen = False
         while not seen and time.monotonic() < deadline:
@@ -149,9 +154,11 @@ class Watcher:
     def _recheck(self, exercise: Exercise) -> None:
         path = self.course.workspace.file_for(exercise)
         try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except FileNotFoundError:  # an editor's save-by-rename, caught mid-way
-            return
+            digest = _digest(path)
+        except WorkspaceError:
+            if not path.exists():  # an editor's save-by-rename, caught mid-way
+                return
+            raise
         if self._digests.get(exercise.id) == digest:
             return
         if self._check(exercise).passed:
@@ -159,8 +166,7 @@ class Watcher:
 
     def _check(self, exercise: Exercise) -> CheckReport:
         report = self.course.check(exercise.id)
-        path = self.course.workspace.file_for(exercise)
-        self._digests[exercise.id] = hashlib.sha256(path.read_bytes()).hexdigest()
+        self._digests[exercise.id] = _digest(self.course.workspace.file_for(exercise))
         self.on_event(WatchEvent("report", exercise=exercise, report=report))
         return report
 
@@ -175,3 +181,9 @@ class Watcher:
                                  exercise=upcoming))
         if check:
             self._check(upcoming)
+
+
+def _digest(path: Path) -> str:
+    """The SHA-256 of a student's file, read as a user's file (a FIFO there is refused)."""
+    return hashlib.sha256(read_bytes(path, what="submission file",
+                                     error=WorkspaceError)).hexdigest()

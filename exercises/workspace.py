@@ -9,16 +9,18 @@ opened anywhere inside the folder share one state file.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
 import os
-import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from routerlab.core.safe_io import load_toml
 from routerlab.exercises.catalog import Catalog, Exercise, load_catalog
 from routerlab.exercises.errors import WorkspaceError
+from routerlab.exercises.files import os_errors
 
 MARKER = "routerlab-exercises.toml"
 EXERCISE_DIR = "exercises"
@@ -87,8 +89,9 @@ class Workspace:
     def restore_starter(self, exercise: Exercise) -> Path:
         """Write the exercise's starter file, replacing whatever the student had there."""
         path = self.file_for(exercise)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(exercise.starter(), encoding="utf-8")
+        with os_errors("write the starter file"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(exercise.starter(), encoding="utf-8")
         return path
 
 
@@ -96,8 +99,31 @@ def init_workspace(directory: Path, student: str | None = None) -> tuple[Workspa
     """Create (or complete) a workspace in `directory`; return it and the files written.
 
     Existing student files are never overwritten: running `init` again only adds the starters of
-    exercises that are new in this RouterLab version.
+    exercises that are new in this RouterLab version. An `init` that fails part-way removes what
+    it wrote, so the folder is as it was.
     """
+    with os_errors("create the workspace"):
+        directory, ours, created = _plan_init(directory)
+    try:
+        with os_errors("create the workspace"):
+            directory.mkdir(parents=True, exist_ok=True)
+            fresh = [directory / MARKER, directory / "README.md"]
+            if fresh[0] not in ours:
+                fresh = []
+            else:
+                _write_marker(fresh[0], student or _default_student())
+                fresh[1].write_text(_README, encoding="utf-8")
+        workspace = open_workspace(directory)
+        added = upgrade_workspace(workspace).added
+    except WorkspaceError:
+        _remove(ours, [directory / STATE_DIR, directory / EXERCISE_DIR, *created])
+        raise
+    return workspace, fresh + added
+
+
+def _plan_init(directory: Path) -> tuple[Path, list[Path], list[Path]]:
+    """The workspace folder `init` makes; the files and the folders it would create (what a
+    failure takes back), after refusing a folder that cannot be a workspace."""
     directory = directory.expanduser()
     directory = (directory if directory.is_absolute() else caller_cwd() / directory).resolve()
     if directory.exists() and not directory.is_dir():
@@ -106,23 +132,28 @@ def init_workspace(directory: Path, student: str | None = None) -> tuple[Workspa
     if enclosing is not None and not (directory / MARKER).exists():
         raise WorkspaceError(f"{directory} is inside the workspace {enclosing}; "
                              "choose a folder outside it")
-    directory.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    marker = directory / MARKER
-    if not marker.exists():
-        name = student or _default_student()
-        created = datetime.now(UTC).isoformat(timespec="seconds")
-        marker.write_text(
-            "# Marks a RouterLab exercises workspace; keep this file.\n"
-            f"student = {json.dumps(name)}\ncreated = {json.dumps(created)}\n",
-            encoding="utf-8",
-        )
-        written.append(marker)
-        (directory / "README.md").write_text(_README, encoding="utf-8")
-        written.append(directory / "README.md")
-    workspace = open_workspace(directory)
-    written += upgrade_workspace(workspace).added
-    return workspace, written
+    ours = [directory / MARKER, directory / "README.md",
+            *(directory / EXERCISE_DIR / e.file_name for e in load_catalog())]
+    return (directory, [p for p in ours if not os.path.lexists(p)],
+            [d for d in (directory, *directory.parents) if not d.exists()])
+
+
+def _write_marker(marker: Path, student: str) -> None:
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    marker.write_text("# Marks a RouterLab exercises workspace; keep this file.\n"
+                      f"student = {json.dumps(student)}\ncreated = {json.dumps(stamp)}\n",
+                      encoding="utf-8")
+
+
+def _remove(files: list[Path], folders: list[Path]) -> None:
+    """Undo a failed `init`: the files it wrote, then the folders it made if they are empty
+    (`rmdir` takes only an empty folder, so nothing of the student's is lost)."""
+    for path in files:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 @dataclass
@@ -142,11 +173,13 @@ def upgrade_workspace(workspace: Workspace) -> Upgrade:
         keyed = workspace.exercise_dir / exercise.file_name
         current = workspace.file_for(exercise)
         if current != keyed and not keyed.exists():
-            current.rename(keyed)
+            with os_errors("rename the exercise file"):
+                current.rename(keyed)
             result.renamed.append((current, keyed))
         elif not keyed.exists():
             result.added.append(workspace.restore_starter(exercise))
-    workspace.state_path.parent.mkdir(exist_ok=True)
+    with os_errors("create the progress folder"):
+        workspace.state_path.parent.mkdir(exist_ok=True)
     return result
 
 
@@ -176,11 +209,11 @@ def find_workspace(explicit: Path | None = None, start: Path | None = None) -> W
 
 
 def open_workspace(root: Path) -> Workspace:
+    """The workspace at `root`, its marker read as a user's file (`routerlab.core.safe_io`)."""
     try:
-        meta = tomllib.loads((root / MARKER).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise WorkspaceError(f"{root / MARKER} cannot be read ({error}); "
-                             "fix it or delete it and run `init` again") from None
+        meta = load_toml(root / MARKER, what="workspace file", error=WorkspaceError)
+    except WorkspaceError as error:
+        raise WorkspaceError(f"{error}; fix it or delete it and run `init` again") from None
     return Workspace(root=root, student=str(meta.get("student") or _default_student()))
 
 

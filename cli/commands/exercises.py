@@ -295,7 +295,8 @@ def reset(exercise_id: str = typer.Argument(..., help="An exercise id."),
 def watch(
     directory: Path = DIR, plain: bool = PLAIN,
     poll: bool = typer.Option(False, "--poll", help="Poll for changes instead of file events."),
-    interval: float = typer.Option(0.5, "--interval", min=0.1, help="Seconds between polls."),
+    interval: float = typer.Option(0.5, "--interval", min=0.1, max=60,
+                                   help="Seconds between polls (0.1 to 60)."),
 ) -> None:
     """Check the current exercise, then re-check every time you save (Ctrl-C to stop)."""
     import threading

@@ -92,12 +92,14 @@ def seal(exercise_id: str = typer.Argument(..., help="An exercise id."),
     submissions `teacher lint` must see rejected)."""
     from routerlab.cli.render import make_console
     from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.sealing import seal_exercise, seal_wrong
+    from routerlab.exercises.sealing import seal_exercise, seal_wrong, wrong_entries
 
-    target = seal_exercise(load_catalog().get(exercise_id), solution_file)
-    if wrong:
+    exercise = load_catalog().get(exercise_id)
+    entries = wrong_entries(list(wrong or []))  # refused before the solution is sealed
+    target = seal_exercise(exercise, solution_file)
+    if entries:
         load_catalog.cache_clear()
-        target = seal_wrong(load_catalog().get(exercise_id), list(wrong))
+        target = seal_wrong(load_catalog().get(exercise_id), entries)
     make_console(plain).print(f"sealed {exercise_id}: {target}", highlight=False)
 
 
@@ -114,9 +116,12 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     catalog of this RouterLab; writes the grades CSV and a SHA-256 per graded file."""
     from routerlab.cli.render import make_console
     from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.errors import GradesError
+    from routerlab.exercises.files import check_target
     from routerlab.exercises.grading import recheck as regrade
     from routerlab.exercises.grading import write_recheck
 
+    check_target(out, "grades CSV", GradesError)  # refused before the regrade, not after
     catalog = load_catalog()
     started = time.monotonic()
     regraded = regrade(list(folders), catalog, jobs)

@@ -5,15 +5,19 @@ Each command is a valid command line with fields a user controls; a case puts on
 (every one of the field's pool, in turn) or, for a seeded sample, several at once into it. Every
 pooled value is invalid where it goes, so every case must be refused. The sample's seed is
 `ROUTERLAB_FUZZ_SEED` (default fixed, so CI is repeatable); a failure names its command line.
-The exercise commands are fuzzed in `test_fuzz_exercises` until the issue 11 merge.
+The `exercises` and `teacher` commands are fuzzed in `test_fuzz_exercises`, on hostile
+workspaces and files as well as hostile arguments.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -176,23 +180,174 @@ def test_the_valid_command_lines_under_the_fuzz_are_accepted(invoke, fifo: str,
         assert outcome.code == 0 and outcome.err == "", (base, outcome.err[-500:])
 
 
-EXERCISES: list[Callable[[Path, str], list[str]]] = [
-    lambda d, f: ["exercises", "show", CONTROL],
-    lambda d, f: ["exercises", "show", "registry-1", "--dir", f],
-    lambda d, f: ["exercises", "list", "--dir", "/dev/zero"],
-    lambda d, f: ["exercises", "check", MARKUP, "--dir", str(d)],
-    lambda d, f: ["exercises", "hint", "registry-1", "--level", BIG],
-    lambda d, f: ["exercises", "progress", "--dir", str(d / "absent")],
-    lambda d, f: ["exercises", "export", "--dir", str(d), "--out", "/dev/null/x.json"],
-    lambda d, f: ["exercises", "init", "/dev/null/ws"],
-    lambda d, f: ["teacher", "grades", str(d / "absent")],
-    lambda d, f: ["teacher", "seal", "registry-2", f],
-    lambda d, f: ["teacher", "lint", CONTROL],
-]
+def _hostile_workspaces(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, str]:
+    """A good workspace and, copied from it, one per hostile part: each is refused by every
+    command that reads that part."""
+    good = d / "ws"
+    assert invoke("exercises", "init", str(good), "--student", "Ada").code == 0
+    made = {"ws": str(good)}
+
+    def variant(name: str, change: Callable[[Path], object]) -> None:
+        root = d / name
+        shutil.copytree(good, root)
+        change(root)
+        made[name] = str(root)
+
+    def state_is(kind: str) -> Callable[[Path], object]:
+        def change(root: Path) -> None:
+            state = root / ".routerlab" / "state.json"
+            state.unlink(missing_ok=True)
+            if kind == "dir":
+                state.mkdir()
+            elif kind == "fifo":
+                os.mkfifo(state)
+            else:
+                state.symlink_to("/dev/zero")
+        return change
+
+    def marker(content: bytes) -> Callable[[Path], object]:
+        return lambda root: (root / "routerlab-exercises.toml").write_bytes(content)
+
+    def exercises_dir_is_a_file(root: Path) -> None:
+        shutil.rmtree(root / "exercises")
+        (root / "exercises").write_text("not a folder")
+
+    def submission_is_a_fifo(root: Path) -> None:
+        (root / "exercises" / "registry_1.py").unlink()
+        os.mkfifo(root / "exercises" / "registry_1.py")
+
+    variant("state-dir", state_is("dir"))
+    variant("state-fifo", state_is("fifo"))
+    variant("state-zero", state_is("zero"))
+    variant("marker-latin1", marker(b'student = "caf\xe9"\n'))
+    variant("marker-deep", marker(b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n"))
+    variant("marker-bigint", marker(f"x = {BIG}\n".encode()))
+    variant("marker-garbage", marker(bytes(range(256))))
+    variant("no-exercises-dir", exercises_dir_is_a_file)
+    variant("submission-fifo", submission_is_a_fifo)
+    return made
 
 
-@pytest.mark.xfail(strict=False, reason="issue 11 merge: exercises/ reads through "
-                                        "routerlab.core.safe_io")
-def test_fuzz_exercises(invoke, fifo: str, tmp_path: Path) -> None:
-    for make in EXERCISES:
-        invoke(*make(tmp_path, fifo)).assert_refused()
+def _grade_folders(d: Path, fifo: str) -> list[str]:
+    """Folders of handed-in results, each of which `teacher grades` must refuse."""
+    contents: dict[str, str | bytes] = {
+        "deep": DEEP, "bigint": f'{{"format": "routerlab-exercise-results", "x": {BIG}}}',
+        "latin1": b'{"student": "caf\xe9"}', "markup": json.dumps({"student": MARKUP}),
+        "wrong-kind": json.dumps({"format": "routerlab-exercise-results", "student": "Ada",
+                                  "exercises": [{"id": "registry-1", "points": 1e999}]}),
+        "empty": "", "nul": "\x00",
+    }
+    folders = []
+    for name, content in contents.items():
+        folder = d / "grades" / name
+        folder.mkdir(parents=True)
+        (folder / "ada.json").write_bytes(content if isinstance(content, bytes)
+                                          else content.encode())
+        folders.append(str(folder))
+    special = d / "grades" / "special"
+    special.mkdir()
+    os.mkfifo(special / "fifo.json")
+    (special / "zero.json").symlink_to("/dev/zero")
+    return [*folders, str(special), str(d / "grades" / "absent"), fifo]
+
+
+def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, list[list[str]]]:
+    """Per `exercises`/`teacher` subcommand, command lines that must each be refused."""
+    ws = _hostile_workspaces(invoke, d, fifo)
+    good = ws["ws"]
+    broken = [root for name, root in ws.items() if name.startswith(("state-", "marker-"))]
+    not_workspaces = ["/dev/zero", fifo, str(d / "absent"), "/dev/null/x", CONTROL, MARKUP]
+    dirs = [*broken, *not_workspaces]
+    bad_ids = [CONTROL, MARKUP, "", BIG, UNDECODABLE, "nope"]
+    py = d / "py"
+    py.mkdir()
+    to_seal = [fifo, "/dev/zero", str(d / "absent.py"), str(d)]
+    for name, content in {"syntax.py": "answer = (\n", "latin1.py": b"x = '\xe9'\n",
+                          "nul.py": "x = 1\x00\n", "deep.py": "x = " + "-" * 100000 + "1",
+                          "parens.py": "x = " + "(" * 300 + "1" + ")" * 300,
+                          "empty.py": "", "wrong.py": "ADD_STATUSES = 'nope'\n"}.items():
+        (py / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+        to_seal.append(str(py / name))
+    cases: dict[str, list[list[str]]] = {
+        "init": [["exercises", "init", p] for p in
+                 ["/dev/null/ws", "/dev/zero", fifo, str(Path(good) / "inner"), "/proc/x/y",
+                  str(Path(ws["no-exercises-dir"]) / "exercises")]],
+        "upgrade": [["exercises", "upgrade", "--dir", p] for p in
+                    [*not_workspaces, *[ws[n] for n in ws if n.startswith("marker-")],
+                     ws["no-exercises-dir"]]],
+        "export": [["exercises", "export", "--dir", p] for p in dirs]
+        + [["exercises", "export", "--dir", good, "--out", p] for p in
+           ["/dev/null/x.json", fifo, str(d), str(d / "absent" / "x.json"), "/dev/zero"]],
+        "recheck": [["teacher", "recheck", p] for p in [*not_workspaces, ws["marker-latin1"]]]
+        + [["teacher", "recheck", good, "--out", p] for p in
+           ["/dev/null/x.csv", str(d / "absent" / "g.csv"), str(d), fifo]]
+        + [["teacher", "recheck", good, "--jobs", j] for j in ["0", "-1", BIG, "x"]],
+        "grades": [["teacher", "grades", p] for p in _grade_folders(d, fifo)],
+        "seal": [["teacher", "seal", "registry-2", p] for p in to_seal]
+        + [["teacher", "seal", "registry-1", str(py / "syntax.py")]]
+        + [["teacher", "seal", e, str(py / "wrong.py")] for e in bad_ids]
+        + [["teacher", "seal", "registry-2", str(py / "wrong.py"), "--wrong", p]
+           for p in [fifo, str(py / "syntax.py"), "/dev/zero"]],
+        "lint": [["teacher", "lint", e] for e in bad_ids] + [["teacher", "lint", "--nope"]],
+        "watch": [["exercises", "watch", "--dir", p] for p in dirs]
+        + [["exercises", "watch", "--poll", "--interval", v, "--dir", good]
+           for v in ["0", "-1", BIG, "nan", "x"]],
+        "check": [["exercises", "check", "--dir", ws["submission-fifo"], "registry-1"]]
+        + [["exercises", "check", e, "--dir", good] for e in bad_ids if e],  # "": the next
+        "solution": [["exercises", "solution", "registry-1", "--dir", good]]  # locked
+        + [["exercises", "solution", e, "--dir", good] for e in bad_ids],
+        "reset": [["exercises", "reset", "registry-1", "--dir", good]]  # no answer: aborted
+        + [["exercises", "reset", "registry-1", "-y", "--dir", ws["no-exercises-dir"]]]
+        + [["exercises", "reset", e, "-y", "--dir", good] for e in bad_ids],
+        "hint": [["exercises", "hint", "registry-1", "--level", v, "--dir", good]
+                 for v in ["0", "4", BIG, "x"]]
+        + [["exercises", "hint", e, "--dir", good] for e in bad_ids],
+        "show": [["exercises", "show", e] for e in bad_ids],
+    }
+    for command in ("list", "progress", "check", "hint", "solution", "reset"):
+        extra = {"hint": ["registry-1"], "solution": ["registry-1"],
+                 "reset": ["registry-1", "-y"], "check": ["registry-1"]}.get(command, [])
+        cases.setdefault(command, []).extend(
+            ["exercises", command, *extra, "--dir", p] for p in dirs)
+    cases["list"].append(["exercises", "list", "--json", "--dir", "/dev/zero"])
+    return cases
+
+
+def _subcommands() -> set[str]:
+    from routerlab.cli.commands.exercises import exercises_app
+    from routerlab.cli.commands.teacher import teacher_app
+
+    return {c.name or c.callback.__name__ for app in (exercises_app, teacher_app)
+            for c in app.registered_commands if c.callback is not None}
+
+
+def _tree(root: Path) -> dict[str, bytes | str]:
+    """What a refused command must leave as it was: every file's bytes, every other path's
+    kind (the empty lock file a command may create is not state)."""
+    seen: dict[str, bytes | str] = {}
+    for path in sorted(root.rglob("*")):
+        if path.name == "state.lock":
+            continue
+        seen[str(path)] = (path.read_bytes() if path.is_file() and not path.is_symlink()
+                           else "dir" if path.is_dir() else "special")
+    return seen
+
+
+def test_fuzz_exercises(invoke, fifo: str, tmp_path: Path,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every `exercises` and `teacher` subcommand, on hostile workspaces, grade files, files to
+    seal and arguments: refused in one line, in time, and nothing in the workspaces, the
+    folders or the sealed catalog changes."""
+    from routerlab.exercises.catalog import load_catalog
+
+    monkeypatch.chdir(tmp_path)  # a default output path (grades.csv) lands where it is seen
+    cases = exercise_cases(invoke, tmp_path, fifo)
+    assert set(cases) == _subcommands(), "every subcommand is fuzzed"
+    assert sum(map(len, cases.values())) > 200
+    catalog = [Path(str(e.folder)) / "sealed.json" for e in load_catalog()]
+    sealed = [p.read_bytes() for p in catalog]
+    before = _tree(tmp_path)
+    for argv in (argv for lines in cases.values() for argv in lines):
+        invoke(*argv).assert_refused()
+    assert _tree(tmp_path) == before
+    assert [p.read_bytes() for p in catalog] == sealed
