@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from routerlab import __version__
-from routerlab.core.errors import RouterLabError
+from routerlab.core import RouterLabError
 from routerlab.core.safe_io import load_json, read_bytes
 from routerlab.exercises.catalog import Catalog, Exercise
 from routerlab.exercises.course import Course, workers
