@@ -37,13 +37,12 @@ def undefined_label(label: str) -> str:
 
 @dataclass
 class RunContext:
-    """What steps share while a scenario runs: the runtime, the labelled tensors, and the
-    policy every transfer follows unless it names one (`override`: a what-if from the command
-    line, which replaces even those)."""
+    """What steps share while a scenario runs: the runtime (whose policy a transfer follows when
+    it names none), the labelled tensors, and `override`, a what-if policy from the command line
+    that replaces even a step's own."""
 
     runtime: Runtime
     tensors: dict[str, RouterTensor] = field(default_factory=dict)
-    policy: Policy | None = None
     override: Policy | None = None
 
     def tensor(self, label: str) -> RouterTensor:
@@ -55,7 +54,8 @@ class RunContext:
             raise UnknownTensorError(undefined_label(label)) from None
 
     def policy_of(self, step: Step) -> Policy | None:
-        return self.override or _step_policy(step) or self.policy
+        """The policy a step's transfer asks for (None: the runtime's)."""
+        return self.override or _step_policy(step)
 
 
 def _step_policy(step: Step) -> Policy | None:
