@@ -64,7 +64,7 @@ class StepResult:
 
 def matches(error: BaseException, expected: str) -> bool:
     """Whether an error is the one `expect_error` names: a class in its hierarchy, or a piece
-    of its message. Prediction judges its predicted errors with the same function."""
+    of its message (the one rule for `simulate` and `validate`, through `Played.unexpected`)."""
     names = {cls.__name__ for cls in type(error).__mro__}
     return expected in names or expected in str(error)
 
