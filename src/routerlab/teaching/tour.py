@@ -103,12 +103,12 @@ class _Story:
             "Burn's router would not: on a bare router (burn-remote's default) the client's own "
             "quantize is unimplemented!() and nothing is submitted; built with the fusion "
             "feature, the op reaches the server, whose interpreter arm is todo!(), and cpu:0's "
-            "session dies. The last table replays both. cpu:0 now holds the values and the "
+            "session dies. The second table replays both. cpu:0 now holds the values and the "
             "scale; cpu:1 holds nothing."),
             code=f"rt = Runtime([\"{SOURCE}\", \"{TARGET}\"])\n"
                  f"x = rt.tensor({list(EXAMPLE)}, \"{SOURCE}\", \"f32\")\n"
                  f"q = rt.quantize(x, \"{SCHEME}\")",
-            outcome="ok", views=(report.view(), *self.registries(), self.quantize_walls()))
+            outcome="ok", views=(report.view(), self.quantize_walls(), *self.registries()))
 
     def quantize_walls(self) -> TableView:
         """The same quantize replayed as Burn 2c06be3, without and with fusion."""
