@@ -19,7 +19,6 @@ The methods are thin; the behaviour lives in the modules below.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -304,7 +303,7 @@ class Runtime:
         ends = (request.device, tensor.device)
         order = self.arrival if request.arrival is None else request.arrival
         if request.transport is None:
-            request = replace(request, transport=self.transport)
+            request = request.but(transport=self.transport)
         for hop in range(request.hops):
             there = ends[hop % 2]
             self._device(there)
