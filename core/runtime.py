@@ -246,7 +246,7 @@ class Runtime:
         """A second reference (count + 1); nothing reaches the server, only the trace."""
         clone = tensor.clone()
         self.trace.begin_step()
-        self.trace.record("clone", str(tensor.device), tensor.id, None, 0,
+        self.trace.record("clone", tensor.client.session.label, tensor.id, None, 0,
                           f"client count now {clone.count}")
         return clone
 

@@ -244,7 +244,9 @@ class QuantScheme:
 
     # --- builders (Burn's with_* / per_* ) ---
     def with_store(self, store: QuantStore | None) -> QuantScheme:
-        return replace(self, store=store)
+        """This scheme in `store`; itself when it already is (an arrival asks on every move,
+        and a later `==` against the same object is an identity check)."""
+        return self if store == self.store else replace(self, store=store)
 
     def per_tensor(self, dtype: ScaleDtype) -> QuantScheme:
         return replace(self, tensor=dtype)
