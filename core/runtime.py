@@ -54,7 +54,7 @@ from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, TransferRequest, 
 from routerlab.core.server import Server
 from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
-from routerlab.core.trace import Trace, TraceEvent
+from routerlab.core.trace import Detail, Trace, TraceEvent
 from routerlab.core.view import TableView
 
 T = TypeVar("T")
@@ -177,7 +177,7 @@ class Runtime:
 
     # --- one step, all or nothing ------------------------------------------------------------
 
-    def atomic(self, what: str, work: Callable[..., T], *args: Any) -> T:
+    def atomic(self, what: str | Detail, work: Callable[..., T], *args: Any) -> T:
         """Run `work(*args)` as one numbered step, then run the sessions; if anything raises,
         undo all of it (registries, rendezvous maps, client counts) and re-raise. A call made
         inside another step joins it."""
@@ -307,7 +307,7 @@ class Runtime:
         for hop in range(request.hops):
             there = ends[hop % 2]
             self._device(there)
-            tensor = self.atomic(f"{what} {there}", lambda t=tensor, d=there: work(
+            tensor = self.atomic(Detail("{} {}", what, there), lambda t=tensor, d=there: work(
                 t, self.client(d), request.to(d), order))
         return tensor
 
