@@ -34,6 +34,10 @@ from routerlab.teaching.measure import held
 PLAIN = ("f32", "i64", "u8", "bool")
 QUANTIZED = ("q8s", "q4s")
 POLICIES = ("native", "dequantize", "requantize")
+PATHS = (("H2D", "cpu:0", "gpu/cuda:0", "dispatch"), ("D2H", "gpu/cuda:0", "cpu:0", "dispatch"),
+         ("D2D", "gpu/cuda:0", "gpu/cuda:1", None))
+"""Name, source, target and forced path: the GPUs on a peer of their own (a peer hosts one
+backend), Dispatch between the numpy and CuPy backends, the local path between two GPUs."""
 
 
 def synchronize() -> None:
@@ -68,8 +72,7 @@ def paired_goals(mi: int = 16, rounds: int = 7) -> list[Goal] | str:
         return f"no usable GPU: {status.reason}"
     import cupy
 
-    paths = [("H2D", "cpu:0", "gpu/cuda:0", "dispatch")] + (
-        [("D2D", "gpu/cuda:0", "gpu/cuda:1", None)] if status.device_count > 1 else [])
+    paths = [p for p in PATHS if p[0] != "D2H" and (p[0] != "D2D" or status.device_count > 1)]
     return [_paired_path(cupy, name, source, target, path, mi, rounds)
             for name, source, target, path in paths]
 
@@ -116,10 +119,8 @@ def main() -> None:
     print(f"GPU: {status.device_name} × {status.device_count} (CuPy {status.cupy_version})")
     count = args.mi * 2**20
     devices = ["cpu:0", "gpu/cuda:0"] + (["gpu/cuda:1"] if status.device_count > 1 else [])
-    paths = [("H2D", "cpu:0", "gpu/cuda:0", "dispatch"), ("D2H", "gpu/cuda:0", "cpu:0", "dispatch")]
-    if status.device_count > 1:
-        paths.append(("D2D", "gpu/cuda:0", "gpu/cuda:1", None))
-    else:
+    paths = [p for p in PATHS if p[0] != "D2D" or status.device_count > 1]
+    if status.device_count < 2:
         print("D2D skipped: one GPU (cuda:1 does not exist)")
     rt = Runtime(devices)
     rng = np.random.default_rng(0)
