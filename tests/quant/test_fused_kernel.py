@@ -149,8 +149,8 @@ def test_quantize_is_the_same_with_and_without_numba(profile: Profile, scheme: s
 
 @pytest.mark.parametrize("bits", [2, 4])
 def test_unpack_is_the_same_in_every_tier(tier: str, bits: int) -> None:
-    """Every byte value, at odd offsets of a thread split: the fused unpack (one u16 or u32
-    store per byte) equals the 256-entry table's sign extension."""
+    """Every byte value, with a padded row end: the fused unpack (one u16 or u32 store per
+    byte) and the 256-entry table both equal the fields' sign extension."""
     words = np.tile(np.arange(256, dtype=np.uint8), 9).view(np.uint32).reshape(3, 192)
     values = packing.unpack_u32(words, bits, 192 * 32 // bits - 3)
     fields = [(words.view(np.uint8)[..., None] >> k) & ((1 << bits) - 1)
