@@ -3,9 +3,11 @@
     .venv/bin/python benchmarks/gpu_transfer.py [--mi 64] [--repeat 5]
 
 Needs the `gpu` extra (`pip install 'routerlab[gpu]'`) and a usable CUDA GPU; without one it
-prints why (RouterLab's `gpu_status()`) and exits with status 2. Paths: cpu:0 -> cuda:0 (H2D, a
-bridge between the numpy and CuPy backends), cuda:0 -> cpu:0 (D2H), and cuda:0 -> cuda:1 (D2D, a
-same-peer move) when two GPUs are present. Plain tensors (f32, i64, u8, bool) and quantized ones
+prints why (RouterLab's `gpu_status()`) and exits with status 2. A peer hosts one backend, so the
+GPUs sit on a peer of their own (`gpu/cuda:N`). Paths: cpu:0 -> gpu/cuda:0 (H2D, Burn's Dispatch
+between the numpy and CuPy backends: `into_data` to the client, `from_data` on the GPU),
+gpu/cuda:0 -> cpu:0 (D2H, Dispatch back), and gpu/cuda:0 -> gpu/cuda:1 (D2D, a same-peer move)
+when two GPUs are present. Plain tensors (f32, i64, u8, bool) and quantized ones
 (Q8S and Q4S, CubeCL's PackedU32 store on the GPU) under native, dequantize and requantize. Every
 move is checked (values read back equal, quantized values bit-identical for native) and timed with
 the GPU synchronized; each figure is the best of `--repeat` moves.
@@ -32,6 +34,10 @@ from routerlab.teaching.measure import held
 PLAIN = ("f32", "i64", "u8", "bool")
 QUANTIZED = ("q8s", "q4s")
 POLICIES = ("native", "dequantize", "requantize")
+PATHS = (("H2D", "cpu:0", "gpu/cuda:0", "dispatch"), ("D2H", "gpu/cuda:0", "cpu:0", "dispatch"),
+         ("D2D", "gpu/cuda:0", "gpu/cuda:1", None))
+"""Name, source, target and forced path: the GPUs on a peer of their own (a peer hosts one
+backend), Dispatch between the numpy and CuPy backends, the local path between two GPUs."""
 
 
 def synchronize() -> None:
@@ -42,8 +48,8 @@ def synchronize() -> None:
             cupy.cuda.runtime.deviceSynchronize()
 
 
-def timed_move(rt: Runtime, make: Any, target: str, policy: str | None, repeat: int
-               ) -> tuple[float, Any, Any]:
+def timed_move(rt: Runtime, make: Any, target: str, path: str | None, policy: str | None,
+               repeat: int) -> tuple[float, Any, Any]:
     """Best time over `repeat` moves of a fresh tensor; returns (seconds, source, moved)."""
     best, source, moved = float("inf"), None, None
     for _ in range(repeat):
@@ -53,7 +59,7 @@ def timed_move(rt: Runtime, make: Any, target: str, policy: str | None, repeat: 
         source = held(rt, tensor).tensor if policy is not None else rt.read(tensor)
         synchronize()
         start = time.perf_counter()
-        moved = rt.to_device(tensor, target, policy=policy)
+        moved = rt.to_device(tensor, target, path, policy=policy)
         synchronize()
         best = min(best, time.perf_counter() - start)
     return best, source, moved
@@ -66,13 +72,13 @@ def paired_goals(mi: int = 16, rounds: int = 7) -> list[Goal] | str:
         return f"no usable GPU: {status.reason}"
     import cupy
 
-    paths = [("H2D", "cpu:0", "cuda:0")] + (
-        [("D2D", "cuda:0", "cuda:1")] if status.device_count > 1 else [])
-    return [_paired_path(cupy, name, source, target, mi, rounds)
-            for name, source, target in paths]
+    paths = [p for p in PATHS if p[0] != "D2H" and (p[0] != "D2D" or status.device_count > 1)]
+    return [_paired_path(cupy, name, source, target, path, mi, rounds)
+            for name, source, target, path in paths]
 
 
-def _paired_path(cupy: Any, name: str, source: str, target: str, mi: int, rounds: int) -> Goal:
+def _paired_path(cupy: Any, name: str, source: str, target: str, path: str | None, mi: int,
+                 rounds: int) -> Goal:
     rt = Runtime([source, target])
     x = np.random.default_rng(0).standard_normal(mi << 20, dtype=np.float32)
     tensor = rt.quantize(rt.tensor(x.reshape(-1, 1024), source, "f32"), "q8s:store=native")
@@ -82,7 +88,7 @@ def _paired_path(cupy: Any, name: str, source: str, target: str, mi: int, rounds
 
     def move() -> Any:
         kept = held(rt, state["t"])
-        state["t"] = rt.to_device(state["t"], target)
+        state["t"] = rt.to_device(state["t"], target, path)
         synchronize()
         return kept
 
@@ -93,7 +99,7 @@ def _paired_path(cupy: Any, name: str, source: str, target: str, mi: int, rounds
         return copied
 
     def back() -> None:
-        state["t"] = rt.to_device(state["t"], source)
+        state["t"] = rt.to_device(state["t"], source, path)
         synchronize()
 
     result = paired(move, raw_copy, rounds=rounds, between=back)
@@ -112,11 +118,9 @@ def main() -> None:
         raise SystemExit(2)
     print(f"GPU: {status.device_name} × {status.device_count} (CuPy {status.cupy_version})")
     count = args.mi * 2**20
-    devices = ["cpu:0", "cuda:0"] + (["cuda:1"] if status.device_count > 1 else [])
-    paths = [("H2D", "cpu:0", "cuda:0"), ("D2H", "cuda:0", "cpu:0")]
-    if status.device_count > 1:
-        paths.append(("D2D", "cuda:0", "cuda:1"))
-    else:
+    devices = ["cpu:0", "gpu/cuda:0"] + (["gpu/cuda:1"] if status.device_count > 1 else [])
+    paths = [p for p in PATHS if p[0] != "D2D" or status.device_count > 1]
+    if status.device_count < 2:
         print("D2D skipped: one GPU (cuda:1 does not exist)")
     rt = Runtime(devices)
     rng = np.random.default_rng(0)
@@ -125,10 +129,10 @@ def main() -> None:
              "bool": x > 0}
     failures = 0
     print(f"{'path':<5} {'dtype':<6} {'policy':<11} {'time':>10} {'GB/s':>8}  check")
-    for name, source, target in paths:
+    for name, source, target, path in paths:
         for dtype in PLAIN:
             seconds, before, moved = timed_move(
-                rt, lambda d=dtype, s=source: rt.tensor(plain[d], s, d), target, None,
+                rt, lambda d=dtype, s=source: rt.tensor(plain[d], s, d), target, path, None,
                 args.repeat)
             same = np.array_equal(rt.read(moved), before)
             failures += not same
@@ -139,7 +143,7 @@ def main() -> None:
             for policy in POLICIES:
                 seconds, before, moved = timed_move(
                     rt, lambda s=source, q=scheme: rt.quantize(rt.tensor(x, s, "f32"), q),
-                    target, policy, args.repeat)
+                    target, path, policy, args.repeat)
                 after = held(rt, moved).tensor
                 exact = np.array_equal(to_host(after.q()), to_host(before.q())) and (
                     policy != "native" or after.scales.tobytes() == before.scales.tobytes())

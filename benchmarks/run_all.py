@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/run_all.py [--out benchmarks/results] [--quick]
 
 Runs, in this order, in this process or (for memory and start-up) in fresh child processes:
-transfer.py (every path, 8/4/2-bit, per tensor and per block, at 1, 16 and 64 Mi values),
+transfer.py (every path: same-peer, cross-peer, cross-peer across backends and Dispatch; 8/4/2-bit,
+per tensor and per block, at 1, 16 and 64 Mi values),
 quantize.py (against torch when installed), registry.py (registry pairs, the 100k-op flow,
 the trace bound), cli_start.py, memory.py, and gpu_transfer.py's paired goal (skipped with the
 reason when no GPU is usable). Writes `results.json` (every measurement and every goal),
@@ -47,7 +48,7 @@ def plot(cases: list[dict[str, Any]], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     paths = list(transfer.PATHS)
-    fig, axes = plt.subplots(1, len(paths), figsize=(5 * len(paths), 4), sharey=True)
+    fig, axes = plt.subplots(1, len(paths), figsize=(4.5 * len(paths), 4), sharey=True)
     for ax, path in zip(axes, paths, strict=True):
         for bits in transfer.BITS:
             for grain, style in zip(transfer.GRAINS, ("-", "--"), strict=True):
@@ -59,7 +60,9 @@ def plot(cases: list[dict[str, Any]], out: Path) -> None:
         ax.axhline(1.0, color="grey", linewidth=0.8)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"{path}: {' -> '.join(transfer.PATHS[path])}")
+        source, target, forced = transfer.PATHS[path]
+        ax.set_title(f"{path}: {source} -> {target}" + (f" ({forced})" if forced else ""),
+                     fontsize=9)
         ax.set_xlabel("Mi values")
     axes[0].set_ylabel("native move / raw copy of the same bytes (median)")
     axes[-1].legend(fontsize=8)

@@ -2,9 +2,12 @@
 
     .venv/bin/python benchmarks/transfer.py [--sizes 1,16,64] [--rounds 7] [--json OUT]
 
-Every path (same-peer `cpu:0 -> cpu:1`, cross-peer bytes `cpu:0 -> peer2/cpu:0`, Dispatch across
-backends `cpu:0@cubecl -> cpu:1`: CubeCL's PackedU32 words to Flex's native i8), at 8, 4 and 2
-bits (Q8S, Q4S, Q2S), per tensor and per block (32 values, f32 scales), at 1, 16 and 64 Mi values.
+Every path, on the topology Burn can have (a peer hosts one backend): same-peer `cpu:0 -> cpu:1`
+(the router's local path), cross-peer bytes `cpu:0 -> peer2/cpu:0` and, across backends,
+`peer2/cpu:0@cubecl -> cpu:0` (a cross-peer move takes bytes whatever the backends), and Burn's
+Dispatch between the same two backends (`path="dispatch"`: `into_data` to the client, `from_data`
+on the target; CubeCL's PackedU32 words into Flex's native i8), at 8, 4 and 2 bits (Q8S, Q4S,
+Q2S), per tensor and per block (32 values, f32 scales), at 1, 16 and 64 Mi values.
 
 The baseline is a raw copy (`numpy.array(a, copy=True)`) of the stored values, the stored scales
 and the global when there is one: the bytes the move carries. Move and copy run interleaved in
@@ -15,8 +18,9 @@ tensor moves back, untimed. The copies column is what the backends' counters saw
 the copies RouterLab makes, each of which Burn's path makes too (docs/performance.md).
 
 Goals checked (exit status 1 when one is missed): native Q8S same-peer <= 1.25x at 16 and 64 Mi,
-<= 1.5x at 1 Mi; Q4S packed CubeCL -> Flex <= 3x at 16 and 64 Mi; the cross-peer path makes the
-two copies Burn's makes (readback on the source, the received buffer on the target) and no more.
+<= 1.5x at 1 Mi; Q4S packed CubeCL -> Flex through Dispatch <= 3x at 16 and 64 Mi; both
+cross-peer paths make the two copies Burn's makes (readback on the source, the received buffer
+on the target, unpacked into i8 across backends) and no more.
 """
 
 from __future__ import annotations
@@ -32,18 +36,24 @@ from _paired import Goal, goal_line, paired
 from routerlab.core import Runtime
 from routerlab.teaching.measure import held
 
-PATHS = {"same-peer": ("cpu:0", "cpu:1"), "cross-peer": ("cpu:0", "peer2/cpu:0"),
-         "dispatch": ("cpu:0@cubecl", "cpu:1")}
+PATHS: dict[str, tuple[str, str, str | None]] = {
+    "same-peer": ("cpu:0", "cpu:1", None),
+    "cross-peer": ("cpu:0", "peer2/cpu:0", None),
+    "cross-peer, cross-backend": ("peer2/cpu:0@cubecl", "cpu:0", None),
+    "dispatch": ("peer2/cpu:0@cubecl", "cpu:0", "dispatch"),
+}
+"""Source, target and forced path (None: the router's automatic one) of each case."""
 BITS = {8: "q8s", 4: "q4s", 2: "q2s"}
 GRAINS = {"per tensor": "", "per block": ":block=32"}
-BURN_COPIES = {"same-peer": 2, "cross-peer": 2, "dispatch": 2}
+BURN_COPIES = {"same-peer": 2, "cross-peer": 2, "cross-peer, cross-backend": 2, "dispatch": 2}
 """Copies Burn makes: `q_to_device` copies the values and the scales; `read_tensor_async` plus the
-buffer the target receives (Flex's `from_data` adopts it); `q_into_data` plus `q_from_data`'s
-unpack into i8 (`into_vec_i8`, burn-std quantization.rs:300-350)."""
+buffer the target receives (Flex's `from_data` adopts it, or unpacks CubeCL's words into it);
+`q_into_data` plus `q_from_data`'s unpack into i8 (`into_vec_i8`, burn-std
+quantization.rs:300-350)."""
 
 
 def run_case(path: str, bits: int, grain: str, mi: int, rounds: int) -> dict[str, Any]:
-    source, target = PATHS[path]
+    source, target, forced = PATHS[path]
     scheme = BITS[bits] + GRAINS[grain]
     rt = Runtime([source, target])
     x = np.random.default_rng(bits).standard_normal(mi << 20, dtype=np.float32)
@@ -56,11 +66,11 @@ def run_case(path: str, bits: int, grain: str, mi: int, rounds: int) -> dict[str
 
     def move() -> Any:
         kept = held(rt, state["t"])  # the source stays alive until the clock has stopped
-        state["t"] = rt.to_device(state["t"], target)
+        state["t"] = rt.to_device(state["t"], target, forced)
         return kept
 
     def back() -> None:
-        state["t"] = rt.to_device(state["t"], source)
+        state["t"] = rt.to_device(state["t"], source, forced)
 
     def raw_copy() -> list[np.ndarray]:
         return [np.array(part, copy=True) for part in parts]
@@ -95,9 +105,9 @@ def goals(cases: list[dict[str, Any]]) -> list[Goal]:
     for mi in (64, 16):
         case = find("dispatch", 4, mi)
         if case:
-            out.append(Goal(f"q4s packed cubecl -> flex vs raw copy, {mi} Mi",
+            out.append(Goal(f"q4s packed cubecl -> flex (Dispatch) vs raw copy, {mi} Mi",
                             case["ratio_median"], 3.0, "<=", note=f"(min {case['ratio_min']:.2f})"))
-    cross = [c for c in cases if c["path"] == "cross-peer"]
+    cross = [c for c in cases if c["path"].startswith("cross-peer")]
     if cross:
         extra = max(c["copies"] - c["burn_copies"] for c in cross)
         out.append(Goal("cross-peer bytes path: copies beyond Burn's", extra, 0, "<=", unit="",

@@ -17,7 +17,15 @@ from typing import Any, ClassVar, Self
 from routerlab.core.errors import RouterLabError
 
 
-class Choice(Enum):
+class IdentityHashEnum(Enum):
+    """An enum hashed by identity. `Enum.__hash__` is a Python function (`hash(self._name_)`),
+    and enums key the caches every op and move consults (plans, schemes, storages): hashing by
+    identity is a C call. It agrees with equality, which for an enum member is identity."""
+
+    __hash__ = object.__hash__
+
+
+class Choice(IdentityHashEnum):
     """Base of the named enums; the value is the spelling in files and on the command line."""
 
     # Declared without a value (an assignment here would make them members); each subclass gets

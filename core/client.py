@@ -96,7 +96,7 @@ def _common_client(inputs: list[RouterTensor]) -> RouterClient:
     client = inputs[0].client
     for i, tensor in enumerate(inputs):
         tensor.check()
-        if any(tensor is other for other in inputs[:i]):
+        if i and tensor in inputs[:i]:  # identity: a RouterTensor has no __eq__
             raise UseAfterDropError(
                 f"tensor #{int(tensor.id)} is passed twice, so the first use would consume it "
                 "before the second; pass a clone() as one of them")

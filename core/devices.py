@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from routerlab.core.choices import Choice
 from routerlab.core.errors import DeviceError, RouterLabError
@@ -56,6 +57,11 @@ def parse_device(text: DeviceLike) -> Device:
     """`"peer2/cpu:0@ndarray"` → `Device`; a malformed string or unknown kind raises DeviceError."""
     if isinstance(text, Device):
         return text
+    return _parse_cached(text) if isinstance(text, str) else _parse(text)
+
+
+def _parse(text: object) -> Device:
+    """The parse itself (a non-string is malformed)."""
     match = _PATTERN.match(text.strip()) if isinstance(text, str) else None
     if match is None:
         raise DeviceError(f"malformed device {text!r}: expected [peer/]kind:index[@profile], "
@@ -71,6 +77,11 @@ def parse_device(text: DeviceLike) -> Device:
     index = parse_int(match["index"], "device index", low=0, high=MAX_DEVICE_INDEX,
                       error=DeviceError)
     return Device(kind, index, match["peer"] or LOCAL_PEER, profile)
+
+
+_parse_cached = lru_cache(maxsize=256)(_parse)
+"""Every move and op names its device as a string; a `Device` is immutable, and a refusal raises,
+which is never cached."""
 
 
 class Path(Choice, noun="transfer path", error=DeviceError):

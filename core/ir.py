@@ -113,6 +113,12 @@ class OperationIr:
     def outputs(self) -> list[TensorIr]:
         return [getattr(self, f) for f in self._outputs]
 
+    def traced_id(self) -> int | None:
+        """The tensor a trace line names: the first output, else the first input (None for an
+        op with neither). Asked once per task, so it builds no list."""
+        fields = self._outputs or self._inputs
+        return int(getattr(self, fields[0]).id) if fields else None
+
     def describe(self) -> str:
         """One line for traces: `add(#3 ReadOnly, #4 ReadWrite) -> #5`."""
         ins = ", ".join([f"#{t.id:d} {t.status._value_}" for t in self.inputs()])

@@ -19,7 +19,6 @@ qtensor.rs:123-143`): the same device returns the input, anything else goes to t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -66,7 +65,7 @@ def move(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
         return to_device(tensor, target, request, arrival)
     planned = plan(tensor, target, request)
     planned.raise_if_refused()
-    moved = to_device(tensor, target, replace(request, policy=planned.policy, path=planned.path),
+    moved = to_device(tensor, target, request.but(policy=planned.policy, path=planned.path),
                       arrival)
     if moved is not tensor:
         moved.held = planned.arrival_dtype

@@ -17,6 +17,7 @@ answer to "how should this tensor move?":
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from routerlab.core.choices import Choice
 from routerlab.core.devices import Device, DeviceLike, Path, parse_device
@@ -83,5 +84,19 @@ class TransferRequest:
         return replace(self, policy=policy)
 
     def to(self, device: Device) -> TransferRequest:
-        """The same request, one hop to `device`."""
+        """The same request, one hop to `device` (itself when it already is: `replace` re-runs
+        every field through `__init__`, on every move)."""
+        if self.hops == 1 and self.device == device:
+            return self
         return replace(self, device=device, hops=1)
+
+    def but(self, **changes: object) -> TransferRequest:
+        """`replace(self, **changes)`, shared by every move that asks for the same change:
+        `replace` runs every field through `__init__` again, on every move of a flow."""
+        return _replaced(self, tuple(changes.items()))
+
+
+@lru_cache(maxsize=1024)
+def _replaced(request: TransferRequest, changes: tuple[tuple[str, object], ...]
+              ) -> TransferRequest:
+    return replace(request, **dict(changes))  # type: ignore[arg-type]

@@ -19,7 +19,6 @@ The methods are thin; the behaviour lives in the modules below.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -55,7 +54,7 @@ from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, TransferRequest, 
 from routerlab.core.server import Server
 from routerlab.core.session import Reply, Session
 from routerlab.core.tensor import RouterTensor
-from routerlab.core.trace import Trace, TraceEvent
+from routerlab.core.trace import Detail, Trace, TraceEvent
 from routerlab.core.view import TableView
 
 T = TypeVar("T")
@@ -178,7 +177,7 @@ class Runtime:
 
     # --- one step, all or nothing ------------------------------------------------------------
 
-    def atomic(self, what: str, work: Callable[..., T], *args: Any) -> T:
+    def atomic(self, what: str | Detail, work: Callable[..., T], *args: Any) -> T:
         """Run `work(*args)` as one numbered step, then run the sessions; if anything raises,
         undo all of it (registries, rendezvous maps, client counts) and re-raise. A call made
         inside another step joins it."""
@@ -247,7 +246,7 @@ class Runtime:
         """A second reference (count + 1); nothing reaches the server, only the trace."""
         clone = tensor.clone()
         self.trace.begin_step()
-        self.trace.record("clone", str(tensor.device), tensor.id, None, 0,
+        self.trace.record("clone", tensor.client.session.label, tensor.id, None, 0,
                           f"client count now {clone.count}")
         return clone
 
@@ -304,11 +303,11 @@ class Runtime:
         ends = (request.device, tensor.device)
         order = self.arrival if request.arrival is None else request.arrival
         if request.transport is None:
-            request = replace(request, transport=self.transport)
+            request = request.but(transport=self.transport)
         for hop in range(request.hops):
             there = ends[hop % 2]
             self._device(there)
-            tensor = self.atomic(f"{what} {there}", lambda t=tensor, d=there: work(
+            tensor = self.atomic(Detail("{} {}", what, there), lambda t=tensor, d=there: work(
                 t, self.client(d), request.to(d), order))
         return tensor
 

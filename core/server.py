@@ -104,8 +104,8 @@ class Server:
             order.remove(first)
             order.insert(0, first)
         panic: BurnPanic | None = None
-        progressed = True
-        while progressed:
+        progressed, stuck = True, order
+        while progressed and stuck:  # a pass over empty queues would change nothing
             progressed = False
             for session in order:
                 try:
@@ -117,7 +117,7 @@ class Server:
                 except BaseException:
                     self.clear_queues()
                     raise
-        stuck = [s for s in order if s.queue]
+            stuck = [s for s in order if s.queue]
         if stuck and self._give_up(stuck, panic):
             self.run()  # the sessions that gave up go on with their next tasks
             stuck = [s for s in order if s.queue]

@@ -80,11 +80,9 @@ class Session(Viewable):
     def run_one(self) -> None:
         """Pop the head task and run it to completion."""
         op, reply = self.queue.popleft()
-        named = op.outputs() or op.inputs()
         # The op stands in for its description until the event is read (`Trace._event`), except
         # an upload, whose op holds the data the trace must not keep alive.
-        self._log(("drop" if type(op) is DropOp else "op", self.label,
-                   int(named[0].id) if named else None, None, 0,
+        self._log(("drop" if type(op) is DropOp else "op", self.label, op.traced_id(), None, 0,
                    op.describe() if type(op) is RegisterDataOp else op))
         task = _TASKS.get(type(op))
         if task is None:

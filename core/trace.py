@@ -21,6 +21,24 @@ leaves trailing fields out (`("get", "cpu:0", 7, "ReadWrite")`): `TraceEvent`'s 
 them in when the event is read."""
 
 
+class Detail:
+    """An event's detail, formatted when the event is read (`Detail("{} -> {}", a, b)`): a move
+    records several events, and building their text with every move cost more than recording
+    them. Its arguments must be immutable values (devices, policies, ints), as the text has to
+    read the same later."""
+
+    __slots__ = ("template", "args")
+
+    def __init__(self, template: str, *args: object) -> None:
+        self.template = template
+        self.args = args
+
+    def describe(self) -> str:
+        return self.template.format(*self.args)
+
+    __str__ = describe
+
+
 class TraceEvent(NamedTuple):
     """One thing that happened. `kind` is one of: register, get, remove, drop, op, read, expose,
     take, wait, publish, download, copy, bridge, note, failed, panic."""
@@ -83,7 +101,7 @@ class Trace(Viewable):
         del self._starts[:first]
 
     def record(self, kind: str, device: str, tensor_id: int | None = None, status: object = None,
-               nbytes: int = 0, detail: str = "") -> None:
+               nbytes: int = 0, detail: str | Detail = "") -> None:
         """Store plain values only (see the module docstring of handles.py for why)."""
         self.events.append((kind, device, None if tensor_id is None else int(tensor_id),
                             None if status is None else str(status), nbytes, detail))
@@ -106,7 +124,7 @@ class Trace(Viewable):
         """The kept event at list position `index`, with the number of its step."""
         step = self._first_step + bisect.bisect_right(self._starts, index + self.dropped) - 1
         event = self.events[index]
-        if len(event) == 6 and not isinstance(event[5], str):  # an op, described now
+        if len(event) == 6 and not isinstance(event[5], str):  # an op or a Detail, described now
             event = (*event[:5], event[5].describe())
         return TraceEvent(step, *event)
 

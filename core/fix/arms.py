@@ -39,6 +39,7 @@ from routerlab.core.policies import Policy
 from routerlab.core.quant import Calibration, QuantScheme, params_shape, quantize_dynamic
 from routerlab.core.quant import quantize as quantize_static
 from routerlab.core.quant.scale_dtype import storage_dtype, to_f32
+from routerlab.core.trace import Detail
 
 F32 = np.float32
 
@@ -192,7 +193,8 @@ class QuantizedTransfers:
         moved = carrier.put(interp.backend, tensor.primitive)
         record_arrival(interp, id, moved, tensor.primitive.dtype,
                         interp.backend.bytes_copied - before,
-                        f"{carrier.policy}: {tensor.primitive.device} -> {interp.device}")
+                        Detail("{}: {} -> {}", carrier.policy, tensor.primitive.device,
+                               interp.device))
         interp.handles.register(id, moved)
 
     def read_tensor(self, interp: TensorInterpreter, ir: TensorIr,
@@ -235,11 +237,11 @@ class QuantizedTransfers:
 
 
 def record_arrival(interp: TensorInterpreter, id: TensorId, moved: QPrimitive, sent: Any,
-                    nbytes: int, detail: str) -> None:
+                   nbytes: int, detail: str | Detail) -> None:
     if nbytes:
-        interp.trace.record("copy", str(interp.device), id, None, nbytes, detail)
+        interp.trace.record("copy", interp.handles.label, id, None, nbytes, detail)
     if moved.dtype != sent:
-        interp.trace.record("note", str(interp.device), id, None, 0,
+        interp.trace.record("note", interp.handles.label, id, None, 0,
                             f"arrived as {moved.dtype} (sent as {sent})")
 
 

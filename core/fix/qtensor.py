@@ -130,7 +130,7 @@ def arrival_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...]
 
 def repack(tensor: QuantizedTensor, scheme: QuantScheme) -> QuantizedTensor:
     """The same logical values, scales and global in another store (an explicit unpack/pack)."""
-    if scheme == tensor.scheme:
+    if scheme is tensor.scheme or scheme == tensor.scheme:
         return tensor
     layout = layout_of(scheme, tensor.shape)
     q = tensor.q()

@@ -84,16 +84,22 @@ def unpack_flat(data: np.ndarray, bits: int, out: np.ndarray) -> None:
     """Every sub-byte field of the bytes of little-endian u32 words (`data`, as uint8; low bits
     first) into sign-extended int8: `out` holds `8 / bits` values per byte, padding included
     (the caller drops it). A field is sign-extended by shifting it to the top of an int8 and
-    back (`unpack_q_to_i8s` in burn-std quantization.rs)."""
+    back (`unpack_q_to_i8s` in burn-std quantization.rs).
+
+    The values of one byte are stored together, as one u16 (Q4) or u32 (Q2) in little-endian
+    order (the caller runs this on a little-endian machine only): one store per byte instead of
+    two or four lets LLVM vectorise the loop, which brings the unpack close to a copy's speed."""
     if bits == 4:
+        pairs = out.view(np.uint16)
         for i in range(data.size):
             b = np.int8(data[i])
-            out[2 * i] = np.int8(b << 4) >> 4
-            out[2 * i + 1] = b >> 4
+            low, high = np.uint8(np.int8(b << 4) >> 4), np.uint8(b >> 4)
+            pairs[i] = np.uint16(low) | (np.uint16(high) << 8)
     else:
+        quads = out.view(np.uint32)
         for i in range(data.size):
             b = np.int8(data[i])
-            out[4 * i] = np.int8(b << 6) >> 6
-            out[4 * i + 1] = np.int8(b << 4) >> 6
-            out[4 * i + 2] = np.int8(b << 2) >> 6
-            out[4 * i + 3] = b >> 6
+            quads[i] = (np.uint32(np.uint8(np.int8(b << 6) >> 6))
+                        | (np.uint32(np.uint8(np.int8(b << 4) >> 6)) << 8)
+                        | (np.uint32(np.uint8(np.int8(b << 2) >> 6)) << 16)
+                        | (np.uint32(np.uint8(b >> 6)) << 24))

@@ -105,8 +105,12 @@ def unpack_u32(words: Any, bits: int, length: int, axis: int = -1) -> Any:
 
 def _unpack_flat(words: np.ndarray, bits: int, out: np.ndarray) -> None:
     """All fields of contiguous `words` into `out` (`per_word` values per word), padding
-    included: the fused loop over thread-sized ranges, or the table per chunk."""
-    from routerlab.core.quant.kernels import FUSED_MIN, fused_module, split
+    included: the fused loop, or the table per chunk.
+
+    The fused loop runs on the calling thread alone. It moves memory and computes little, so a
+    second thread only adds its hand-off: on two cores, unpacking 1 Mi Q4 values took 45 µs on
+    one thread and 97 µs split across two, and 16 Mi took 1.0 ms either way."""
+    from routerlab.core.quant.kernels import FUSED_MIN, fused_module
 
     per_word = 32 // bits
     if bits == 8:
@@ -114,9 +118,8 @@ def _unpack_flat(words: np.ndarray, bits: int, out: np.ndarray) -> None:
         return
     as_bytes, nbytes, per_byte = words.view(np.uint8), words.size * 4, per_word // 4
     fused = fused_module() if out.size >= FUSED_MIN else None
-    if fused is not None:
-        split(nbytes, lambda b, e: fused.unpack_flat(as_bytes[b:e], bits,
-                                                     out[b * per_byte:e * per_byte]))
+    if fused is not None:  # one thread: see the docstring
+        fused.unpack_flat(as_bytes, bits, out)
         return
     table, grouped = _table(bits), out.reshape(nbytes, per_byte)
     for begin in range(0, nbytes, CHUNK * 4):

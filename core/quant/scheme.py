@@ -16,9 +16,9 @@ performs that completion.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import TYPE_CHECKING
 
+from routerlab.core.choices import IdentityHashEnum
 from routerlab.core.errors import QuantizationError
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ MAX_BLOCK_EXTENT = 255
 F16_MAX = 65504.0
 
 
-class QuantValue(Enum):
+class QuantValue(IdentityHashEnum):
     """The logical type of a quantized value: bits and the integer range `[a, b]` it clamps to."""
 
     Q8F = "q8f"
@@ -89,7 +89,7 @@ _VALUE_RANGE = {
 }
 
 
-class StoreKind(Enum):
+class StoreKind(IdentityHashEnum):
     NATIVE = "native"
     PACKED_U32 = "packed-u32"
     PACKED_NATIVE = "packed-native"
@@ -137,13 +137,13 @@ class QuantStore:
         return 32
 
 
-class QuantMode(Enum):
+class QuantMode(IdentityHashEnum):
     """Only symmetric quantization is modelled (`Lookup` codebooks never travel as QFloat)."""
 
     SYMMETRIC = "symmetric"
 
 
-class ScaleDtype(Enum):
+class ScaleDtype(IdentityHashEnum):
     """The dtype a scale level stores its scales in (`ScaleDtype`)."""
 
     F32 = "f32"
@@ -244,7 +244,9 @@ class QuantScheme:
 
     # --- builders (Burn's with_* / per_* ) ---
     def with_store(self, store: QuantStore | None) -> QuantScheme:
-        return replace(self, store=store)
+        """This scheme in `store`; itself when it already is (an arrival asks on every move,
+        and a later `==` against the same object is an identity check)."""
+        return self if store == self.store else replace(self, store=store)
 
     def per_tensor(self, dtype: ScaleDtype) -> QuantScheme:
         return replace(self, tensor=dtype)

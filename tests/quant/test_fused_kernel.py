@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from routerlab.core.profiles import Profile
-from routerlab.core.quant import kernels, params_shape, parse_scheme, quantize
+from routerlab.core.quant import kernels, packing, params_shape, parse_scheme, quantize
 from routerlab.core.quant.blocks import blockwise
 from routerlab.core.quant.reference import reference_quantize, rust_round
 from routerlab.core.quant.scheme import BlockSize, QuantValue
@@ -145,3 +145,16 @@ def test_quantize_is_the_same_with_and_without_numba(profile: Profile, scheme: s
     monkeypatch.setattr(kernels, "_fused", None)
     plain = quantize(x, scheme, scales, glob, profile=profile)
     assert fused.bit_equal(plain)
+
+
+@pytest.mark.parametrize("bits", [2, 4])
+def test_unpack_is_the_same_in_every_tier(tier: str, bits: int) -> None:
+    """Every byte value, with a padded row end: the fused unpack (one u16 or u32 store per
+    byte) and the 256-entry table both equal the fields' sign extension."""
+    words = np.tile(np.arange(256, dtype=np.uint8), 9).view(np.uint32).reshape(3, 192)
+    values = packing.unpack_u32(words, bits, 192 * 32 // bits - 3)
+    fields = [(words.view(np.uint8)[..., None] >> k) & ((1 << bits) - 1)
+              for k in range(0, 8, bits)]
+    expected = np.stack(fields, -1).astype(np.int8)
+    expected = np.where(expected >= 1 << (bits - 1), expected - (1 << bits), expected)
+    np.testing.assert_array_equal(values, expected.reshape(3, -1)[:, :values.shape[1]])
