@@ -21,11 +21,13 @@ disabled while a round runs.
 from __future__ import annotations
 
 import gc
+import json
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 
 @dataclass
@@ -131,3 +133,14 @@ def goal_line(goal: dict[str, Any]) -> str:
     return (f"{'met   ' if goal['met'] else 'MISSED'} {goal['goal']}: {goal['value']:.3g}"
             f"{goal['unit']} (goal {goal['better']} {goal['limit']:g}{goal['unit']}) "
             f"{goal['note']}").rstrip()
+
+
+def finish(results: dict[str, Any], json_path: str | None) -> NoReturn:
+    """Print each goal's line, write the results when asked, and exit 1 if a goal was missed
+    (the one ending every benchmark command shares)."""
+    for goal in results["goals"]:
+        print(goal_line(goal))
+    if json_path:
+        with open(json_path, "w") as out:
+            json.dump(results, out, indent=1)
+    sys.exit(0 if all(g["met"] for g in results["goals"]) else 1)

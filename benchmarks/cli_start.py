@@ -15,14 +15,13 @@ start-up included; CPU time is that of the child (`RUSAGE_CHILDREN`).
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import subprocess
 import sys
 import time
 from typing import Any
 
-from _paired import Goal, Side, goal_line
+from _paired import Goal, Side, finish
 
 BARE = """
 import sys
@@ -92,12 +91,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
     results = run(args.rounds)
-    for goal in results["goals"]:
-        print(goal_line(goal))
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(results, out, indent=1)
-    sys.exit(0 if all(g["met"] for g in results["goals"]) else 1)
+    finish(results, args.json)
 
 
 if __name__ == "__main__":

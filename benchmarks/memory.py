@@ -24,13 +24,12 @@ them (once per machine) takes some 350 MB while LLVM runs, which is not the stea
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from _paired import Goal, goal_line
+from _paired import Goal, finish
 
 CHILD = """
 import resource, sys
@@ -109,12 +108,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
     results = run(args.mi, args.side)
-    for goal in results["goals"]:
-        print(goal_line(goal))
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(results, out, indent=1)
-    sys.exit(0 if all(g["met"] for g in results["goals"]) else 1)
+    finish(results, args.json)
 
 
 if __name__ == "__main__":

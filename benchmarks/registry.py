@@ -16,14 +16,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import sys
 import time
 from typing import Any
 
 import numpy as np
-from _paired import Goal, goal_line, paired
+from _paired import Goal, finish, paired
 
 from routerlab.core import READ_WRITE, HandleContainer, Runtime
 from routerlab.core.trace import Trace
@@ -103,13 +101,8 @@ def main() -> None:
     args = parser.parse_args()
     start = time.perf_counter()
     results = run(args.rounds, args.ops)
-    for goal in results["goals"]:
-        print(goal_line(goal))
     print(f"({time.perf_counter() - start:.0f} s)")
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(results, out, indent=1)
-    sys.exit(0 if all(g["met"] for g in results["goals"]) else 1)
+    finish(results, args.json)
 
 
 if __name__ == "__main__":

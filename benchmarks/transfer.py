@@ -26,12 +26,10 @@ on the target, unpacked into i8 across backends) and no more.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 import numpy as np
-from _paired import Goal, goal_line, paired
+from _paired import Goal, finish, paired
 
 from routerlab.core import Runtime
 from routerlab.teaching.measure import held
@@ -139,12 +137,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
     results = run([int(s) for s in args.sizes.split(",")], args.rounds)
-    for goal in results["goals"]:
-        print(goal_line(goal))
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(results, out, indent=1)
-    sys.exit(0 if all(g["met"] for g in results["goals"]) else 1)
+    finish(results, args.json)
 
 
 if __name__ == "__main__":
