@@ -127,3 +127,22 @@ def test_scheme_parts_never_reach_int(invoke) -> None:
     with pytest.raises(QuantizationError, match="store dimension"):
         from routerlab.core.quant import parse_scheme
         parse_scheme("q4s:store=packed-u32@\u00b2")
+
+
+@pytest.mark.parametrize("layout_op", ['op = "reshape"\ntensor = "q"\nshape = [4, 4]\nname = "r"\n',
+                                       'op = "swap_dims"\ntensor = "q"\ndim1 = 0\ndim2 = 0\n'
+                                       'name = "r"\n'])
+def test_cause_quantized_reshape_and_swap_dims(invoke, write, layout_op: str) -> None:
+    """A layout op on a quantized tensor was an `AttributeError`; it is now the router's own
+    `unimplemented!()` (crates/burn-router/src/ops/qtensor.rs:41-54), raised on the client, and
+    validate predicts it."""
+    path = write("layout.toml", 'devices = ["cpu:0"]\n[[steps]]\nop = "tensor"\nname = "x"\n'
+                 f'values = {[float(i) for i in range(16)]}\ndevice = "cpu:0"\ndtype = "f32"\n'
+                 '[[steps]]\nop = "quantize"\ntensor = "x"\nscheme = "q8s"\nname = "q"\n'
+                 f'[[steps]]\n{layout_op}')
+    simulated = invoke("simulate", str(path))
+    simulated.assert_refused()
+    assert "step 3 (" in simulated.err and "BurnUnimplemented: not implemented" in simulated.err
+    validated = invoke("validate", str(path), "--plain")  # a report, not an error line
+    assert validated.code == 1 and "Traceback" not in validated.err + validated.out
+    assert "step 3 (" in validated.out and "would fail: BurnUnimplemented" in validated.out
