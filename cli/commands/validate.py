@@ -1,9 +1,10 @@
-"""`routerlab validate SCENARIO [--policy P]`: the transfer guard over a whole flow, nothing run.
+"""`routerlab validate SCENARIO [--policy P]`: the transfer guard over a whole flow, rehearsed.
 
 Every transfer of a quantized tensor is listed with what its policy would do; a step that would
-fail (and does not expect to) makes the exit status 1. `--policy` replaces every transfer's
-policy, to ask what the flow would do under it. The judging is
-`routerlab.core.scenario.predict.validate_flow`.
+fail (and does not expect to) makes the exit status 1. `--policy` replaces the run's and every
+transfer's policy, to ask what the flow would do under it. The judging is
+`routerlab.core.scenario.predict.validate_flow`: the same steps rehearsed on a private twin of
+the deployment.
 """
 
 from __future__ import annotations
