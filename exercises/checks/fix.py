@@ -150,7 +150,7 @@ def _(sub: Subject) -> Observation:
     return seen
 
 
-@guard.hidden("every kind, in every form, under every policy", hint=1)
+@guard.hidden("every kind, in every form, under every policy", hint=2)
 def _(sub: Subject) -> Observation:
     is_q, can = sub.function("is_quantized_handle"), sub.function("can_move_to_device")
     seen: Observation = []
@@ -236,7 +236,7 @@ def _observe_native(sub: Subject, scheme: str, profile: str = "flex", shared: bo
     return [(f"{what}: {_NATIVE_MEANING[key]}", seen[key]) for key in keys]
 
 
-@native.visible("a Q8S tensor moves cpu:0 -> cpu:1 natively, bit-identical", hint=1)
+@native.visible("a Q8S tensor moves cpu:0 -> cpu:1 natively, bit-identical", hint=2)
 def _(sub: Subject) -> Observation:
     return _observe_native(sub, "q8s")
 
@@ -253,14 +253,14 @@ def _(sub: Subject) -> Observation:
 
 
 @native.visible("the scales travel and are counted: bytes = values + scales + global "
-                "(CubeCL at Burn 2c06be3 left the scales behind, PR #5678)", hint=3)
+                "(CubeCL at Burn 2c06be3 left the scales behind, PR #5678)", hint=2)
 def _(sub: Subject) -> Observation:
     return (_observe_native(sub, "q8s:block=4:scale=ue4m3:global=f32", keys=("bytes",))
             + _observe_native(sub, "q4s:block=8:scale=f16", profile="cubecl",
                               keys=("bit_equal", "bytes")))
 
 
-@native.visible("q_to_device onto the device the tensor is on returns it unchanged", hint=1)
+@native.visible("q_to_device onto the device the tensor is on returns it unchanged", hint=2)
 def _(sub: Subject) -> Observation:
     rt = Runtime(["cpu:0"])
     q = rt.quantize(rt.tensor(_values(8, 3), "cpu:0", "f32"), "q8s")
@@ -289,7 +289,7 @@ def _(sub: Subject) -> Observation:
     return seen
 
 
-@native.hidden("the arrived tensor owns its values and its scales", hint=3)
+@native.hidden("the arrived tensor owns its values and its scales", hint=2)
 def _(sub: Subject) -> Observation:
     return _observe_native(sub, "q8s:block=4:scale=f16", shared=True, keys=("shares",))
 

@@ -140,7 +140,7 @@ def _(sub: Subject) -> Observation:
 
 
 @counts.visible("into_ir of the last reference: ReadWrite and NO Drop (Burn bumps the count "
-                "first)", hint=3)
+                "first)", hint=2)
 def _(sub: Subject) -> Observation:
     status, after, sends = sub.function("into_ir")(1)
     return [("into_ir(1) -> (status, count after, sends Drop?): the bump to 2 makes the drop at "

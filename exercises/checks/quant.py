@@ -114,7 +114,7 @@ def _(sub: Subject) -> Observation:
     return seen
 
 
-@scales.hidden("a tensor of zeros, a single value, a constant tensor", hint=1)
+@scales.hidden("a tensor of zeros, a single value, a constant tensor", hint=2)
 def _(sub: Subject) -> Observation:
     cases = [([0.0, 0.0, 0.0], "q8s"), ([-3.5], "q4f"), ([2.0] * 7, "q2s"), ([-2.0] * 3, "q8f")]
     return [(f"{value} of {values}", _scale(sub, values, value)) for values, value in cases]
@@ -139,7 +139,7 @@ def _rounded(sub: Subject, scale: float, dtype: str) -> float:
     return float(F32(got))
 
 
-@rounding.visible("f32 stores a scale as it is", hint=1)
+@rounding.visible("f32 stores a scale as it is", hint=2)
 def _(sub: Subject) -> Observation:
     scale = float(F32(0.014173228))
     return [(f"round_up({scale!r}, 'f32'): f32 is the identity", _rounded(sub, scale, "f32"))]
@@ -161,7 +161,7 @@ def _(sub: Subject) -> Observation:
              _rounded(sub, scale, "f16"))]
 
 
-@rounding.visible("at or above the maximum saturates: f16 65504, UE4M3 448", hint=3)
+@rounding.visible("at or above the maximum saturates: f16 65504, UE4M3 448", hint=2)
 def _(sub: Subject) -> Observation:
     return [("round_up(1e6, 'f16'): saturate to f16's max", _rounded(sub, 1e6, "f16")),
             ("round_up(1000.0, 'ue4m3'): saturate to UE4M3's max",
@@ -169,7 +169,7 @@ def _(sub: Subject) -> Observation:
 
 
 @rounding.visible("in the model's quantizer: a UE4M3 block scheme stores the rounded scales",
-                  hint=3)
+                  hint=2)
 def _(sub: Subject) -> Observation:
     x = np.linspace(-3.0, 5.0, 32, dtype=F32).reshape(4, 8)
     raw = quantize_dynamic(x, "q8s:block=4", profile=Profile.NDARRAY).scales_f32().reshape(-1)
@@ -187,7 +187,7 @@ def _(sub: Subject) -> Observation:
     return [(f"round_up({s!r}, {d!r})", _rounded(sub, s, d)) for s, d in cases]
 
 
-@rounding.hidden("the subnormal ladders, values already on the grid, and the maxima", hint=3)
+@rounding.hidden("the subnormal ladders, values already on the grid, and the maxima", hint=2)
 def _(sub: Subject) -> Observation:
     cases = [(float(F32(v)), d) for d, v in (
         ("f16", 3e-6), ("f16", 2.0**-24), ("f16", 6.1e-5), ("ue4m3", 0.004), ("ue4m3", 2.0**-9),
@@ -229,7 +229,7 @@ def _(sub: Subject) -> Observation:
              "4..8", _words(sub, [-1, 1], 4))]
 
 
-@packing.visible("a row that does not fill its last word is zero-padded", hint=1)
+@packing.visible("a row that does not fill its last word is zero-padded", hint=2)
 def _(sub: Subject) -> Observation:
     return [("pack_u32([1, -2, 3, -4, 5, -6, 7, -8, 1], bits=4): 9 Q4 values need 2 words",
              _words(sub, [1, -2, 3, -4, 5, -6, 7, -8, 1], 4))]
@@ -265,7 +265,7 @@ def _(sub: Subject) -> Observation:
     return seen
 
 
-@packing.hidden("the ends of each range, alone in a word", hint=1)
+@packing.hidden("the ends of each range, alone in a word", hint=2)
 def _(sub: Subject) -> Observation:
     cases = [([v], bits) for bits in (2, 4, 8) for v in (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)]
     return [(f"bits={bits}, values={values}", _words(sub, values, bits))

@@ -90,14 +90,14 @@ def _(sub: Subject) -> Observation:
             ("after a ReadWrite get, the registry holds", sorted(handles))]
 
 
-@statuses.visible("an id that is not registered panics with Burn's “Should have handle…”", hint=1)
+@statuses.visible("an id that is not registered panics with Burn's “Should have handle…”", hint=2)
 def _(sub: Subject) -> Observation:
     get_handle = sub.function("get_handle")
     return [("get_handle on a missing id (Burn panics: MissingHandleError)",
              outcome(lambda: get_handle({4: "h"}, TensorId(3), READ_ONLY), _PANICS))]
 
 
-@statuses.visible("a NotInit status is refused with a Burn panic", hint=3)
+@statuses.visible("a NotInit status is refused with a Burn panic", hint=2)
 def _(sub: Subject) -> Observation:
     get_handle = sub.function("get_handle")
     return [("get_handle with status NotInit on a registered id (Burn panics: BurnPanic, the "

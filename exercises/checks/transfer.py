@@ -102,7 +102,7 @@ def _observe_move(sub: Subject, dtype: DType, shared: bool = False) -> Observati
     return [(f"{what}: {meaning}", seen[key]) for key, meaning in _MEANING]
 
 
-@moves.visible("a unique f32 tensor moves to cpu:1, values intact, source entry gone", hint=1)
+@moves.visible("a unique f32 tensor moves to cpu:1, values intact, source entry gone", hint=2)
 def _(sub: Subject) -> Observation:
     return _observe_move(sub, DType.F32)
 
@@ -119,7 +119,7 @@ def _(sub: Subject) -> Observation:
 
 
 @moves.visible("a shared tensor is copied: the source keeps its entry (the IR's status decides)",
-               hint=3)
+               hint=2)
 def _(sub: Subject) -> Observation:
     return _observe_move(sub, DType.F32, shared=True)
 
@@ -160,7 +160,7 @@ def _(sub: Subject) -> Observation:
     target = rt.session("cpu:1").interpreter.handles.get_handle_ref(y.id)
     if source is None or target is None:
         raise CheckFailure("after moving one of two clones, both registries must hold the tensor",
-                           hint=3)
+                           hint=2)
     return [("the registered primitive on cpu:1 shares memory with cpu:0's (use the target "
              "backend's *_to_device, which copies)",
              target is source or bool(np.shares_memory(target.array, source.array)))]
