@@ -56,4 +56,18 @@ _SUMMARY = {
 }
 
 DEFAULT_POLICY = Policy.NATIVE
+
+
+def spelled_policy(policy: Policy | str | None, legacy: bool | None) -> Policy | None:
+    """The policy given by name, or by its older spelling: `legacy=True` is `legacy`,
+    `legacy=False` is `native`. Both given and disagreeing is refused rather than ranked; the
+    Runtime, a transfer, a scenario and a step all read the two spellings here."""
+    chosen = None if policy is None else Policy.parse(policy)
+    if legacy is None:
+        return chosen
+    spelled = Policy.LEGACY if legacy else Policy.NATIVE
+    if chosen is not None and chosen is not spelled:
+        raise RouterLabError(f"legacy = {str(legacy).lower()} contradicts policy = "
+                             f"{chosen.value!r}; legacy is a policy, give only policy")
+    return spelled
 POLICY_NAMES: tuple[str, ...] = tuple(p.value for p in Policy)

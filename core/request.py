@@ -22,7 +22,7 @@ from functools import lru_cache
 from routerlab.core.choices import Choice
 from routerlab.core.devices import Device, DeviceLike, Path, parse_device
 from routerlab.core.errors import DeviceError, RouterLabError
-from routerlab.core.policies import Policy
+from routerlab.core.policies import Policy, spelled_policy
 
 MAX_HOPS = 10_000
 """More hops than any lesson needs; a larger count is refused before anything moves."""
@@ -67,21 +67,13 @@ class TransferRequest:
         """Parse every field by name. `legacy` is the older spelling of a policy: True means
         `policy="legacy"`, False means `policy="native"`; given beside a policy that says
         otherwise, it is refused rather than silently ranked."""
-        if legacy is not None:
-            spelled = Policy.LEGACY if legacy else Policy.NATIVE
-            if policy is not None and Policy.parse(policy) is not spelled:
-                raise RouterLabError(f"legacy={legacy} contradicts policy={policy!s}; legacy is "
-                                     "a policy, give only policy")
-            policy = spelled
+        chosen = spelled_policy(policy, legacy)
         if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
             raise RouterLabError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {hops!r}")
-        return cls(parse_device(device), None if policy is None else Policy.parse(policy),
+        return cls(parse_device(device), chosen,
                    None if path is None else Path.parse(path),
                    None if transport is None else Transport.parse(transport),
                    None if arrival is None else Arrival.parse(arrival), hops)
-
-    def with_policy(self, policy: Policy) -> TransferRequest:
-        return replace(self, policy=policy)
 
     def to(self, device: Device) -> TransferRequest:
         """The same request, one hop to `device` (itself when it already is: `replace` re-runs

@@ -47,7 +47,7 @@ from routerlab.core.ir import (
     TensorId,
 )
 from routerlab.core.moves import check_quantize, move, q_to_device, upload
-from routerlab.core.policies import DEFAULT_POLICY, Policy
+from routerlab.core.policies import DEFAULT_POLICY, Policy, spelled_policy
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes, parse_scheme
 from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
@@ -93,8 +93,7 @@ class Runtime:
         self.trace = Trace()
         self.journal = Journal()
         self.server = Server(self.trace, self.journal)
-        self.policy = TransferRequest.of("cpu:0", policy=policy, legacy=legacy).policy \
-            or DEFAULT_POLICY
+        self.policy = spelled_policy(policy, legacy) or DEFAULT_POLICY
         self.arrival = Arrival.parse(arrival)
         if quantized is None:
             from routerlab.core.fix.arms import QuantizedTransfers

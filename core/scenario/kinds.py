@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from routerlab.core.errors import UnknownTensorError
-from routerlab.core.policies import Policy
+from routerlab.core.policies import Policy, spelled_policy
 from routerlab.core.scenario.fields import Field
 
 if TYPE_CHECKING:
@@ -59,12 +59,9 @@ class RunContext:
 
 
 def _step_policy(step: Step) -> Policy | None:
-    """A step's own policy: `policy`, or the older spelling `legacy = true/false`."""
-    if "policy" in step:
-        return Policy.parse(step["policy"])
-    if "legacy" in step:
-        return Policy.LEGACY if step["legacy"] else Policy.NATIVE
-    return None
+    """A step's own policy: `policy`, or the older spelling `legacy = true/false` (loading
+    refuses a step that gives both)."""
+    return spelled_policy(step.get("policy"), step.get("legacy"))
 
 
 Run = Callable[[RunContext, Step], str]

@@ -15,7 +15,7 @@ from typing import Any
 from routerlab.core.devices import Device, check_topology, parse_device
 from routerlab.core.errors import RouterLabError, ScenarioError
 from routerlab.core.limits import MAX_SCENARIO_BYTES
-from routerlab.core.policies import Policy
+from routerlab.core.policies import Policy, spelled_policy
 from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, Transport
 from routerlab.core.safe_io import parse_toml, read_text
 from routerlab.core.scenario import fields as f
@@ -90,14 +90,10 @@ def parse_scenario(text: str, source: str = "<scenario>", kinds: StepKinds = BUI
 
 
 def _policy(doc: Mapping[str, Any], source: str) -> Policy | None:
-    policy = Policy.parse(doc["policy"]) if "policy" in doc else None
-    if "legacy" in doc:
-        spelled = Policy.LEGACY if doc["legacy"] else Policy.NATIVE
-        if policy is not None and policy is not spelled:
-            raise ScenarioError(f"{source}: field 'legacy': legacy = {str(doc['legacy']).lower()} "
-                                f"contradicts policy = {policy.value!r}; give only policy")
-        policy = spelled
-    return policy
+    try:
+        return spelled_policy(doc.get("policy"), doc.get("legacy"))
+    except RouterLabError as error:
+        raise ScenarioError(f"{source}: field 'legacy': {error}") from None
 
 
 def _check_step(step: Any, number: int, labels: set[str], source: str, devices: list[Device],

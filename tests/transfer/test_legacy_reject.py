@@ -158,3 +158,25 @@ def test_reject_refuses_before_anything_is_submitted(target: str, shared: bool) 
     assert [e.kind for e in new] == ["failed"] and new[0].device == "client"
     assert rt.server.pending_transfers() == 0
     assert all(rt.session(d).ended is None for d in DEVICES)
+
+
+def test_legacy_is_a_spelling_of_the_policy_read_one_way_everywhere() -> None:
+    """`legacy=True/False` means policy legacy/native for a runtime, a transfer, a scenario and
+    a step; given beside a policy that disagrees it is refused, never ranked."""
+    from routerlab.core import TransferRequest
+    from routerlab.core.errors import RouterLabError, ScenarioError
+    from routerlab.core.scenario import parse_scenario
+
+    assert Runtime(legacy=True).policy is Policy.LEGACY
+    assert Runtime(legacy=False, policy="native").policy is Policy.NATIVE
+    assert TransferRequest.of("cpu:1", legacy=True).policy is Policy.LEGACY
+    contradiction = "legacy = true contradicts policy = 'native'; legacy is a policy"
+    with pytest.raises(RouterLabError, match=contradiction):
+        Runtime(legacy=True, policy="native")
+    with pytest.raises(RouterLabError, match=contradiction):
+        TransferRequest.of("cpu:1", legacy=True, policy="native")
+    with pytest.raises(ScenarioError, match=f"^s.toml: field 'legacy': {contradiction}"):
+        parse_scenario('devices = ["cpu:0"]\nlegacy = true\npolicy = "native"\nsteps = []\n',
+                       "s.toml")
+    assert parse_scenario('devices = ["cpu:0"]\nlegacy = true\nsteps = []\n').policy is \
+        Policy.LEGACY
