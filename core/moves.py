@@ -26,6 +26,7 @@ import numpy as np
 from routerlab.core.channel import to_device
 from routerlab.core.client import RouterClient
 from routerlab.core.data import TensorData
+from routerlab.core.devices import Device
 from routerlab.core.dtypes import AnyDType, QFloat, is_quantized
 from routerlab.core.errors import BurnUnimplemented, DTypeError, QuantizationError
 from routerlab.core.fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
@@ -48,10 +49,11 @@ def choose_policy(tensor: RouterTensor, request: TransferRequest) -> Policy:
     return tensor.client.session.interpreter.policy_for(request)
 
 
-def plan(tensor: RouterTensor, target: RouterClient, request: TransferRequest) -> TransferPlan:
-    """What moving `tensor` to `target` would do (nothing is consumed or submitted)."""
+def plan(tensor: RouterTensor, target: Device, request: TransferRequest) -> TransferPlan:
+    """What moving `tensor` to `target` would do (nothing is consumed or submitted, and no
+    device is created: a plan needs the target's name, not its session)."""
     tensor.check()
-    return _cached_plan(tensor.held, tensor.shape, tensor.device, target.device, request.path,
+    return _cached_plan(tensor.held, tensor.shape, tensor.device, target, request.path,
                         choose_policy(tensor, request))
 
 
@@ -63,7 +65,7 @@ def move(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
     (its uint walls)."""
     if not is_quantized(tensor.dtype):
         return to_device(tensor, target, request, arrival)
-    planned = plan(tensor, target, request)
+    planned = plan(tensor, target.device, request)
     planned.raise_if_refused()
     moved = to_device(tensor, target, request.but(policy=planned.policy, path=planned.path),
                       arrival)

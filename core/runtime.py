@@ -30,7 +30,7 @@ from routerlab.core.devices import Device, DeviceLike, Path, check_topology, par
 from routerlab.core.dtypes import AnyDType, DType, QFloat, is_quantized
 from routerlab.core.errors import BurnUnimplemented, DeviceError, DTypeError, UnknownTensorError
 from routerlab.core.fix.advertised import Advertisement, advertise
-from routerlab.core.fix.guard import TransferPlan, plan_transfer
+from routerlab.core.fix.guard import TransferPlan
 from routerlab.core.handles import Journal
 from routerlab.core.interpreter import Arm, QuantizedExtension, TensorInterpreter
 from routerlab.core.ir import (
@@ -46,7 +46,7 @@ from routerlab.core.ir import (
     SwapDimsOp,
     TensorId,
 )
-from routerlab.core.moves import check_quantize, move, q_to_device, upload
+from routerlab.core.moves import check_quantize, move, plan, q_to_device, upload
 from routerlab.core.policies import DEFAULT_POLICY, Policy, spelled_policy
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes, parse_scheme
@@ -316,11 +316,7 @@ class Runtime:
         """What `to_device` would do, without doing it (the guard): nothing is submitted and no
         device is created."""
         request = TransferRequest.of(device, policy=policy, path=path, legacy=legacy)
-        self._device(request.device)
-        tensor.check()
-        chosen = request.policy or tensor.client.session.interpreter.policy
-        return plan_transfer(tensor.held, tensor.shape, tensor.device, request.device,
-                             request.path, chosen)
+        return plan(tensor, self._device(request.device), request)
 
     # --- quantized tensors -------------------------------------------------------------------
 
