@@ -102,24 +102,23 @@ def check_quantize(dtype: AnyDType, shape: tuple[int, ...], profile: Profile,
                    scheme: QuantScheme | str, scales: Sequence[float] | None = None,
                    global_scale: float | None = None,
                    calibration: Calibration | str = Calibration.MINMAX
-                   ) -> tuple[QuantScheme, QuantizeParams]:
-    """Check a quantize on the client, before the input is consumed, and return the
-    `QuantizeOp` parameters: the scheme the device's profile stores for this shape (Burn's
-    builder fixes the output dtype the same way) and the given scales, each refused here if the
-    quantizer would refuse it. A scenario's `validate` asks the same question of the same
-    function, so the two cannot disagree."""
+                   ) -> tuple[QuantScheme, QuantScheme, QuantizeParams]:
+    """Check a quantize on the client, before the input is consumed, and return the scheme
+    asked for (resolved against the profile: the op's output dtype, as Burn's builder sets it),
+    the scheme the profile stores for this shape (what the device will hold) and the
+    `QuantizeOp` parameters, each refused here if the quantizer would refuse it."""
     if isinstance(dtype, QFloat) or not dtype.is_float():
         raise DTypeError(f"quantize needs a float tensor, not {dtype}")
-    parsed = parse_scheme(scheme) if isinstance(scheme, str) else scheme
-    stored = scheme_on(parsed, profile, shape)
+    asked = (parse_scheme(scheme) if isinstance(scheme, str) else scheme).resolve(profile)
+    stored = scheme_on(asked, profile, shape)
     check_quantizable(stored)
     method = Calibration.parse(calibration)
     if scales is None:
         if global_scale is not None:
             raise QuantizationError("a global scale goes with given scales; pass both or neither")
         check_calibration(stored, shape, method)
-        return stored, QuantizeParams(None, None, method)
+        return asked, stored, QuantizeParams(None, None, method)
     given_scales(stored, shape, np.asarray(scales, dtype=np.float64), global_scale)
-    return stored, QuantizeParams(tuple(float(s) for s in np.asarray(scales, np.float64).ravel()),
-                                  None if global_scale is None else float(global_scale),
-                                  method)
+    return asked, stored, QuantizeParams(
+        tuple(float(s) for s in np.asarray(scales, np.float64).ravel()),
+        None if global_scale is None else float(global_scale), method)

@@ -49,7 +49,7 @@ from routerlab.core.ir import (
 from routerlab.core.moves import check_quantize, move, plan, q_to_device, upload
 from routerlab.core.policies import DEFAULT_POLICY, Policy, spelled_policy
 from routerlab.core.profiles import Profile
-from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes, parse_scheme
+from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes
 from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
 from routerlab.core.server import Server
 from routerlab.core.session import Reply, Session
@@ -330,10 +330,9 @@ class Runtime:
         wall: the client's `unimplemented!()`, or with `fusion` the server's `todo!()`."""
         tensor.check()
         self._bare_router_wall(f"{SRC_ROUTER_QUANT}:{27 if scales is None else 20}")
-        stored, params = check_quantize(tensor.dtype, tensor.shape, tensor.device.profile, scheme,
-                                        scales, global_scale, calibration)
-        asked = (parse_scheme(scheme) if isinstance(scheme, str) else scheme).resolve(
-            tensor.device.profile)
+        asked, stored, params = check_quantize(tensor.dtype, tensor.shape,
+                                               tensor.device.profile, scheme, scales,
+                                               global_scale, calibration)
         out = self.op(QuantizeOp, tensor, params=(asked, params))
         out.held = QFloat(stored)
         return out
