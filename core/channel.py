@@ -36,6 +36,7 @@ from routerlab.core.tensor import RouterTensor
 
 SRC_BRIDGE = "crates/burn-router/src/channel/base.rs:58"
 SRC_REGISTER = "crates/burn-remote/src/client/channel.rs:42"
+REMOTE_REGISTER_PANIC = "Can't register manually a tensor on a remote channel."
 SRC_ROUTER_Q_INTO_DATA = "crates/burn-router/src/ops/qtensor.rs:45-46"
 
 
@@ -79,7 +80,7 @@ def bridge_change_backend(tensor: RouterTensor, target: RouterClient,
     else:
         moved = target_interp.backend.from_data(source_interp.backend.into_data(handle))
     if legacy:  # `Self::register_tensor` (base.rs:61-63), which a remote channel refuses
-        raise BurnPanic("Can't register manually a tensor on a remote channel.", SRC_REGISTER)
+        raise BurnPanic(REMOTE_REGISTER_PANIC, SRC_REGISTER)
     trace = source_interp.trace
     new_id = target.create_empty_handle()
     target_interp.handles.register(new_id, moved)

@@ -15,6 +15,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from routerlab.core.backend import HandleKind, Kind, kind_of
+from routerlab.core.channel import (
+    REMOTE_REGISTER_PANIC,
+    SRC_BRIDGE,
+    SRC_REGISTER,
+    SRC_ROUTER_Q_INTO_DATA,
+)
 from routerlab.core.choices import Choice
 from routerlab.core.devices import Device, Path, automatic_path, check_forced_path
 from routerlab.core.dtypes import AnyDType, QFloat
@@ -29,7 +35,6 @@ from routerlab.core.view import TableView, Viewable
 
 SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"
 SRC_INTERP = "crates/burn-router/src/interpreter.rs"
-SRC_CHANNEL = "crates/burn-router/src/channel/base.rs:58"
 SRC_WORKER = "crates/burn-remote/src/server/worker.rs:119-134"
 ROUTER_LAYER = "client (router)"
 
@@ -253,17 +258,16 @@ def _get_tensor_wall(dtype: AnyDType) -> Wall:
 
 
 _BRIDGE_WALL = Wall("client (channel)", "change_client_backend (default, bridge)",
-                    "not implemented", SRC_CHANNEL)
+                    "not implemented", SRC_BRIDGE)
 """The default `change_client_backend`'s `unimplemented!()` for any dtype without a bridge arm."""
 
 _REGISTER_WALL = Wall("client (channel)", "RemoteChannel::register_tensor",
-                      "Can't register manually a tensor on a remote channel.",
-                      "crates/burn-remote/src/client/channel.rs:42")
+                      REMOTE_REGISTER_PANIC, SRC_REGISTER)
 """Where the default `change_client_backend` ends for a plain tensor: it registers through the
 channel (`crates/burn-router/src/channel/base.rs:61-63`), and `RemoteChannel` refuses."""
 
 _DISPATCH_WALL = Wall("client (Dispatch)", "BackendRouter::q_into_data", "not implemented",
-                      "crates/burn-router/src/ops/qtensor.rs:45-46")
+                      SRC_ROUTER_Q_INTO_DATA)
 """Dispatch moves a quantized tensor across backends with `q_into_data` then `q_from_data`
 (`crates/burn-dispatch/src/ops/qtensor.rs:36-50`); on a router device the first is
 `unimplemented!()`."""
