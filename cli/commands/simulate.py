@@ -9,7 +9,6 @@ the colour), or one JSON document with `--json`. A bad file or a failing step ra
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Annotated
 
 import typer
@@ -37,13 +36,7 @@ def simulate(
     from routerlab.cli.render import make_console, print_json, safe, to_rich
     from routerlab.core.scenario import ScenarioRunError, load_scenario, run_scenario
 
-    loaded = load_scenario(scenario)
-    if fusion:
-        loaded = dataclasses.replace(loaded, fusion=True)
-    if transport is not None:
-        from routerlab.core import Transport
-
-        loaded = dataclasses.replace(loaded, transport=Transport.parse(transport).value)
+    loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport)
     steps = run_scenario(loaded, policy=policy)
     if json_out:
         done: list[dict[str, object]] = []

@@ -34,13 +34,7 @@ def validate(
     from routerlab.cli.render import make_console, print_json, safe, to_rich
     from routerlab.core.scenario import load_scenario, validate_flow
 
-    loaded = load_scenario(scenario)
-    if fusion:
-        loaded = dataclasses.replace(loaded, fusion=True)
-    if transport is not None:
-        from routerlab.core import Transport
-
-        loaded = dataclasses.replace(loaded, transport=Transport.parse(transport).value)
+    loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport)
     report = validate_flow(loaded, policy)
     if json_out:
         print_json(report.to_dict())

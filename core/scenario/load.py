@@ -8,7 +8,7 @@ file is refused with the step and field at fault. The format is documented in do
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -57,6 +57,14 @@ class Scenario:
     @property
     def legacy(self) -> bool:
         return self.policy is Policy.LEGACY
+
+    def overridden(self, *, fusion: bool = False, transport: str | None = None) -> Scenario:
+        """The scenario with the command line's settings in place of the file's (`--fusion`
+        turns fusion on; `--transport` names the transport)."""
+        changes: dict[str, Any] = {"fusion": True} if fusion else {}
+        if transport is not None:
+            changes["transport"] = Transport.parse(transport).value
+        return replace(self, **changes)
 
 
 def load_scenario(path: str | FilePath, kinds: StepKinds = BUILTIN) -> Scenario:

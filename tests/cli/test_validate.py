@@ -108,3 +108,28 @@ def test_plain_prints_the_summary_once(args: list[str], summary: str) -> None:
     assert result.exit_code == (1 if summary == "flow FAILS" else 0), result.output
     assert result.output.count(summary) == 1, result.output
     assert result.output.index(summary) > result.output.rfind("wall:")  # last, after the walls
+
+
+@pytest.mark.parametrize(("flags", "failure"), [
+    ([], {"step": 2, "error": "BurnUnimplemented"}),      # the bare router's client-side wall
+    (["--fusion"], {"step": 2, "error": "BurnTodo"}),      # fusion reaches the server's todo!()
+])
+def test_fusion_on_the_command_line_decides_the_quantize_wall(flags: list[str],
+                                                               failure: dict[str, object]) -> None:
+    path = str(SCENARIOS / "quantized-local.toml")
+    result = CliRunner().invoke(app, ["validate", path, "--policy", "legacy", "--json", *flags])
+    assert result.exit_code == 1 and json.loads(result.stdout)["failure"] == failure
+    ran = CliRunner().invoke(app, ["simulate", path, "--policy", "legacy", "--json", *flags])
+    assert json.loads(ran.stdout)["failure"]["error"] == failure["error"]
+
+
+def test_transport_on_the_command_line_replaces_the_files() -> None:
+    """quantized-legacy's cross-peer step (6): over Iroh, the file's default, the target gives
+    up and goes on; `--transport websocket` makes the same target wait forever."""
+    path = str(SCENARIOS / "quantized-legacy.toml")
+    iroh = CliRunner().invoke(app, ["simulate", path, "--json"])
+    websocket = CliRunner().invoke(app, ["simulate", path, "--json", "--transport", "websocket"])
+    step = {s["step"]: s for s in json.loads(iroh.stdout)["steps"]}[6]
+    assert "gave up waiting" in step["error"]
+    step = {s["step"]: s for s in json.loads(websocket.stdout)["steps"]}[6]
+    assert "would wait forever" in step["error"]
