@@ -135,7 +135,6 @@ class Runtime:
         if client is not None:
             return client
         self._check_declared(parsed)
-        check_topology([*self._clients, parsed])
         backend = self._backends(parsed)
         backend.scales_left_behind = self.cubecl_legacy and parsed.profile is Profile.CUBECL
         interpreter = self._interpreter(backend, self.trace, policy=self.policy,
@@ -153,7 +152,6 @@ class Runtime:
         parsed = parse_device(device)
         if parsed not in self._clients:
             self._check_declared(parsed)
-            check_topology([*self._clients, parsed])
         return parsed
 
     def _check_declared(self, device: Device) -> None:
@@ -162,6 +160,7 @@ class Runtime:
         if self._declared is not None and device not in self._declared:
             known = ", ".join(str(d) for d in self._declared)
             raise DeviceError(f"unknown device {device}; this runtime has: {known}")
+        check_topology([*self._clients, device])
 
     def _forget(self, device: Device) -> None:
         """Undo `client`'s creation of `device` (a failed step's rollback)."""
