@@ -56,6 +56,7 @@ _SUMMARY = {
 }
 
 DEFAULT_POLICY = Policy.NATIVE
+POLICY_NAMES: tuple[str, ...] = tuple(p.value for p in Policy)
 
 
 def spelled_policy(policy: Policy | str | None, legacy: bool | None) -> Policy | None:
@@ -70,4 +71,3 @@ def spelled_policy(policy: Policy | str | None, legacy: bool | None) -> Policy |
         raise RouterLabError(f"legacy = {str(legacy).lower()} contradicts policy = "
                              f"{chosen.value!r}; legacy is a policy, give only policy")
     return spelled
-POLICY_NAMES: tuple[str, ...] = tuple(p.value for p in Policy)
