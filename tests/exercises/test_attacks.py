@@ -128,12 +128,24 @@ def _forge_state(workspace: Workspace) -> None:
     workspace.state_path.write_text(json.dumps({"version": 1, "records": records}))
 
 
+@pytest.fixture
+def scratch_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder this test's sandboxes make their scratch folders in (the supervisor inherits
+    TMPDIR), so "nothing left behind" is checked on this test's own runs, not on whatever other
+    test runs on the machine leave in /tmp at the same moment."""
+    root = tmp_path / "scratch"
+    root.mkdir()
+    monkeypatch.setenv("TMPDIR", str(root))
+    return root
+
+
 def _stray_processes() -> list[str]:
     done = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False)
     return [line for line in done.stdout.splitlines() if TOKEN in line and "ps -eo" not in line]
 
 
-def test_a_workspace_of_attacks_passes_nothing_anywhere(tmp_path: Path) -> None:
+def test_a_workspace_of_attacks_passes_nothing_anywhere(tmp_path: Path,
+                                                       scratch_root: Path) -> None:
     workspace = _attacked_workspace(tmp_path)
     runner = CliRunner()
     checked = runner.invoke(app, ["exercises", "check", "--all", "--json", "--dir",
@@ -152,8 +164,7 @@ def test_a_workspace_of_attacks_passes_nothing_anywhere(tmp_path: Path) -> None:
     time.sleep(0.5)
     assert not OUTSIDE.exists() and not Path(f"{OUTSIDE}-late").exists()
     assert _stray_processes() == []
-    leftovers = [p for p in Path("/tmp").glob("routerlab-sandbox-*")]
-    assert all(time.time() - p.stat().st_mtime > 600 for p in leftovers), leftovers
+    assert list(scratch_root.iterdir()) == []
 
 
 def _check(tmp_path: Path, exercise_id: str, source: str, timeout: float | None = None):  # noqa: ANN202
@@ -192,12 +203,12 @@ def test_ansi_escapes_in_output_are_shown_escaped(tmp_path: Path) -> None:
     assert "\x1b" not in report.output and "\\x1b[1;32m" in report.output
 
 
-def test_a_flood_of_output_is_capped_and_leaves_nothing_on_disk(tmp_path: Path) -> None:
-    before = set(Path("/tmp").glob("routerlab-sandbox-*"))
+def test_a_flood_of_output_is_capped_and_leaves_nothing_on_disk(tmp_path: Path,
+                                                                scratch_root: Path) -> None:
     report = _check(tmp_path, "quant-3", FLOOD, timeout=2)
     assert not report.passed and "did not finish within 2 s" in report.problem.message
     assert len(report.output) < 5000 and "bytes printed" in report.output
-    assert set(Path("/tmp").glob("routerlab-sandbox-*")) <= before
+    assert list(scratch_root.iterdir()) == []
 
 
 def test_writing_outside_the_scratch_folder_is_refused(tmp_path: Path) -> None:
@@ -231,14 +242,16 @@ def test_the_sandbox_kills_a_double_forked_grandchild_that_left_the_session() ->
     assert _stray_processes() == []
 
 
-def test_the_sandbox_gives_a_scratch_home_and_cwd_and_no_other_descriptors() -> None:
+def test_the_sandbox_gives_a_scratch_home_and_cwd_and_no_other_descriptors(
+        scratch_root: Path) -> None:
     script = ("import os, json\n"
               "fd = int(os.environ['ROUTERLAB_RESULT_FD'])\n"
               "os.write(fd, json.dumps([os.getcwd(), os.environ['HOME'], fd,"
               " sorted(int(f) for f in os.listdir('/proc/self/fd'))]).encode())\n")
     reply = _sandbox([sys.executable, "-c", script], timeout=10)
     cwd, home, fd, fds = json.loads(reply["result"])
-    assert "routerlab-sandbox-" in cwd and "routerlab-sandbox-" in home
+    assert Path(cwd).parent.parent == scratch_root and Path(home).parent == Path(cwd).parent
+    assert Path(cwd).parent.name.startswith("routerlab-sandbox-")
     assert not Path(cwd).exists(), "the scratch folder is removed afterwards"
     others = set(fds) - {0, 1, 2, fd}
     assert len(others) <= 1, f"inherited descriptors besides the pipe: {others}"  # listdir's own
