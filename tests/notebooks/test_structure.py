@@ -28,6 +28,8 @@ def test_committed_without_outputs(notebook_path: Path) -> None:
             assert cell.get("outputs") == [], f"cell {index} of {notebook_path.name} has outputs"
             assert cell.get("execution_count") is None, f"cell {index} has an execution count"
     assert "widgets" not in notebook["metadata"], "saved widget state is an output too"
+    ids = [cell.get("id") for cell in notebook["cells"]]
+    assert None not in ids and len(set(ids)) == len(ids), "nbformat 4.5 wants a unique id per cell"
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
 
 
