@@ -13,6 +13,8 @@ check, never displayed.
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -112,6 +114,7 @@ def lesson(notebook: str | None = None, dir: str | Path | None = None) -> Lesson
     except NoWorkspaceError:
         pass
     if "root" not in _scratch:
-        _scratch["root"] = Path(tempfile.mkdtemp(prefix="routerlab-notebook-"))
-        init_workspace(_scratch["root"], student="notebook")
+        root = _scratch["root"] = Path(tempfile.mkdtemp(prefix="routerlab-notebook-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)  # it ends with the kernel
+        init_workspace(root, student="notebook")
     return Lesson(find_workspace(_scratch["root"]), notebook, temporary=True)
