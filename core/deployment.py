@@ -1,11 +1,10 @@
-"""What a deployment looks like right now, as plain data: the client's id counter, and, per
-server process (peer), each device session with its state and the ids in its registry.
+"""What a deployment looks like right now, as plain data: per server process (peer), each device
+session with its state and the ids in its registry.
 
 It is the data behind a drawing of the router (the notebooks draw it as SVG): the model only
 describes itself here and knows nothing of how it is drawn. A burn-remote server hosts one
 backend (`crates/burn-remote/src/server/builder.rs:77-89`) and keeps one handle registry per
-session (`crates/burn-remote/src/server/session.rs`); every device's client mints ids from one
-process-wide counter (`crates/burn-remote/src/client/service/registry.rs:18-20`).
+session (`crates/burn-remote/src/server/session.rs`).
 """
 
 from __future__ import annotations
@@ -36,24 +35,23 @@ class PeerState:
 
 @dataclass(frozen=True)
 class Deployment:
-    """Every server of a runtime, and the next id the client will mint."""
+    """Every server of a runtime."""
 
     peers: tuple[PeerState, ...]
-    next_id: int
 
     @property
     def sessions(self) -> int:
         return sum(len(p.sessions) for p in self.peers)
 
 
-def describe(sessions: Iterable[Session], next_id: int) -> Deployment:
+def describe(sessions: Iterable[Session]) -> Deployment:
     """The deployment of these sessions, grouped by peer (first seen first)."""
     by_peer: dict[str, list[Session]] = {}
     for session in sessions:
         by_peer.setdefault(session.device.peer, []).append(session)
     return Deployment(tuple(
         PeerState(peer, str(group[0].device.profile), tuple(_state(s) for s in group))
-        for peer, group in by_peer.items()), next_id)
+        for peer, group in by_peer.items()))
 
 
 def _state(session: Session) -> SessionState:

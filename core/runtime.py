@@ -387,7 +387,7 @@ class Runtime:
     def deployment(self) -> Deployment:
         """Every server and session of this runtime and the ids each registry holds, as data
         (what the notebooks draw)."""
-        return describe((c.session for c in self._clients.values()), self._minted)
+        return describe(c.session for c in self._clients.values())
 
     def registries(self) -> dict[str, TableView]:
         return {str(d): c.session.view() for d, c in self._clients.items()}

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 from routerlab.core import Runtime
-from routerlab.core.server import Server
 from routerlab.exercises.checks.base import CheckFailure, Observation, Subject, Suite
 
 rendezvous = Suite("transfer-3")
@@ -49,7 +48,7 @@ def plugged_runtime(sub: Subject, devices: tuple[str, ...] = ("cpu:0", "cpu:1"),
         return rt
     expose, ready, take, purge = (sub.function(n) for n in ("expose", "ready", "take", "purge"))
 
-    class PluggedServer(Server):
+    class PluggedServer(type(rt.server)):  # type: ignore[misc]  # the runtime's own server
         def _change(self, peer: str, change: Callable[[dict[int, Any]], Any]) -> Any:
             """Run `change` on a copy of `peer`'s map, then apply the difference through the
             journal (so a rollback undoes the student's changes as it undoes the model's)."""

@@ -43,12 +43,11 @@ def deployment_svg(deployment: Deployment, title: str = "") -> str:
         y += height + _GAP
     total = max(y + 10, 200)
     client = [
-        _box(10, 40, _CLIENT_W, 110, BLUE.tint(0.14), BLUE.hex),
+        _box(10, 40, _CLIENT_W, 94, BLUE.tint(0.14), BLUE.hex),
         _text(20, 60, "client (your program)", bold=True),
         _text(20, 82, "BackendRouter"),
         _text(20, 102, "RouterTensor: id, shape,"),
         _text(20, 118, "dtype, count (no data)"),
-        _text(20, 140, f"next id: {deployment.next_id}", mono=True),
         _text(_CLIENT_W + 24, 30, "channel: OperationIr, fire-and-forget →", small=True),
     ]
     heading = _text(10, 20, title, bold=True) if title else ""
