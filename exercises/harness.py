@@ -44,6 +44,7 @@ def main(argv: list[str]) -> int:
 
     path, display = request["path"], request["display"]
     guard.protect(exercise.delegation, [path], os.environ.get("ROUTERLAB_SCRATCH", os.getcwd()))
+    _emit(out, ready=True)  # the student's time limit starts here, not at the imports above
     _run(suite, path, display, out)
     _emit(out, done=True, delegated=sorted(set(guard.delegated)))
     out.close()

@@ -33,6 +33,9 @@ MEMORY_LIMIT = 2 * 1024 ** 3
 space; a runaway allocation stops here instead of taking the machine."""
 FILE_LIMIT = 16 * 1024 * 1024
 """RLIMIT_FSIZE: the largest file the student's process may write (in its scratch folder)."""
+STARTUP_LIMIT = 30.0
+"""Seconds RouterLab's own imports may take in the student's process before its time limit
+starts (a loaded classroom machine must not fail a student for RouterLab's start-up)."""
 SANDBOX = Path(__file__).with_name("sandbox.py")
 
 
@@ -112,12 +115,13 @@ def sandboxed(exercise: Exercise, candidate: Candidate, timeout: float) -> dict[
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     argv = [sys.executable, "-I", "-B", "-u", "-m", "routerlab.exercises.harness",
             json.dumps(request)]
-    order = {"argv": argv, "env": env, "timeout": timeout, "cpu": int(timeout) + 2,
+    order = {"argv": argv, "env": env, "timeout": timeout, "startup": STARTUP_LIMIT,
+             "cpu": int(timeout) + 2,
              "memory": MEMORY_LIMIT, "fsize": FILE_LIMIT, "output_limit": OUTPUT_LIMIT,
              "result_limit": RESULT_LIMIT}
     done = subprocess.run([sys.executable, "-I", "-S", "-B", str(SANDBOX)],
                           input=json.dumps(order).encode(), capture_output=True,
-                          timeout=timeout + 30, check=False)
+                          timeout=timeout + STARTUP_LIMIT + 30, check=False)
     try:
         reply = json.loads(done.stdout)
     except ValueError:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, CheckReport
-from routerlab.exercises.runner import Candidate, run_checks
+from routerlab.exercises.runner import SANDBOX, Candidate, run_checks
 from routerlab.exercises.sealing import open_solution
 
 QUANT_3 = load_catalog().get("quant-3")
@@ -94,3 +99,21 @@ def test_code_that_ends_the_process_early_does_not_pass(tmp_path: Path) -> None:
     report = _run(tmp_path, "import os\nCALLS = 0\n" + solution)
     assert report.outcomes[0].ok and report.outcomes[-1].status == NOT_RUN
     assert not report.passed and "ended the process early" in report.problem.message
+
+
+@pytest.mark.parametrize("startup, timed_out", [(10.0, False), (0.0, True)])
+def test_the_time_limit_starts_when_routerlab_is_ready(startup: float, timed_out: bool) -> None:
+    """A child that spends 1 s in its own start-up (RouterLab's imports, slow on a loaded
+    machine) before its first result line, then 0.2 s of the student's time, fits a 0.6 s limit
+    only because the limit counts from that first line."""
+    child = ("import os, time; fd = int(os.environ['ROUTERLAB_RESULT_FD']); time.sleep(1.0); "
+             "os.write(fd, b'{\"ready\": true}\\n'); time.sleep(0.2); "
+             "os.write(fd, b'{\"done\": true}\\n')")
+    order = {"argv": [sys.executable, "-c", child], "env": {}, "timeout": 0.6,
+             "startup": startup, "cpu": 5, "memory": 2 * 1024 ** 3, "fsize": 1 << 20,
+             "output_limit": 1000, "result_limit": 1000}
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", str(SANDBOX)],
+                          input=json.dumps(order).encode(), capture_output=True, timeout=30)
+    reply = json.loads(done.stdout)
+    assert reply["timed_out"] is timed_out
+    assert ('"done"' in reply["result"]) is not timed_out

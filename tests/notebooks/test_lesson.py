@@ -89,3 +89,26 @@ def test_progress_lists_the_notebooks_checkpoints(inside: Path) -> None:
     shown = lesson("01-handles").progress()
     assert shown.total == len(ids)
     assert lesson().progress().total == len(load_catalog())
+
+
+def test_a_starter_function_is_not_answered_yet_and_counts_no_attempt(inside: Path) -> None:
+    def get_handle(handles, tensor_id, status):
+        """Take the handle."""
+        ...
+
+    def status_for(count):
+        raise NotImplementedError
+
+    lab = lesson()
+    for starter, exercise_id in ((get_handle, "registry-1"), (status_for, "registry-3")):
+        shown = lab.check(exercise_id, starter)
+        assert isinstance(shown, Callout) and "not answered yet" in shown.heading
+        assert starter.__name__ in shown.body
+    records = {s.exercise.id: s.record for s in Course(lab.workspace).statuses()}
+    assert records["registry-1"].attempts == records["registry-3"].attempts == 0
+
+    def written(handles, tensor_id, status):
+        return handles[tensor_id]
+
+    report = lab.check("registry-1", written)
+    assert not isinstance(report, Callout) and not report.passed, "a written body is checked"

@@ -303,10 +303,12 @@ def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, 
                  for v in ["0", "4", BIG, "x"]]
         + [["exercises", "hint", e, "--dir", good] for e in bad_ids],
         "show": [["exercises", "show", e] for e in bad_ids],
+        "give-up": [["exercises", "give-up", e, "-y", "--dir", good] for e in bad_ids],
     }
-    for command in ("list", "progress", "check", "hint", "solution", "reset"):
+    for command in ("list", "progress", "check", "hint", "solution", "reset", "give-up"):
         extra = {"hint": ["registry-1"], "solution": ["registry-1"],
-                 "reset": ["registry-1", "-y"], "check": ["registry-1"]}.get(command, [])
+                 "reset": ["registry-1", "-y"], "check": ["registry-1"],
+                 "give-up": ["registry-1", "-y"]}.get(command, [])
         cases.setdefault(command, []).extend(
             ["exercises", command, *extra, "--dir", p] for p in dirs)
     cases["list"].append(["exercises", "list", "--json", "--dir", "/dev/zero"])

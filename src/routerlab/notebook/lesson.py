@@ -13,9 +13,12 @@ check, never displayed.
 
 from __future__ import annotations
 
+import ast
 import atexit
+import inspect
 import shutil
 import tempfile
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,12 +50,16 @@ class Lesson:
 
     def check(self, exercise_id: str, *code: Any, **values: Any) -> ReportView | Callout:
         """Check a checkpoint: predictions as NAME=value, or the functions written in cells.
-        A prediction still `...` is not answered yet: nothing is checked or counted."""
+        A prediction still `...`, or a function whose body is still the starter's `...`, is not
+        answered yet: nothing is checked or counted (running the notebook top to bottom must
+        not add an attempt to every checkpoint)."""
         unanswered = [name for name, value in values.items() if value is ...]
-        if unanswered:
+        unwritten = [item.__name__ for item in code if _unwritten(item)]
+        if unanswered or unwritten:
+            what = (f"Replace the ... of {', '.join(unanswered)} with your prediction" if unanswered
+                    else f"Write the body of {', '.join(unwritten)}")
             return Callout("info", f"{exercise_id}: not answered yet",
-                           f"Replace the ... of {', '.join(unanswered)} with your prediction "
-                           "and run the cell again.")
+                           f"{what} and run the cell again.")
         return face.check(exercise_id, *code, dir=self.workspace.root, **values)
 
     def hint(self, exercise_id: str, level: int | None = None) -> TextView:
@@ -102,6 +109,28 @@ class Lesson:
         return Callout("ok", f"Checkpoints: {self.workspace.student}'s workspace",
                        f"Progress is saved in {self.workspace.root}, shared with "
                        "`routerlab exercises list`.")
+
+
+def _unwritten(item: Any) -> bool:
+    """Whether a function (or every method of a class) is still a starter: a body of only a
+    docstring, `...`, `pass` or `raise NotImplementedError`."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(item)))
+    except (TypeError, OSError, SyntaxError):
+        return False  # the check itself says what is wrong with it
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return bool(functions) and all(all(_placeholder(s) for s in f.body) for f in functions)
+
+
+def _placeholder(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return statement.value.value is ... or isinstance(statement.value.value, str)
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
 
 
 def lesson(notebook: str | None = None, dir: str | Path | None = None) -> Lesson:
