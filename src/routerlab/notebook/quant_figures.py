@@ -1,9 +1,12 @@
-"""The figures of the quantization notebooks (04 and 06), each drawn from `routerlab.core`'s
-own quantizer and transfer measurements: error against bits and blocks, bandwidth per policy,
-drift per hop, and the precision/bytes frontier. The two experiments come as `Sliders`.
+"""The figures and tables of the quantization notebooks (04 and 06), each drawn from
+`routerlab.core`'s own quantizer and transfer measurements: error against bits and blocks,
+bandwidth per policy, drift per hop, the precision/bytes frontier, and the choice of a policy
+with a case run for each rule. The two experiments come as `Sliders`.
 
 They live here, not in the notebooks, because a notebook cell stays short and defines no
 functions (tests/notebooks/test_structure.py); what they compute is what the cells used to.
+A function that returns a figure has closed it: IPython shows the returned figure once, and
+the inline backend does not show it a second time at the end of the cell.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from routerlab.notebook.sliders import Sliders, sliders
 from routerlab.teaching.compare import compare_policies
 from routerlab.teaching.measure import measure_transfer
 
-__all__ = ["bandwidth", "block_sliders", "block_table", "drift_sliders", "frontier"]
+__all__ = ["bandwidth", "block_sliders", "block_table", "choosing_table", "drift_plot",
+           "drift_sliders", "frontier"]
 
 BLOCKS = ("tensor", 128, 64, 32, 16)
 """The block choices of the experiment, fewest bytes first: one scale per tensor, or one per
@@ -94,6 +98,30 @@ def bandwidth(x: np.ndarray, cases: list[tuple[str, str]]) -> Any:
            ylabel="bytes moved / f32 bytes", ylim=(0, 1.3),
            title="Bandwidth of one hop, relative to moving the floats")
     ax.legend(loc="upper center", ncol=2)
+    plt.close(figure)
+    return figure
+
+
+def drift_plot(values: list[float], scheme: str, hops: int) -> Any:
+    """The scale on arrival per hop of a small tensor under native, dequantize and
+    requantize, beside the geometric line of Q2F's ×4/3 per hop."""
+    import matplotlib.pyplot as plt
+
+    figure, ax = plt.subplots()
+    runs = {p: measure_transfer(values, scheme, policy=p, hops=hops)
+            for p in ("native", "dequantize", "requantize")}
+    first = runs["native"].original_scales[0]
+    ax.plot(range(hops + 1), [first * (4 / 3) ** k for k in range(hops + 1)], lw=7,
+            alpha=0.25, color="#8c8c8c", label=f"{first:.2g} × (4/3)^hop")
+    for policy, run in runs.items():
+        scales = [run.original_scales[0]] + [h.scales[0] for h in run.hops]
+        ax.plot(range(hops + 1), scales, marker="o", label=policy)
+    ax.set(xlabel="hop", ylabel="scale on arrival", yscale="log",
+           title=f"{scheme.upper()} {values}: the scale per hop")
+    ax.set_yticks([0.6, 1, 1.5, 2, 3, 5], labels=["0.6", "1", "1.5", "2", "3", "5"])
+    ax.minorticks_off()
+    ax.legend()
+    plt.close(figure)
     return figure
 
 
@@ -151,4 +179,42 @@ def frontier(x: np.ndarray, hops: int = 4) -> Any:
            ylabel=f"max |error| added ({hops} hops)",
            title="Precision against bytes: Q8F, Q4F, Q2F")
     ax.legend(loc="upper left")
+    plt.close(figure)
     return figure
+
+
+_GPU1, _GPU2 = "gpu/cpu:1@cubecl", "gpu/cpu:2@cubecl"
+CHOOSING = (
+    ("the target holds the scheme, in its own store (a Flex tensor is repacked for CubeCL)",
+     "native", "q4s", "cpu:0", _GPU1, 1),
+    ("the values must survive, but the native move is not trusted (CubeCL's q_to_device at "
+     "2c06be3 left the scales behind)", "dequantize", "q4s", _GPU1, _GPU2, 1),
+    ("the data is recalibrated anyway, S-values", "requantize", "q4s", "cpu:0", "cpu:1", 4),
+    ("F-values over several hops: avoid, the scale drifts", "requantize", "q2f", "cpu:0",
+     "cpu:1", 4),
+    ("the target cannot hold the layout (CubeCL packs no whole u32 word into a block of 4 Q4 "
+     "values): native refuses", "native", "q4s:block=4", "cpu:0", _GPU1, 1),
+    ("... and so does dequantize: re-quantize with another scheme first, or keep it where it "
+     "is", "dequantize", "q4s:block=4", "cpu:0", _GPU1, 1),
+    ("you would rather fail than pay or drift silently: the error comes from the client, "
+     "before any session can die", "reject", "q4s", "cpu:0", "cpu:1", 1),
+)
+"""Notebook 06's rules for choosing a policy: (situation, policy, scheme, source, target,
+hops), each a case where the rule holds, run by `choosing_table`."""
+
+
+def choosing_table(x: np.ndarray) -> TableView:
+    """Each rule of `CHOOSING`, with its case measured on the model: does the tensor arrive,
+    how many q values changed and how far the scale drifted, and the bytes moved."""
+    rows = []
+    for situation, policy, scheme, source, target, hops in CHOOSING:
+        run = measure_transfer(x, scheme, policy=policy, hops=hops, source=source,
+                               target=target)
+        last = run.last
+        rows.append([situation, policy, f"{scheme}: {source} → {target}, {hops} hop(s)",
+                     f"refused ({run.failure.error})" if run.failure else "arrives",
+                     None if last is None else last.q_changed_total,
+                     None if last is None else round(last.scale_drift, 4), run.bytes_moved])
+    return TableView("Choosing a policy: each rule with a case, run on the model",
+                     ["situation", "policy", "case", "outcome", "q changed", "scale drift",
+                      "bytes"], rows)
