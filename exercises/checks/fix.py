@@ -420,7 +420,7 @@ def _drift_experiment_answers() -> dict[str, Any]:
     for value in DRIFT_VALUES:
         run = measure_transfer(x, value, policy="requantize", hops=8)
         scales[value] = [run.original_scales[0]] + [h.scales[0] for h in run.hops]
-        errors[value] = run.last.max_abs_error_total
+        errors[value] = run.hops[-1].max_abs_error_total
     q2f = scales["q2f"]
     return {"DRIFTING": sorted(v for v in DRIFT_VALUES if len(set(scales[v])) > 1),
             "Q2F_HOPS_TO_DOUBLE": next(k for k, s in enumerate(q2f) if s >= 2 * q2f[0]),

@@ -35,9 +35,15 @@ def _wall_answers() -> dict[str, Any]:
     local = rt.plan_transfer(q, "cpu:1", policy="legacy")
     remote = rt.plan_transfer(q, "peer2/cpu:0", policy="legacy")
     target_arm = next(w for w in local.walls if w.function.endswith("register_tensor_to_device"))
-    return {"LOCAL_FIRST": local.channel_wall.function.split("::")[-1],
-            "BYTES_FIRST": remote.channel_wall.function.split("::")[-1],
+    return {"LOCAL_FIRST": _first_panic(local), "BYTES_FIRST": _first_panic(remote),
             "TARGET_ARM_REACHED": bool(target_arm.reached)}
+
+
+def _first_panic(plan: Any) -> str:
+    """The bare name of the interpreter function whose wall a legacy transfer hits first."""
+    wall = plan.channel_wall
+    assert wall is not None, "a legacy quantized transfer meets a wall in a session"
+    return str(wall.function.split("::")[-1])
 
 
 walls = PredictSuite(

@@ -56,7 +56,7 @@ words = PredictSuite(
 
 def _tie_answers() -> dict[str, Any]:
     rt = Runtime()
-    data = np.float32(TIES)
+    data = np.array(TIES, dtype=np.float32)
 
     def first_row(device: str) -> list[int]:
         q = rt.quantize(rt.tensor(data, device=device, dtype="f32"), "q8s", scales=[1.0])
@@ -83,8 +83,8 @@ def _move_answers() -> dict[str, Any]:
     run = compare_policies(x, "q4s", source=FIRST, target=SECOND, hops=1,
                            policies=["native", "dequantize"])
     rt = Runtime()
-    on_gpu = rt.quantize(rt.tensor(np.float32(TIES), device=FIRST, dtype="f32"), "q8s",
-                         scales=[1.0])
+    rows = rt.tensor(np.array(TIES, dtype=np.float32), device=FIRST, dtype="f32")
+    on_gpu = rt.quantize(rows, "q8s", scales=[1.0])
     before = rt.read_quantized(rt.clone(on_gpu)).q().tolist()
     arrived = rt.read_quantized(rt.to_device(on_gpu, "cpu:0", policy="native"))
     return {"NATIVE_BYTES": run.get("native").bytes_moved,

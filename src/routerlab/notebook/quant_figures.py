@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core import Profile, TableView
+from routerlab.core import Cell, Profile, TableView
 from routerlab.core.quant import quantize_dynamic
 from routerlab.notebook.sliders import Sliders, sliders
+from routerlab.present.palette import GREY, RED
 from routerlab.teaching.compare import compare_policies
 from routerlab.teaching.measure import measure_transfer
 
@@ -46,8 +47,8 @@ def _block_points(data: np.ndarray) -> dict[tuple[int, Any], tuple[float, float]
 
 def block_table(data: np.ndarray) -> TableView:
     """Every scheme of the experiment with its bytes per value and mean error."""
-    rows = [[_scheme(bits, block), round(nbytes, 5), round(error, 5)]
-            for (bits, block), (nbytes, error) in _block_points(data).items()]
+    rows: list[list[Cell]] = [[_scheme(bits, block), round(nbytes, 5), round(error, 5)]
+                              for (bits, block), (nbytes, error) in _block_points(data).items()]
     return TableView("Bits and blocks on the CubeCL layout", ["scheme", "bytes per value",
                      "mean |x − x̂|"], rows)
 
@@ -65,7 +66,7 @@ def block_sliders(data: np.ndarray, bits: int = 4, block: Any = "tensor") -> Sli
             xs, ys = zip(*(points[width, b] for b in BLOCKS), strict=True)
             ax.plot(xs, ys, marker="o", alpha=0.35, label=f"Q{width}S")
         x, y = points[bits, block]
-        ax.scatter([x], [y], s=140, facecolors="none", edgecolors="#d62728", linewidths=2,
+        ax.scatter([x], [y], s=140, facecolors="none", edgecolors=RED.hex, linewidths=2,
                    zorder=3)
         ax.annotate(f"{_scheme(bits, block)}\n{x:.4g} bytes/value\nmean error {y:.4g}", (x, y),
                     textcoords="offset points", xytext=(10, 8))
@@ -112,7 +113,7 @@ def drift_plot(values: list[float], scheme: str, hops: int) -> Any:
             for p in ("native", "dequantize", "requantize")}
     first = runs["native"].original_scales[0]
     ax.plot(range(hops + 1), [first * (4 / 3) ** k for k in range(hops + 1)], lw=7,
-            alpha=0.25, color="#8c8c8c", label=f"{first:.2g} × (4/3)^hop")
+            alpha=0.25, color=GREY.hex, label=f"{first:.2g} × (4/3)^hop")
     for policy, run in runs.items():
         scales = [run.original_scales[0]] + [h.scales[0] for h in run.hops]
         ax.plot(range(hops + 1), scales, marker="o", label=policy)
@@ -139,7 +140,7 @@ def drift_sliders(x: np.ndarray, bits: int = 4, hops: int = 4, max_hops: int = 1
             run = measure_transfer(x, value, policy=policy, hops=hops)
             scales = [run.original_scales[0]] + [h.scales[0] for h in run.hops]
             label = (f"{value} {policy}: scale {scales[-1]:.4g}, "
-                     f"max |error| {run.last.max_abs_error_total:.3g}")
+                     f"max |error| {run.hops[-1].max_abs_error_total:.3g}")
             ax.plot(range(hops + 1), scales, style, marker="o", label=label)
         ax.set(xlabel="hop", ylabel="scale on arrival", yscale="log",
                title=f"{bits}-bit values over {hops} hops (4096 N(0,1) values, one -4)")
@@ -164,7 +165,7 @@ def frontier(x: np.ndarray, hops: int = 4) -> Any:
         points = [measure_transfer(x, s, policy=policy, hops=hops, source="cpu:0@cubecl",
                                    target="cpu:1@cubecl") for s in ("q8f", "q4f", "q2f")]
         xs = [m.bytes_moved / (x.size * hops) for m in points]
-        ys = [m.last.max_abs_error_total for m in points]
+        ys = [m.hops[-1].max_abs_error_total for m in points]
         ax.scatter(xs, ys, marker=marker, s=60, label=policy)
         if policy == "dequantize":  # its three points sit at (4, 0), under requantize's Q8F
             continue
@@ -206,7 +207,7 @@ hops), each a case where the rule holds, run by `choosing_table`."""
 def choosing_table(x: np.ndarray) -> TableView:
     """Each rule of `CHOOSING`, with its case measured on the model: does the tensor arrive,
     how many q values changed and how far the scale drifted, and the bytes moved."""
-    rows = []
+    rows: list[list[Cell]] = []
     for situation, policy, scheme, source, target, hops in CHOOSING:
         run = measure_transfer(x, scheme, policy=policy, hops=hops, source=source,
                                target=target)
