@@ -99,7 +99,9 @@ def _course(dir: str | Path | None) -> Course:
 
 def _notebook_code(code: tuple[Any, ...], values: dict[str, Any], starter: str) -> str:
     parts = ["\n\n# --- code given to check() in the notebook ---\n"]
-    for item in _with_helpers(code, starter, set(values)):
+    helpers, constants = _with_helpers(code, starter, set(values))
+    parts += [f"{name} = {value!r}\n" for name, value in constants.items()]
+    for item in helpers:
         try:
             parts.append(textwrap.dedent(inspect.getsource(item)))
         except (TypeError, OSError):
@@ -107,23 +109,22 @@ def _notebook_code(code: tuple[Any, ...], values: dict[str, Any], starter: str) 
                                 "or classes defined in a cell, and plain values as NAME=value"
                                 ) from None
     for name, value in values.items():
-        text = repr(value)
-        try:
-            same = ast.literal_eval(text) == value
-        except (ValueError, SyntaxError):
-            same = False
-        if not same:
-            raise ExerciseError(f"{name}={text} is not a plain Python value (numbers, strings, "
-                                "lists, tuples, dicts, sets, True/False/None)")
-        parts.append(f"{name} = {text}\n")
+        if not _is_plain(value):
+            raise ExerciseError(f"{name}={value!r} is not a plain Python value (numbers, "
+                                "strings, lists, tuples, dicts, sets, True/False/None)")
+        parts.append(f"{name} = {value!r}\n")
     return "\n".join(parts)
 
 
-def _with_helpers(code: tuple[Any, ...], starter: str, given: set[str]) -> list[Any]:
+def _with_helpers(code: tuple[Any, ...], starter: str,
+                  given: set[str]) -> tuple[list[Any], dict[str, Any]]:
     """The given functions plus every function or class they use that a notebook cell defined
-    (followed transitively); ExerciseError naming what is used but defined nowhere."""
+    (followed transitively), and the plain constants they use that a cell assigned (a
+    `POLICIES = {...}` beside the function); ExerciseError naming what is used but defined
+    nowhere."""
     defined = _top_level_names(starter) | given | set(dir(builtins))
     chosen: list[Any] = []
+    constants: dict[str, Any] = {}
     missing: set[str] = set()
     todo = list(code)
     while todo:
@@ -141,13 +142,23 @@ def _with_helpers(code: tuple[Any, ...], starter: str, given: set[str]) -> list[
                 if getattr(found, "__module__", None) == item.__module__ and name not in defined:
                     todo.append(found)
                     continue
+            if name not in defined and name in space and _is_plain(found):
+                constants[name] = found
             if found is None and name not in defined and name not in space:
                 missing.add(name)
     missing -= {getattr(c, "__name__", "") for c in chosen}
     if missing:
         raise ExerciseError(f"your code uses {', '.join(sorted(missing))}, which no cell "
                             "defines (define it, or give it to check() too)")
-    return chosen
+    return chosen, constants
+
+
+def _is_plain(value: Any) -> bool:
+    """Whether `value` is a plain Python literal that its repr rebuilds exactly."""
+    try:
+        return bool(ast.literal_eval(repr(value)) == value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
 
 
 def _names_used(item: Any) -> set[str]:

@@ -43,6 +43,8 @@ from routerlab.exercises.checks.base import (
     Suite,
     choice,
 )
+from routerlab.exercises.checks.forms import floats, number, whole
+from routerlab.teaching.measure import measure_transfer
 
 F32 = np.float32
 POLICIES = tuple(p.value for p in Policy)
@@ -297,29 +299,6 @@ def _(sub: Subject) -> Observation:
 # --- fix-3: drift of recalibration over hops --------------------------------------------------
 
 
-def _floats(count: int) -> Any:
-    def form(value: Any) -> list[float]:
-        if not isinstance(value, list | tuple) or len(value) != count or not all(
-                isinstance(v, int | float) and not isinstance(v, bool) for v in value):
-            raise CheckFailure(f"write a list of {count} numbers (3 decimals or more)",
-                               got=repr(value), hint=1)
-        return [float(v) for v in value]
-
-    return form
-
-
-def _number(value: Any) -> float:
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise CheckFailure("write one number (3 decimals or more)", got=repr(value), hint=1)
-    return float(value)
-
-
-def _whole(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise CheckFailure("write a whole number >= 0", got=repr(value), hint=1)
-    return value
-
-
 def _drift_answers() -> dict[str, Any]:
     """Hop tensors through dequantize -> quantize_dynamic (Fix B2) and through a static
     requantize with the carried scales (Fix B1), on the flex profile, and observe."""
@@ -347,12 +326,12 @@ drift = PredictSuite(
     "fix-3",
     parts=[
         Part("Q2F_SCALES", "the Q2F scale after the first quantize and after each hop",
-             _floats(4), places=3, numeric=True),
-        Part("Q2F_LAST", "what -0.9 dequantizes to after three recalibrating hops", _number,
+             floats(4), places=3, numeric=True),
+        Part("Q2F_LAST", "what -0.9 dequantizes to after three recalibrating hops", number,
              places=3, numeric=True),
-        Part("STATIC_LAST", "what -0.9 dequantizes to after three static hops", _number,
+        Part("STATIC_LAST", "what -0.9 dequantizes to after three static hops", number,
              places=3, numeric=True),
-        Part("Q8S_CHANGED", "how many Q8S q values four recalibrating hops change", _whole),
+        Part("Q8S_CHANGED", "how many Q8S q values four recalibrating hops change", whole),
     ],
     oracle=_drift_answers,
 )
@@ -418,4 +397,50 @@ choose = PredictSuite(
              _policies),
     ],
     oracle=_policy_answers,
+)
+
+
+# --- fix-4: drift against bits and hops (an experiment) -----------------------------------------
+
+DRIFT_VALUES = ("q8s", "q8f", "q4s", "q4f", "q2s", "q2f")
+_value = choice(*DRIFT_VALUES)
+
+
+def drift_experiment_data() -> np.ndarray:
+    """Notebook 06's tensor: 4096 N(0, 1) values whose first is the outlier -4."""
+    x = np.random.default_rng(1).standard_normal(4096).astype(F32)
+    x[0] = -4.0
+    return x
+
+
+def _drift_experiment_answers() -> dict[str, Any]:
+    """Eight recalibrating hops (requantize, cpu:0 <-> cpu:1) for every value type."""
+    x = drift_experiment_data()
+    scales, errors = {}, {}
+    for value in DRIFT_VALUES:
+        run = measure_transfer(x, value, policy="requantize", hops=8)
+        scales[value] = [run.original_scales[0]] + [h.scales[0] for h in run.hops]
+        errors[value] = run.hops[-1].max_abs_error_total
+    q2f = scales["q2f"]
+    return {"DRIFTING": sorted(v for v in DRIFT_VALUES if len(set(scales[v])) > 1),
+            "Q2F_HOPS_TO_DOUBLE": next(k for k, s in enumerate(q2f) if s >= 2 * q2f[0]),
+            "LARGEST_ERROR": max(DRIFT_VALUES, key=errors.__getitem__)}
+
+
+def _values_list(value: Any) -> list[str]:
+    if not isinstance(value, list | tuple | set):
+        raise CheckFailure("write a list of value types ([] for none)", got=repr(value), hint=1)
+    return sorted(_value(v) for v in value)
+
+
+drift_experiment = PredictSuite(
+    "fix-4",
+    parts=[
+        Part("DRIFTING", "the value types whose scale changes over eight recalibrating hops",
+             _values_list),
+        Part("Q2F_HOPS_TO_DOUBLE", "the first hop after which Q2F's scale is at least twice "
+             "the first", whole),
+        Part("LARGEST_ERROR", "the value type with the largest error after eight hops", _value),
+    ],
+    oracle=_drift_experiment_answers,
 )

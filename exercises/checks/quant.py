@@ -36,6 +36,7 @@ from routerlab.exercises.checks.base import (
     Suite,
     choice,
 )
+from routerlab.exercises.checks.forms import ints, number, whole
 
 F32 = np.float32
 VALUES = ("q8s", "q8f", "q4s", "q4f", "q2s", "q2f")
@@ -317,4 +318,84 @@ layout = PredictSuite(
         Part("BLOCK4", "what cubecl does with block=4 in PackedU32", choice("ok", "refused")),
     ],
     oracle=_layout_answers,
+)
+
+
+# --- quant-5: three backends, three roundings ------------------------------------------------
+
+NEAR = [0.02, -0.02, 0.01, 0.03]
+TIES = [0.5, 1.5, 2.5, -2.5]
+
+
+def _rounding_answers() -> dict[str, Any]:
+    """Quantize quant-5's inputs with fixed scales on each profile and read the q values."""
+    near_scale = F32(0.04) / F32(127)
+
+    def q(values: list[float], scale: Any, profile: Profile) -> list[int]:
+        return [int(v) for v in quantize(np.array(values, dtype=F32), "q8s", [scale],
+                                         profile=profile).q()]
+
+    return {"NDARRAY_NEAR": q(NEAR, near_scale, Profile.NDARRAY),
+            "FLEX_NEAR": q(NEAR, near_scale, Profile.FLEX),
+            "CUBECL_NEAR": q(NEAR, near_scale, Profile.CUBECL),
+            "FLEX_TIES": q(TIES, 1.0, Profile.FLEX),
+            "CUBECL_TIES": q(TIES, 1.0, Profile.CUBECL)}
+
+
+roundings = PredictSuite(
+    "quant-5",
+    parts=[
+        Part("NDARRAY_NEAR", "q of the near-tie values on NdArray", ints(4)),
+        Part("FLEX_NEAR", "q of the near-tie values on Flex", ints(4)),
+        Part("CUBECL_NEAR", "q of the near-tie values on CubeCL", ints(4)),
+        Part("FLEX_TIES", "q of the exact ties on Flex", ints(4)),
+        Part("CUBECL_TIES", "q of the exact ties on CubeCL", ints(4)),
+    ],
+    oracle=_rounding_answers,
+)
+
+
+# --- quant-6: bits and blocks against error and bytes (an experiment) ----------------------------
+
+BLOCKS = (16, 32, 64, 128)
+EXPERIMENT_SCHEMES = tuple(v + level for v in ("q8s", "q4s", "q2s")
+                           for level in ("", *(f":block={b}" for b in BLOCKS)))
+
+
+def block_experiment_data() -> np.ndarray:
+    """The experiment's tensor: 64 x 256 N(0, 1) values and one outlier of 40 (notebook 04)."""
+    data = np.random.default_rng(0).standard_normal((64, 256)).astype(F32)
+    data[3, 5] = 40.0
+    return data
+
+
+def block_experiment(data: np.ndarray, scheme: str) -> tuple[float, float]:
+    """(bytes per value, mean |x - x̂|) of `scheme` packed the CubeCL way (PackedU32)."""
+    tensor = quantize_dynamic(data, scheme, profile=Profile.CUBECL)
+    error = np.abs(tensor.dequantize(Profile.CUBECL) - data).mean()
+    return tensor.nbytes / data.size, float(error)
+
+
+def _block_answers() -> dict[str, Any]:
+    data = block_experiment_data()
+    seen = {s: block_experiment(data, s) for s in EXPERIMENT_SCHEMES}
+    q8_error = seen["q8s"][1]
+    beating = [b for b in BLOCKS if seen[f"q4s:block={b}"][1] < q8_error]
+    cheap = [s for s in EXPERIMENT_SCHEMES if seen[s][0] <= 0.6]
+    return {"Q4_BLOCK32_BYTES": seen["q4s:block=32"][0],
+            "Q4_LARGEST_BLOCK_BEATING_Q8": max(beating) if beating else 0,
+            "BEST_UNDER_0_6": min(cheap, key=lambda s: seen[s][1])}
+
+
+blocks = PredictSuite(
+    "quant-6",
+    parts=[
+        Part("Q4_BLOCK32_BYTES", "bytes per value of q4s:block=32, values and scales", number,
+             places=4, numeric=True),
+        Part("Q4_LARGEST_BLOCK_BEATING_Q8", "the largest Q4S block with less mean error than "
+             "Q8S per tensor (0 if none)", whole),
+        Part("BEST_UNDER_0_6", "the scheme with the least mean error at <= 0.6 bytes per value",
+             choice(*EXPERIMENT_SCHEMES)),
+    ],
+    oracle=_block_answers,
 )

@@ -14,7 +14,8 @@ from routerlab.exercises.checks import suite_for
 from routerlab.exercises.lint import lint, lint_exercise
 from routerlab.exercises.sealing import open_solution
 
-TOPICS = ("flow", "registry", "lifecycle", "sessions", "transfer", "quant", "fix", "policy")
+TOPICS = ("flow", "registry", "lifecycle", "sessions", "transfer", "quant", "gap", "fix",
+          "policy", "gpu")
 
 
 def test_at_least_twelve_ordered_exercises_of_both_kinds() -> None:

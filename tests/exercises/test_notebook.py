@@ -122,3 +122,21 @@ def test_a_real_notebook_and_the_terminal_give_the_same_verdicts(
     assert [terminal["passed"], terminal["checks"]] == cell_nb
     assert cell_nb[0] is False and "passed" in [row[2] for row in cell_nb[1]], \
         "a partly right function: Q8 passes, narrower negative values fail"
+
+
+def test_a_constant_beside_the_function_in_a_cell_goes_with_it(
+        workspace: Workspace, tmp_path: Path) -> None:
+    """A cell that defines `WORD_BITS = 32` and a function using it is checked with both."""
+    import importlib.util
+
+    cell = tmp_path / "cell_with_constant.py"
+    cell.write_text("WORD_BITS = 32\n\n\n" + BUGGY_CELL.replace("32 //", "WORD_BITS //")
+                    .replace("0xFF", "((1 << bits) - 1)") + "\n")
+    spec = importlib.util.spec_from_file_location("cell_with_constant", cell)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    view = check("quant-3", module.pack_u32, dir=workspace.root)
+    assert view.passed, view.blocks
+    saved = Course(workspace).workspace.file_for(load_catalog().get("quant-3")).read_text()
+    assert "WORD_BITS = 32" in saved

@@ -7,6 +7,7 @@ The notebooks are thin: every computation calls `routerlab.core`, and how things
   core `TableView` or `Viewable` as its HTML table (registered when this package is imported);
 - `panics`: `catch_panic`, a panic shown the way Rust prints it, not as a traceback;
 - `stepping`: a step-through of frames (`Stepper`) and the recorder of a program (`Tape`);
+- `sliders`: a plot redrawn by sliders (`Sliders`), for the experiments;
 - `scoreboard`: transfers scored with the core's own counters, and a quantized tensor's bytes;
 - `lesson`: a notebook's checkpoints, exercises of the one catalog (`lesson()`);
 - `checking`: the closing "predict, then check" exercise;
@@ -35,13 +36,14 @@ from routerlab.notebook.ordering import Reorder
 from routerlab.notebook.panics import Caught, catch_panic
 from routerlab.notebook.plots import INK, PALETTE, plot_theme
 from routerlab.notebook.scoreboard import Scoreboard, byte_regions
+from routerlab.notebook.sliders import Sliders, sliders
 from routerlab.notebook.stepping import Stepper, Tape, handoff, stepper
 
 __all__ = [
     "INK", "PALETTE", "Callout", "Caught", "Diagram", "Lesson", "Reorder", "Scoreboard",
-    "Stepper", "Tape", "WrongAnswer", "banner", "byte_regions", "catch_panic", "check",
-    "gpu_pair", "handoff", "html_of", "lesson", "plot_theme", "register_formatters",
-    "seal_explanation", "show", "stepper", "text_of",
+    "Sliders", "Stepper", "Tape", "WrongAnswer", "banner", "byte_regions", "catch_panic",
+    "check", "gpu_pair", "handoff", "html_of", "lesson", "plot_theme", "register_formatters",
+    "seal_explanation", "show", "sliders", "stepper", "text_of",
 ]
 
 register_formatters()

@@ -1,0 +1,97 @@
+"""`routerlab.notebook.quant_figures`: the figures and tables of notebooks 04 and 06, drawn from
+the core's own quantizer and transfer measurements. No kernel is started."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pytest
+
+from routerlab.notebook.quant_figures import (
+    CHOOSING,
+    block_sliders,
+    block_table,
+    choosing_table,
+    drift_sliders,
+    frontier,
+)
+
+
+@pytest.fixture
+def pyplot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    matplotlib = pytest.importorskip("matplotlib")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context():
+        yield plt
+    plt.close("all")
+
+
+@pytest.fixture
+def x() -> np.ndarray:
+    """Notebook 06's tensor: 4096 N(0, 1) values whose first is -4."""
+    values = np.random.default_rng(1).standard_normal(4096).astype(np.float32)
+    values[0] = -4.0
+    return values
+
+
+def test_the_frontier_labels_do_not_overlap(pyplot: Any, x: np.ndarray) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = frontier(x, hops=4)
+    assert pyplot.get_fignums() == [], "returned closed: IPython shows it once"
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    labels = [t for t in figure.axes[0].texts if t.get_text() in ("q8f", "q4f", "q2f")]
+    assert len(labels) == 6, "native and requantize each label Q8F, Q4F and Q2F"
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    overlapping = [(a.get_text(), b.get_text()) for (a, box_a), (b, box_b)
+                   in combinations(zip(labels, boxes, strict=True), 2) if box_a.overlaps(box_b)]
+    assert not overlapping, overlapping
+    # The browser sets SVG text in its own font, which may run wider than matplotlib's metrics:
+    # native's three labels, side by side, keep at least a label's width between them.
+    native = sorted((b for t, b in zip(labels, boxes, strict=True)
+                     if t.get_ha() == "center"), key=lambda b: b.x0)  # native: below, centred
+    assert len(native) == 3
+    assert all(right.x0 - left.x1 >= left.width
+               for left, right in zip(native, native[1:], strict=False))
+
+
+def test_every_choosing_rule_holds_for_its_case_on_the_model() -> None:
+    cases = np.random.default_rng(1).standard_normal((4, 16)).astype(np.float32)
+    cases[0, 0] = -4.0
+    table = choosing_table(cases)
+    assert len(table.rows) == len(CHOOSING)
+    seen = {(row[1], row[2].split(":")[0] + (":block=4" if "block=4" in row[2] else "")): row
+            for row in table.rows}
+    native, dequantize = seen["native", "q4s"], seen["dequantize", "q4s"]
+    assert native[3] == dequantize[3] == "arrives" and native[4] == dequantize[4] == 0
+    assert native[6] < dequantize[6], "native moves fewer bytes than the floats"
+    assert "gpu/cpu:1@cubecl" in native[2], "native repacks Flex for CubeCL"
+    assert seen["requantize", "q4s"][5] == 0, "S-values do not drift"
+    assert seen["requantize", "q2f"][5] > 1, "F-values drift (x4/3 per hop for Q2F)"
+    for policy in ("native", "dequantize"):  # a layout the target cannot hold: both refuse
+        assert seen[policy, "q4s:block=4"][3].startswith("refused")
+    assert seen["reject", "q4s"][3].startswith("refused") and seen["reject", "q4s"][6] == 0
+
+
+def test_the_block_experiment_spans_every_scheme_and_its_sliders_redraw(pyplot: Any) -> None:
+    data = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
+    data[3, 5] = 40.0
+    schemes = [row[0] for row in block_table(data).rows]
+    assert len(schemes) == 15 and "q4s:block=32" in schemes and "q2s" in schemes
+    bytes_of = {row[0]: row[1] for row in block_table(data).rows}
+    assert bytes_of["q4s:block=32"] == pytest.approx(0.5 + 4 / 32)
+    view = block_sliders(data, bits=2, block=16)
+    assert view.initial() == {"bits": 2, "block": 16}
+    assert "q2s:block=16" in view.svg() and "q8s:block=64" in view.svg(bits=8, block=64)
+
+
+def test_the_drift_sliders_draw_the_chosen_width_and_hops(pyplot: Any, x: np.ndarray) -> None:
+    view = drift_sliders(x, bits=2, hops=3)
+    svg = view.svg()
+    assert "over 3 hops" in svg and "q2f requantize" in svg and "q2s requantize" in svg
+    assert "q8f requantize" in view.svg(bits=8, hops=5)
