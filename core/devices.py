@@ -45,6 +45,11 @@ class Device:
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(self) -> tuple[type[Device], tuple[str, int, str, Profile]]:
+        """Pickled by its fields: a string's hash differs between processes, so the cached one
+        is computed again where the device is loaded."""
+        return Device, (self.kind, self.index, self.peer, self.profile)
+
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
