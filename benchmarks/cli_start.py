@@ -13,7 +13,7 @@ start-up included; CPU time is that of the child (`RUSAGE_CHILDREN`).
 
 Both sides run from bytecode. Typer's modules were compiled when pip installed them, and pip
 compiles RouterLab's too on a regular install; an editable install compiles on first import and
-caches in `__pycache__`, unless `PYTHONDONTWRITEBYTECODE` is set (as on the CI machine), when
+caches in `__pycache__`, unless `PYTHONDONTWRITEBYTECODE` is set (as on this machine), when
 every start compiled RouterLab's CLI again (some 20 ms, a sixth of `--help`). So the run first
 compiles RouterLab's sources once, as an install would (`compile_routerlab`).
 """
