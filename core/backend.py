@@ -87,6 +87,13 @@ def _check(dtype: AnyDType, kind: Kind, op: str) -> None:
         raise DTypeError(f"{op} got a {dtype} tensor, which is not {kind.value}")
 
 
+QUIET_FLOAT = np.errstate(over="ignore", invalid="ignore", divide="ignore")
+"""The decorator of every backend op that computes floats (here and the quantized ops'
+`dequantize`): an overflow gives inf and 0/0 NaN, as in Burn (Rust float arithmetic never traps),
+and numpy's RuntimeWarning about it would only leak onto a learner's screen. As a decorator it
+enters afresh on every call (an `errstate` object refuses a second `with`); CuPy never warns."""
+
+
 class Backend:
     """The arrays and operations of one device."""
 
@@ -212,20 +219,24 @@ class Backend:
         return self.to_device(primitive)
 
     # --- arithmetic --------------------------------------------------------------------------
+    # Each op runs under `QUIET_FLOAT`; int arithmetic wraps in Burn and numpy and never warned.
 
     def _wrap(self, array: Any, dtype: AnyDType) -> Primitive:
         """Keep the declared dtype (numpy upcasts bf16 matmul to f32, for example). Called inside
         the caller's `_on_device()`, where the cast allocates."""
         return Primitive(array.astype(self._storage(dtype), copy=False), dtype, self.device)
 
+    @QUIET_FLOAT
     def add(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         with self._on_device():
             return self._wrap(self.xp.add(lhs.array, rhs.array), lhs.dtype)
 
+    @QUIET_FLOAT
     def mul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         with self._on_device():
             return self._wrap(self.xp.multiply(lhs.array, rhs.array), lhs.dtype)
 
+    @QUIET_FLOAT
     def matmul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         with self._on_device():
             return self._wrap(self.xp.matmul(lhs.array, rhs.array), lhs.dtype)
@@ -239,9 +250,29 @@ class Backend:
             swapped = self.xp.ascontiguousarray(self.xp.swapaxes(primitive.array, dim1, dim2))
             return self._wrap(swapped, primitive.dtype)
 
+    @QUIET_FLOAT
     def cast(self, primitive: Primitive, dtype: AnyDType) -> Primitive:
+        """numpy's `astype`, except float to int, which saturates like Rust's `as`."""
         with self._on_device():
-            return self._wrap(primitive.array, dtype)
+            array = primitive.array
+            if primitive.dtype.is_float() and (dtype.is_int() or dtype.is_uint()):
+                array = saturating_int(self.xp, array, self._storage(dtype))
+            return self._wrap(array, dtype)
+
+
+def saturating_int(xp: ModuleType, array: Any, storage: np.dtype[Any]) -> Any:
+    """Float to int as Flex's `float_into_int` writes it, `x as i32` over the values read as f64
+    (crates/burn-flex/src/ops/float.rs:61-124): Rust's `as` truncates toward zero, saturates at
+    the int type's min and max (infinities included) and turns NaN into 0. numpy leaves those
+    undefined (and warns), so they are set here. CUDA's float-to-int conversion, which CubeCL's
+    cast kernel compiles to, saturates the same way; NdArray panics instead (docs/burn.md,
+    "Per-backend rules")."""
+    wide = array.astype(xp.float64)
+    info = np.iinfo(storage)
+    low, high = float(info.min), float(info.max)  # `high` rounds up to 2^63 for 64-bit types
+    out = xp.clip(xp.nan_to_num(wide, nan=0.0), low, high).astype(storage)
+    out[wide >= high] = info.max  # 2^63 has no i64/u64 value: numpy's cast of it is undefined
+    return out
 
 
 def make_backend(device: Device) -> Backend:

@@ -10,7 +10,7 @@ the peer ids (`crates/burn-remote/src/client/runner.rs:406-418`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from routerlab.core.choices import Choice
@@ -26,7 +26,7 @@ _PATTERN = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Device:
     """One device. Equal devices are the same device; `str` is the canonical short form."""
 
@@ -34,6 +34,30 @@ class Device:
     index: int
     peer: str = LOCAL_PEER
     profile: Profile = DEFAULT_CPU_PROFILE
+    _hash: int = field(init=False, repr=False)
+    """Devices key the sessions, the clients and every cache a move consults, several lookups
+    per move: the hash is computed once, and `parse_device` hands out one object per string, so
+    `==` is mostly an identity test."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.kind, self.index, self.peer, self.profile)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[Device], tuple[str, int, str, Profile]]:
+        """Pickled by its fields: a string's hash differs between processes, so the cached one
+        is computed again where the device is loaded."""
+        return Device, (self.kind, self.index, self.peer, self.profile)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Device:
+            return NotImplemented
+        return (self._hash == other._hash and self.kind == other.kind
+                and self.index == other.index and self.peer == other.peer
+                and self.profile is other.profile)
 
     def __str__(self) -> str:
         peer = "" if self.peer == LOCAL_PEER else f"{self.peer}/"

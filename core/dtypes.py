@@ -62,8 +62,8 @@ class DType(Choice, noun="dtype", error=DTypeError):
 
     @property
     def size(self) -> int:
-        """Bytes per element, as `DType::size()` reports it."""
-        return 1 if self is DType.BOOL else self.numpy.itemsize
+        """Bytes per element, as `DType::size()` reports it (a table: every op's output asks)."""
+        return _SIZES[self]
 
     @classmethod
     def from_numpy(cls, dtype: np.dtype[Any]) -> DType:
@@ -86,6 +86,7 @@ _NUMPY_NAMES = {
     DType.U64: "uint64", DType.U32: "uint32", DType.U16: "uint16", DType.U8: "uint8",
     DType.BOOL: "bool",
 }
+_SIZES = {**{d: np.dtype(name).itemsize for d, name in _NUMPY_NAMES.items()}, DType.BF16: 2}
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.backend import Backend, Primitive
+from routerlab.core.backend import QUIET_FLOAT, Backend, Primitive
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device
 from routerlab.core.dtypes import DType, QFloat
@@ -155,6 +155,7 @@ def quantize(backend: Backend, x: Primitive, scheme: QuantScheme,
     return QPrimitive(tensor, backend.device)
 
 
+@QUIET_FLOAT
 def dequantize(backend: Backend, q: QPrimitive, dtype: DType = DType.F32) -> Primitive:
     """`B::dequantize`: `x̂ = s_eff * q` with this backend's profile."""
     array = dequantize_values(q.tensor, profile=backend.profile, dtype=dtype)

@@ -20,6 +20,9 @@ import numpy as np
 from routerlab.core.errors import QuantizationError
 from routerlab.core.quant.scheme import QuantScheme, QuantStore, StoreKind
 
+_U32, _I8 = np.dtype(np.uint32), np.dtype(np.int8)
+"""Built once: every move asks for its layout's storage dtype."""
+
 
 def params_shape(shape: tuple[int, ...], scheme: QuantScheme) -> tuple[int, ...]:
     """Shape of the (block) scale grid: `[1]` per tensor, else the number of blocks per axis
@@ -69,7 +72,7 @@ class QuantLayout:
     def storage_dtype(self) -> np.dtype:
         """i8 for Native (one byte per value, even for Q4/Q2, as the CPU backends keep them),
         u32 for PackedU32."""
-        return np.dtype(np.uint32 if self.store.kind is StoreKind.PACKED_U32 else np.int8)
+        return _U32 if self.store.kind is StoreKind.PACKED_U32 else _I8
 
     @property
     def storage_elements(self) -> int:

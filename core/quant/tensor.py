@@ -11,6 +11,7 @@ scales and the global always on the host (see `scale_dtype.py`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from types import ModuleType
 from typing import Any
 
@@ -61,31 +62,27 @@ class QuantizedTensor:
                 f"{dtype}{list(grid)} for scheme {self.scheme}"
             )
         check_global_scale(self.scheme, self.global_scale is not None)
-        for array in (self.values, self.scales):
-            if isinstance(array, np.ndarray):
-                array.flags.writeable = False
+        _freeze(self.values, self.scales)
 
     def with_arrays(self, values: Any, scales: np.ndarray | None = None) -> QuantizedTensor:
         """The same tensor over other arrays of the same storage shape and dtype (a device copy):
         only those two facts are checked, not the whole layout again, which `dataclasses.replace`
         would redo on every move."""
         scales = self.scales if scales is None else scales
-        if (tuple(values.shape) != tuple(self.values.shape) or values.dtype != self.values.dtype
+        if (values.shape != self.values.shape or values.dtype != self.values.dtype
                 or scales.shape != self.scales.shape or scales.dtype != self.scales.dtype):
             raise QuantizationError("with_arrays keeps the storage shape and dtype of values and "
                                     "scales")
         copy = object.__new__(QuantizedTensor)
         object.__setattr__(copy, "__dict__", {**self.__dict__, "values": values,
                                               "scales": scales})
-        for array in (values, scales):
-            if isinstance(array, np.ndarray):
-                array.flags.writeable = False
+        _freeze(values, scales)
         return copy
 
     # --- what it is ---
-    @property
+    @cached_property
     def dtype(self) -> QFloat:
-        """`DType::QFloat(scheme)`."""
+        """`DType::QFloat(scheme)`, built once (a move asks for it several times)."""
         return QFloat(self.scheme)
 
     @property
@@ -160,3 +157,11 @@ class QuantizedTensor:
 
 def _global_bytes(tensor: QuantizedTensor) -> bytes:
     return b"" if tensor.global_scale is None else np.float32(tensor.global_scale).tobytes()
+
+
+def _freeze(*arrays: Any) -> None:
+    """Make numpy arrays read-only (`setflags`: cheaper than assigning `flags.writeable`); CuPy
+    arrays have no such flag."""
+    for array in arrays:
+        if isinstance(array, np.ndarray):
+            array.setflags(write=False)

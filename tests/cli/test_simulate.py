@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -112,3 +113,26 @@ def test_json_of_a_failing_run_is_the_steps_that_ran_and_the_failure(
     assert err.count("\n") == 1
     assert err == (f"error: {local}: step 3 (to_device) failed: TransferRejected: "
                    f"{failure['message']}\n")
+
+
+def test_float_overflow_is_inf_without_numpy_warnings(tmp_path: Path) -> None:
+    """f16 60000 + 60000 is inf, as Rust's float add gives, and so is 1e30 dequantized to f16;
+    numpy's RuntimeWarnings about them (and about a saturating float-to-int cast) must not reach
+    the learner's output."""
+    path = tmp_path / "overflow.toml"
+    path.write_text('devices = ["cpu:0"]\n'
+                    '[[steps]]\nop = "tensor"\nname = "x"\nvalues = [60000.0, nan]\n'
+                    'dtype = "f16"\ndevice = "cpu:0"\n'
+                    '[[steps]]\nop = "clone"\ntensor = "x"\nname = "x2"\n'
+                    '[[steps]]\nop = "add"\nlhs = "x2"\nrhs = "x"\nname = "y"\n'
+                    '[[steps]]\nop = "cast"\ntensor = "y"\ndtype = "i16"\nname = "z"\n'
+                    '[[steps]]\nop = "read"\ntensor = "z"\nexpect = [32767, 0]\n'
+                    '[[steps]]\nop = "tensor"\nname = "w"\nvalues = [1e30, 3.0]\n'
+                    'dtype = "f32"\ndevice = "cpu:0"\n'
+                    '[[steps]]\nop = "quantize"\ntensor = "w"\nscheme = "q8s"\nname = "q"\n'
+                    '[[steps]]\nop = "dequantize"\ntensor = "q"\ndtype = "f16"\nname = "v"\n'
+                    '[[steps]]\nop = "read"\ntensor = "v"\nexpect = [inf, 0.0]\n')
+    done = subprocess.run([sys.executable, "-m", "routerlab", "simulate", str(path), "--plain"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stdout + done.stderr and "backend.py" not in done.stderr

@@ -15,12 +15,14 @@ from routerlab.core import (
     BurnUnimplemented,
     DeadlockError,
     DequantizeOp,
+    Device,
     DType,
     ExtensionMissingError,
     HandleKind,
     Kind,
     Policy,
     Primitive,
+    Profile,
     QFloat,
     QuantizeOp,
     RegisterLocalOp,
@@ -348,3 +350,18 @@ def test_real_get_tensor_of_qfloat_replays_burns_todo_in_legacy(legacy_by: str) 
     assert info.value.source == "crates/burn-router/src/interpreter.rs:98"
     assert rt.handle_ids("cpu:0") == [int(q.id)] and interp.handles.get_handle_ref(q.id) is held
     assert rt.trace.read(mark) == []
+
+
+def test_devices_equal_by_their_fields_and_survive_pickling() -> None:
+    """`Device` caches its hash (it keys every session and move cache): a device built by hand
+    equals and hashes like the parsed one, and a pickled one gets its hash computed again (a
+    string's hash differs between processes)."""
+    import pickle
+
+    parsed = parse_device("peer2/cpu:1@ndarray")
+    built = Device("cpu", 1, "peer2", Profile.NDARRAY)
+    assert built == parsed and hash(built) == hash(parsed) and {parsed: 1}[built] == 1
+    assert built != Device("cpu", 1, "peer2", Profile.FLEX) and built != Device("cpu", 2, "peer2")
+    assert built != "peer2/cpu:1@ndarray"
+    loaded = pickle.loads(pickle.dumps(parsed))
+    assert loaded == parsed and loaded.__reduce__()[1] == ("cpu", 1, "peer2", Profile.NDARRAY)

@@ -855,6 +855,19 @@ def _() -> None:
     assert str(t.scheme) == "q4s:store=native"
 
 
+@row("flex-cast-saturates", "float to int saturates like Rust's `as`: NaN is 0, out-of-range "
+     "values and infinities clamp to the int type's min and max, for every int and uint dtype",
+     "crates/burn-flex/src/ops/float.rs:61-124")
+def _() -> None:
+    rt = Runtime(["cpu:0"])
+    values = [float("nan"), float("inf"), -float("inf"), 1e30, -1e30, 2.0 ** 64, -2.9, 2.9]
+    for dtype in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+        info = np.iinfo(DType(dtype).numpy)
+        got = rt.read(rt.cast(rt.tensor(values, "cpu:0", "f32"), dtype)).tolist()
+        low = max(int(info.min), -2)
+        assert got == [0, info.max, info.min, info.max, info.min, info.max, low, 2], dtype
+
+
 @row("cubecl-refusals", "CubeCL's texts: Can't store in u32 / native sub-byte / native packing",
      "crates/burn-cubecl/src/ops/qtensor.rs:85-108")
 def _() -> None:
