@@ -1,16 +1,21 @@
-"""Every notebook of the series runs top to bottom in a fresh kernel of this venv, untouched.
+"""Every notebook of the series runs top to bottom in a fresh kernel of this venv, untouched,
+and then again as a learner who solved every checkpoint would run it.
 
 A cell that raises fails the test (nbclient's CellExecutionError); so does any error output or
-anything written to stderr (warnings included: teaching material should run clean). In the same
-kernel, the closing exercise is then run twice more: with the right answer it must say "Correct",
-with a wrong one it must fail. Each notebook's time (as shipped, without those two extra runs) is
-recorded in test-artifacts/notebook-times.json, and the series must fit in the 90-second budget.
-Every core table a cell shows must arrive as HTML.
+anything written to stderr (warnings included: teaching material should run clean). As shipped,
+every checkpoint says it is not answered yet and every `lab.reveal` stays locked. Then, in the
+same kernel, the notebook runs again with the cell before each `lab.check("id", ...)` (the
+prediction, or the `# YOUR CODE` cell) replaced: first by a sealed wrong submission of the first
+checkpoint, which must fail, then by each checkpoint's sealed solution, which must pass; every
+reveal must then open and run clean. Each notebook's time as shipped is recorded in
+test-artifacts/notebook-times.json, and the series must fit in the 90-second budget. Every core
+table a cell shows must arrive as HTML.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -18,17 +23,8 @@ import pytest
 
 BUDGET_S = 90.0
 CELL_TIMEOUT_S = 120
-PLACEHOLDER = "answer = ..."
-ANSWERS = {  # notebook: (the right answer, a wrong one), as Python source
-    "00-welcome": ("1", "0"),
-    "01-handles": ("[2]", "[0, 2]"),
-    "02-router-flow": ("1", "3"),
-    "03-moving-tensors": ("8000", "4000"),
-    "04-quantization": ("32", "48"),
-    "05-the-gap": ("'get_tensor'", "'register_tensor_to_device'"),
-    "06-the-fix": ("2.53", "0.6"),
-    "07-gpu": ("9", "36"),
-}
+CHECK = re.compile(r'^lab\.check\("([a-z]+-\d+)"', re.M)
+PASSED, FAILED, LOCKED, UNANSWERED = "✓", "✗", "🔒", "not answered yet"
 _times: dict[str, float] = {}
 
 
@@ -36,15 +32,13 @@ _times: dict[str, float] = {}
 def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: Path) -> None:
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
 
     notebook = nbformat.read(notebook_path, as_version=4)
     client = NotebookClient(notebook, kernel_name=venv_kernel, timeout=CELL_TIMEOUT_S,
                             resources={"metadata": {"path": str(notebook_path.parent)}})
-    exercise = max(i for i, c in enumerate(notebook.cells) if c.cell_type == "code")
-    source = notebook.cells[exercise].source
-    assert source.count(PLACEHOLDER) == 1, "the exercise cell ships with `answer = ...`"
-    right, wrong = ANSWERS[notebook_path.stem]
+    checks = {i: m.group(1) for i, c in enumerate(notebook.cells)
+              if c.cell_type == "code" and (m := CHECK.search(c.source))}
+    assert checks, "a lesson has checkpoints"
 
     start = time.perf_counter()
     with client.setup_kernel():
@@ -54,17 +48,61 @@ def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: P
         (artifacts / "notebook-times.json").write_text(json.dumps(_times, indent=2) + "\n")
         _assert_clean(notebook, notebook_path.name)
         _assert_tables_shown_as_html(notebook, notebook_path.name)
-        assert "Not answered yet" in _text(notebook.cells[exercise])
+        for index, exercise_id in checks.items():
+            assert UNANSWERED in _text(notebook.cells[index]), f"{exercise_id} is answered"
+        assert LOCKED in "".join(map(_text, notebook.cells)) or not _reveals(notebook)
 
-        answered = _append(notebook, source.replace(PLACEHOLDER, f"answer = {right}"))
-        client.execute_cell(answered, len(notebook.cells) - 1)
-        assert "Correct" in _text(answered), f"the right answer was refused: {_text(answered)}"
-        assert "did not open" not in _text(answered), "re-seal the explanation for this answer"
+        first = min(checks)  # the kernel still has `lab` and the rest from the first run
+        _assert_a_wrong_submission_fails(client, notebook, first, checks[first])
+        solved = _solved_copy(notebook, checks)
+        for index, cell in enumerate(solved.cells):
+            client.execute_cell(cell, index)
+        _assert_clean(solved, f"{notebook_path.name} (solved)")
+        for index, exercise_id in checks.items():
+            assert PASSED in _text(solved.cells[index]), (
+                f"{exercise_id}'s sealed solution does not pass in the notebook: "
+                f"{_text(solved.cells[index])[:400]}")
+        for index in _reveals(solved):
+            assert LOCKED not in _text(solved.cells[index]), f"cell {index} stayed locked"
 
-        mistaken = _append(notebook, source.replace(PLACEHOLDER, f"answer = {wrong}"))
-        with pytest.raises(CellExecutionError, match="Not quite") as failed:
-            client.execute_cell(mistaken, len(notebook.cells) - 1)
-        assert failed.value.ename == "WrongAnswer"
+
+def _reveals(notebook) -> list[int]:
+    return [i for i, c in enumerate(notebook.cells)
+            if c.cell_type == "code" and "lab.reveal(" in c.source]
+
+
+def _solved_copy(notebook, checks: dict[int, str]):
+    """The notebook with the code cell before each check replaced by the sealed solution."""
+    import copy
+
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.sealing import open_solution
+
+    solved = copy.deepcopy(notebook)
+    for index, exercise_id in checks.items():
+        before = max(i for i in range(index) if solved.cells[i].cell_type == "code")
+        solved.cells[before].source = open_solution(load_catalog().get(exercise_id))
+    for cell in solved.cells:
+        cell.outputs = []
+    return solved
+
+
+def _assert_a_wrong_submission_fails(client, notebook, index: int, exercise_id: str) -> None:
+    """A sealed wrong submission, run in the kernel, makes the check cell show a failure
+    (without raising: a lesson runs on)."""
+    import nbformat
+
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.sealing import open_wrong
+
+    wrong = open_wrong(load_catalog().get(exercise_id))
+    assert wrong, f"{exercise_id} has no sealed wrong submission"
+    trial = [nbformat.v4.new_code_cell(wrong[0].source),
+             nbformat.v4.new_code_cell(notebook.cells[index].source)]
+    for cell in trial:
+        client.execute_cell(cell, index)
+    _assert_clean(nbformat.v4.new_notebook(cells=trial), f"{exercise_id}'s wrong submission")
+    assert FAILED in _text(trial[1]) and PASSED not in _text(trial[1]), _text(trial[1])[:400]
 
 
 @pytest.mark.notebooks
@@ -94,18 +132,11 @@ def _assert_tables_shown_as_html(notebook, name: str) -> None:
                 assert "routerlab-table" in data.get("text/html", ""), f"{name} cell {index}"
 
 
-def _append(notebook, source: str):
-    import nbformat
-
-    cell = nbformat.v4.new_code_cell(source)
-    notebook.cells.append(cell)
-    return cell
-
-
 def _text(cell) -> str:
     parts = []
     for output in cell.get("outputs", []):
         parts.append(output.get("text", ""))
         parts.append(output.get("data", {}).get("text/plain", ""))
+        parts.append(output.get("data", {}).get("text/html", ""))
         parts.append(output.get("evalue", ""))
     return "\n".join(parts)
