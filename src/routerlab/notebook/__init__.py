@@ -10,7 +10,6 @@ The notebooks are thin: every computation calls `routerlab.core`, and how things
 - `sliders`: a plot redrawn by sliders (`Sliders`), for the experiments;
 - `scoreboard`: transfers scored with the core's own counters, and a quantized tensor's bytes;
 - `lesson`: a notebook's checkpoints, exercises of the one catalog (`lesson()`);
-- `checking`: the closing "predict, then check" exercise;
 - `diagram`: the router drawn as SVG from a live runtime (`Diagram`);
 - `ordering`: the same tasks submitted to one session in every order (`Reorder`);
 - `plots`: a matplotlib theme that reads on light and dark JupyterLab themes.
@@ -20,7 +19,6 @@ Every name the notebooks import comes from here, so the modules can move without
 noticing.
 """
 
-from routerlab.notebook.checking import WrongAnswer, check, seal_explanation
 from routerlab.notebook.diagram import Diagram
 from routerlab.notebook.display import (
     Callout,
@@ -41,9 +39,9 @@ from routerlab.notebook.stepping import Stepper, Tape, handoff, stepper
 
 __all__ = [
     "INK", "PALETTE", "Callout", "Caught", "Diagram", "Lesson", "Reorder", "Scoreboard",
-    "Sliders", "Stepper", "Tape", "WrongAnswer", "banner", "byte_regions", "catch_panic",
-    "check", "gpu_pair", "handoff", "html_of", "lesson", "plot_theme", "register_formatters",
-    "seal_explanation", "show", "sliders", "stepper", "text_of",
+    "Sliders", "Stepper", "Tape", "banner", "byte_regions", "catch_panic", "gpu_pair",
+    "handoff", "html_of", "lesson", "plot_theme", "register_formatters", "show", "sliders",
+    "stepper", "text_of",
 ]
 
 register_formatters()
