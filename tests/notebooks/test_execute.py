@@ -5,7 +5,9 @@ anything written to stderr (warnings included: teaching material should run clea
 kernel, the closing exercise is then run twice more: with the right answer it must say "Correct",
 with a wrong one it must fail. Each notebook's time (as shipped, without those two extra runs) is
 recorded in test-artifacts/notebook-times.json, and the series must fit in the 90-second budget.
-Every core table a cell shows must arrive as HTML.
+Every core table a cell shows must arrive as HTML, and each notebook must show the tables,
+figures and widgets that `expectations.py` lists for it (so a plot that stops drawing, or tables
+that render empty, fail here too, not only in the browser).
 """
 
 from __future__ import annotations
@@ -15,6 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
+from expectations import EXPECTED
+from notebook_counts import (
+    count_figures,
+    count_tables,
+    count_widgets,
+    implement_checkpoints,
+    widget_state,
+)
 
 BUDGET_S = 90.0
 CELL_TIMEOUT_S = 120
@@ -54,6 +64,8 @@ def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: P
         (artifacts / "notebook-times.json").write_text(json.dumps(_times, indent=2) + "\n")
         _assert_clean(notebook, notebook_path.name)
         _assert_tables_shown_as_html(notebook, notebook_path.name)
+        client.set_widgets_metadata()
+        _assert_shows_what_is_expected(notebook, notebook_path.stem)
         assert "Not answered yet" in _text(notebook.cells[exercise])
 
         answered = _append(notebook, source.replace(PLACEHOLDER, f"answer = {right}"))
@@ -65,6 +77,10 @@ def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: P
         with pytest.raises(CellExecutionError, match="Not quite") as failed:
             client.execute_cell(mistaken, len(notebook.cells) - 1)
         assert failed.value.ename == "WrongAnswer"
+
+
+def test_every_notebook_of_the_series_has_expectations(series: list[str]) -> None:
+    assert list(EXPECTED) == series, "tests/notebooks/expectations.py lists the series in order"
 
 
 @pytest.mark.notebooks
@@ -82,6 +98,17 @@ def _assert_clean(notebook, name: str) -> None:
             assert output["output_type"] != "error", f"{where} raised {output.get('ename')}"
             if output["output_type"] == "stream":
                 assert output["name"] != "stderr", f"{where} wrote to stderr: {output['text']}"
+
+
+def _assert_shows_what_is_expected(notebook, stem: str) -> None:
+    """The counts of `expectations.py`, over the executed cells' outputs (`notebook_counts`)."""
+    outputs = [o for cell in notebook.cells for o in cell.get("outputs", [])]
+    steppers, sliders = count_widgets(outputs, widget_state(notebook))
+    shown = EXPECTED[stem]._replace(
+        tables=count_tables(outputs), figures=count_figures(outputs), steppers=steppers,
+        sliders=sliders, implement=len(implement_checkpoints(notebook.cells)))
+    assert shown == EXPECTED[stem], (
+        f"{stem} shows {shown}, expected {EXPECTED[stem]} (tests/notebooks/expectations.py)")
 
 
 def _assert_tables_shown_as_html(notebook, name: str) -> None:
