@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         make_backend,
     )
     from routerlab.core.data import TensorData
+    from routerlab.core.deployment import Deployment
     from routerlab.core.devices import (
         Device,
         DeviceLike,
@@ -110,6 +111,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "routerlab.core.data": (
         "TensorData",
     ),
+    "routerlab.core.deployment": (
+        "Deployment",
+    ),
     "routerlab.core.devices": (
         "Device", "DeviceLike", "Path", "automatic_path", "parse_device",
     ),
@@ -173,20 +177,19 @@ the three in step."""
 _LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
     "AddOp", "Advertisement", "AnyDType", "Arm", "Arrival", "Backend", "BurnPanic", "BurnTodo",
-    "BurnUnimplemented", "CastOp", "Cell", "DType", "DTypeError", "DeadlockError",
+    "BurnUnimplemented", "CastOp", "Cell", "DType", "DTypeError", "DeadlockError", "Deployment",
     "DequantizeOp", "Device", "DeviceError", "DeviceLike", "DropOp", "ExposeLocalOp",
     "ExposeRemoteOp", "ExtensionMissingError", "GpuUnavailableError", "HandleContainer",
     "HandleKind", "InitOp", "Journal", "Kind", "LimitError", "MatmulOp", "MissingHandleError",
     "MulOp", "NOT_INIT", "OperationIr", "Path", "Policy", "Primitive", "Profile", "QFloat",
-    "QuantizationError", "QuantizeOp", "QuantizedExtension", "READ_ONLY", "READ_WRITE",
-    "ReadOp", "RegisterDataOp", "RegisterLocalOp", "RegisterRemoteOp", "ReshapeOp",
-    "RouterLabError", "RouterTensor", "Runtime", "ScenarioError", "SessionEnded", "ShapeError",
-    "SwapDimsOp", "TableView", "TensorData", "TensorId", "TensorInterpreter", "TensorIr",
-    "TensorStatus", "Trace", "TraceEvent", "TransferPlan", "TransferRejected",
-    "TransferRequest", "Transport", "UnknownTensorError", "UseAfterDropError", "Viewable",
-    "automatic_path", "can_move_to_device", "format_cell", "gpu_status", "is_quantized",
-    "is_quantized_handle", "kind_of", "make_backend", "parse_device", "plan_transfer",
-    "status_for",
+    "QuantizationError", "QuantizeOp", "QuantizedExtension", "READ_ONLY", "READ_WRITE", "ReadOp",
+    "RegisterDataOp", "RegisterLocalOp", "RegisterRemoteOp", "ReshapeOp", "RouterLabError",
+    "RouterTensor", "Runtime", "ScenarioError", "SessionEnded", "ShapeError", "SwapDimsOp",
+    "TableView", "TensorData", "TensorId", "TensorInterpreter", "TensorIr", "TensorStatus",
+    "Trace", "TraceEvent", "TransferPlan", "TransferRejected", "TransferRequest", "Transport",
+    "UnknownTensorError", "UseAfterDropError", "Viewable", "automatic_path", "can_move_to_device",
+    "format_cell", "gpu_status", "is_quantized", "is_quantized_handle", "kind_of", "make_backend",
+    "parse_device", "plan_transfer", "status_for",
 ]
 
 _REMOVED = {

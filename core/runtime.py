@@ -26,6 +26,7 @@ import numpy as np
 from routerlab.core.backend import Backend, make_backend
 from routerlab.core.client import RouterClient, build_op
 from routerlab.core.data import TensorData
+from routerlab.core.deployment import Deployment, describe
 from routerlab.core.devices import Device, DeviceLike, Path, check_topology, parse_device
 from routerlab.core.dtypes import AnyDType, DType, QFloat, is_quantized
 from routerlab.core.errors import BurnUnimplemented, DeviceError, DTypeError, UnknownTensorError
@@ -382,6 +383,11 @@ class Runtime:
     def registry(self, device: DeviceLike) -> TableView:
         """One device's handle registry as a table."""
         return self.client(device).session.view()
+
+    def deployment(self) -> Deployment:
+        """Every server and session of this runtime and the ids each registry holds, as data
+        (what the notebooks draw)."""
+        return describe(c.session for c in self._clients.values())
 
     def registries(self) -> dict[str, TableView]:
         return {str(d): c.session.view() for d, c in self._clients.items()}

@@ -131,13 +131,14 @@ class Server:
         while session.queue:
             transfer_id = session.waiting_for()
             if transfer_id is not None:
-                if session.parked_on != transfer_id:
+                if session.parked_on != transfer_id:  # the task starts, then waits inside it
+                    session.start_head()
                     session.parked_on = transfer_id
                     self.trace.record("wait", session.label, None, None, 0,
                                       f"transfer {transfer_id} not exposed yet: parked")
                 return ran
-            session.parked_on = None
-            session.run_one()
+            started, session.parked_on = session.parked_on is not None, None
+            session.run_one(started)
             ran = True
         return ran
 
@@ -163,6 +164,7 @@ class Server:
                     and op.request.transport is Transport.IROH):
                 continue
             session.queue.popleft()
+            session.parked_on = None  # the next task has not started yet
             self.clock += IROH_TIMEOUT_S
             line = (f"target session {session.label} gave up waiting for transfer "
                     f"{op.transfer_id} after {IROH_TIMEOUT_S:g} s over Iroh (simulated clock: "

@@ -77,13 +77,22 @@ class Session(Viewable):
             return op.transfer_id
         return None
 
-    def run_one(self) -> None:
-        """Pop the head task and run it to completion."""
-        op, reply = self.queue.popleft()
+    def start_head(self) -> None:
+        """Record that the worker began the head task. Burn's worker receives a task and starts
+        it before any wait inside it (`RegisterTensorLocal` awaits `local_comm.take` within the
+        task, `worker.rs:296-309`), so the trace lists the task, then its wait."""
+        op = self.queue[0][0]
         # The op stands in for its description until the event is read (`Trace._event`), except
         # an upload, whose op holds the data the trace must not keep alive.
         self._log(("drop" if type(op) is DropOp else "op", self.label, op.traced_id(), None, 0,
                    op.describe() if type(op) is RegisterDataOp else op))
+
+    def run_one(self, started: bool = False) -> None:
+        """Pop the head task and run it to completion (`started`: its start is already in the
+        trace, because it parked first)."""
+        if not started:
+            self.start_head()
+        op, reply = self.queue.popleft()
         task = _TASKS.get(type(op))
         if task is None:
             self.interpreter.register_op(op)

@@ -10,9 +10,10 @@ compared with the same programs on the model's own `RouterTensor`.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
-from routerlab.core import READ_WRITE, DropOp, RouterTensor, Runtime, TensorIr
+from routerlab.core import READ_WRITE, DropOp, RouterTensor, Runtime, TensorIr, TensorStatus
 from routerlab.core import status_for as model_status_for
 from routerlab.exercises.checks.base import (
     CheckFailure,
@@ -37,9 +38,11 @@ class Client:
     """The runtime calls a probe makes, with every tensor it hands back plugged into `sub`'s
     functions (for the model, the runtime's own tensors are used as they are)."""
 
-    def __init__(self, sub: Subject, devices: tuple[str, ...] = ("cpu:0",)) -> None:
+    def __init__(self, sub: Subject, devices: tuple[str, ...] = ("cpu:0",),
+                 plug: Callable[[Subject], type[RouterTensor]] | None = None) -> None:
         self.rt = Runtime(list(devices))
-        self.plugged: type[RouterTensor] | None = None if sub.is_model else _plugged_class(sub)
+        plug = plug or _plugged_class
+        self.plugged: type[RouterTensor] | None = None if sub.is_model else plug(sub)
 
     def _own(self, tensor: RouterTensor) -> RouterTensor:
         if self.plugged is not None:
@@ -122,7 +125,7 @@ def _status(value: Any) -> Any:
 
 
 @counts.visible("status_for: the last reference is ReadWrite, a shared one ReadOnly", hint=2)
-def _(sub: Subject) -> Observation:
+def _status_values(sub: Subject) -> Observation:
     status_for = sub.function("status_for")
     return [(f"status_for({count})", _status(status_for(count))) for count in (1, 2, 5)]
 
@@ -214,6 +217,69 @@ def _(sub: Subject) -> Observation:
         status, after, sends = into_ir(count)
         seen.append((f"with a count of {count}: status_for, into_ir, drop",
                      [_status(status_for(count)), [_status(status), after, sends], drop(count)]))
+    return seen
+
+
+# --- registry-3: the status of a use comes from the clone count --------------------------------
+
+statuses = Suite("registry-3")
+statuses.model(status_for=model_status_for)
+statuses.visible("status_for: the last reference is ReadWrite, a shared one ReadOnly",
+                 hint=2)(_status_values)
+
+
+def _status_plugged_class(sub: Subject) -> type[RouterTensor]:
+    """A RouterTensor whose `into_ir` asks the student for the status of the use, then does what
+    the model's does with it (the bump for ReadWrite, the release that may send Drop)."""
+    student_status = sub.function("status_for")
+
+    class Plugged(RouterTensor):
+        __slots__ = ()
+
+        def clone(self) -> RouterTensor:
+            twin = super().clone()
+            twin.__class__ = Plugged
+            return twin
+
+        def into_ir(self) -> TensorIr:
+            self.check()
+            self._remember()
+            status = student_status(self._count.value)
+            if not isinstance(status, TensorStatus):
+                raise CheckFailure("status_for must return a TensorStatus (READ_ONLY, "
+                                   "READ_WRITE or NOT_INIT)", got=repr(status), hint=1)
+            if status is READ_WRITE:
+                self._count.value += 1
+            self._alive = False
+            self._release()
+            return TensorIr(self.id, self.shape, status, self.dtype)
+
+    return Plugged
+
+
+@statuses.visible("in the router: x.clone() + x reads #0 ReadOnly, then ReadWrite, which frees "
+                  "it", hint=2)
+def _(sub: Subject) -> Observation:
+    c = Client(sub, plug=_status_plugged_class)
+    x = c.tensor([1.0, 2.0])
+    mark = len(c.rt.trace)
+    c.add(c.clone(x), x)
+    gets = [e.status for e in c.rt.trace.read(mark) if e.kind == "get"]
+    return [("the statuses add reads its two inputs with", gets),
+            ("registry of cpu:0 afterwards: only the output", c.rt.handle_ids("cpu:0"))]
+
+
+@statuses.hidden("counts from 1 to 50 give RouterTensor's status")
+def _(sub: Subject) -> Observation:
+    status_for = sub.function("status_for")
+    return [(f"status_for({count})", _status(status_for(count))) for count in range(1, 51)]
+
+
+@statuses.hidden("30 seeded random client programs (clones, drops, adds, moves)")
+def _(sub: Subject) -> Observation:
+    seen: Observation = []
+    for seed in range(30):
+        seen += _random_program(Client(sub, ("cpu:0", "cpu:1"), _status_plugged_class), seed)
     return seen
 
 

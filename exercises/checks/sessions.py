@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from routerlab.core import RegisterLocalOp, RouterLabError, Runtime, TensorIr
+from routerlab.core import (
+    READ_ONLY,
+    READ_WRITE,
+    BurnPanic,
+    DropOp,
+    ReadOp,
+    RegisterLocalOp,
+    RouterLabError,
+    Runtime,
+    TensorIr,
+)
 from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite, choice
 
 _EVENTS = ("wait", "expose", "take")
@@ -75,4 +85,60 @@ rendezvous = PredictSuite(
         Part("LEGACY_U8_ENDED", "the sessions ended by the legacy u8 move", _devices),
     ],
     oracle=_sessions_answers,
+)
+
+
+# --- sessions-2: the order of two tasks in one session ----------------------------------------
+
+ORDERS = {"READ_THEN_DROP": ("read", "drop"), "DROP_THEN_READ": ("drop", "read")}
+"""The two orders sessions-2 asks about (its statement submits the same two tasks)."""
+
+
+def _read_result(value: Any) -> Any:
+    if isinstance(value, str):
+        return choice("panic")(value)
+    if isinstance(value, list | tuple) and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return [float(v) for v in value]
+    raise CheckFailure('write the values the read returns, e.g. [0.0, 0.0], or "panic"',
+                       got=repr(value), hint=1)
+
+
+_alive = choice("alive", "ended")
+
+
+def _in_order(order: tuple[str, ...]) -> tuple[Any, str]:
+    """Submit a read and a Drop of one tensor to cpu:0 in `order`: what the read gave, and
+    whether the session is alive afterwards."""
+    rt = Runtime(["cpu:0"])
+    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    tasks = {"read": ReadOp(TensorIr(x.id, x.shape, READ_ONLY, x.dtype)),
+             "drop": DropOp(TensorIr(x.id, x.shape, READ_WRITE, x.dtype))}
+    read: Any = None
+    try:
+        for name in order:
+            data = rt.submit("cpu:0", tasks[name])
+            if data is not None:
+                read = [float(v) for v in data.to_numpy().ravel()]
+    except BurnPanic:
+        read = "panic"
+    return read, "alive" if rt.session("cpu:0").ended is None else "ended"
+
+
+def _order_answers() -> dict[str, Any]:
+    """Run sessions-2's two orders on the model and observe."""
+    read_first, _ = _in_order(ORDERS["READ_THEN_DROP"])
+    drop_first, state = _in_order(ORDERS["DROP_THEN_READ"])
+    return {"READ_THEN_DROP": read_first, "DROP_THEN_READ": drop_first, "SESSION_AFTER": state}
+
+
+in_order = PredictSuite(
+    "sessions-2",
+    parts=[
+        Part("READ_THEN_DROP", "what the read returns when it is submitted first", _read_result),
+        Part("DROP_THEN_READ", "what the read returns when the Drop is submitted first",
+             _read_result),
+        Part("SESSION_AFTER", "cpu:0's session after the Drop-first order", _alive),
+    ],
+    oracle=_order_answers,
 )

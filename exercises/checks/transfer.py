@@ -218,3 +218,49 @@ moved_or_copied = PredictSuite(
     ],
     oracle=_transfer2_answers,
 )
+
+
+# --- transfer-4: what a move costs, measured --------------------------------------------------
+
+SCORED_VALUES = 1000
+"""How many f32 values transfer-4's tensor holds (its statement says the same)."""
+
+
+def _bytes(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise CheckFailure("write a number of bytes (a whole number)", got=repr(value), hint=1)
+    return value
+
+
+_fate = choice("moved", "copied")
+
+
+def _wire_bytes(rt: Runtime, mark: int, kinds: tuple[str, ...]) -> int:
+    return sum(e.nbytes for e in rt.trace.read(mark) if e.kind in kinds)
+
+
+def _cost_answers() -> dict[str, Any]:
+    """Move transfer-4's shared tensor to another peer and to another local device, and add up
+    the bytes the trace records for each."""
+    rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
+    t = rt.tensor(np.zeros(SCORED_VALUES), "cpu:0", "f32")
+    keep = rt.clone(t)
+    mark = len(rt.trace)
+    rt.to_device(t, "peer2/cpu:0")
+    host = _wire_bytes(rt, mark, ("publish", "download"))
+    fate = "copied" if int(keep.id) in rt.handle_ids("cpu:0") else "moved"
+    mark = len(rt.trace)
+    rt.to_device(keep, "cpu:1")
+    return {"HOST_BYTES": host, "SOURCE": fate,
+            "LOCAL_DEVICE_BYTES": _wire_bytes(rt, mark, ("copy",))}
+
+
+costs = PredictSuite(
+    "transfer-4",
+    parts=[
+        Part("HOST_BYTES", "host bytes (out plus in) of the move to peer2/cpu:0", _bytes),
+        Part("SOURCE", "whether the tensor moved or was copied to peer2/cpu:0", _fate),
+        Part("LOCAL_DEVICE_BYTES", "device bytes of the move of keep to cpu:1", _bytes),
+    ],
+    oracle=_cost_answers,
+)

@@ -92,6 +92,19 @@ def test_5_rendezvous_either_side_first(arrival: str) -> None:
     assert rt.server.pending_transfers() == 0
 
 
+def test_5_a_parked_target_lists_its_task_before_its_wait() -> None:
+    """The target's worker receives `RegisterTensorLocal` and waits *inside* it, in
+    `local_comm.take` (crates/burn-remote/src/server/worker.rs:296-309): its task line comes
+    first, then the wait, and the task is listed once however long it parks."""
+    rt = Runtime(arrival="target-first")
+    x = rt.tensor([1.0, 2.0], "cpu:0")
+    mark = len(rt.trace)
+    rt.to_device(x, "cpu:1")
+    target = [(e.kind, e.detail) for e in rt.trace.read(mark) if e.device == "cpu:1"]
+    assert [kind for kind, _ in target] == ["op", "wait", "take", "copy", "register"]
+    assert target[0][1].startswith("register_local(")
+
+
 def test_5_fifo_order_per_session(rt: Runtime) -> None:
     """§15.5: a session applies tasks in submission order (worker.rs:9-18)."""
     x = rt.tensor([1.0], "cpu:0")

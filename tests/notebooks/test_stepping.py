@@ -51,7 +51,7 @@ def test_stepper_has_a_page_per_snapshot_showing_that_snapshot(
     total = len(tape.snaps)
     for index, snap in enumerate(tape.snaps):
         page = steps.page(index)
-        assert f"Step {index + 1} / {total}</b>: {html.escape(snap.caption)}" in page
+        assert f"Line {index + 1} / {total}</b>: {html.escape(snap.caption)}" in page
         assert to_html(snap.registries["cpu:0"]) in page  # the registry as it was then
         for event in snap.events:
             assert html.escape(event.detail) in page
@@ -103,7 +103,7 @@ def test_static_fallback_lists_every_step(
 
     monkeypatch.setattr(Stepper, "widget", no_widgets)
     bundle = steps._repr_mimebundle_()
-    assert bundle == {"text/plain": f"<{steps.title}: {len(tape.snaps)} steps>",
+    assert bundle == {"text/plain": f"<{steps.title}: {len(tape.snaps)} lines>",
                       "text/html": static}
 
 

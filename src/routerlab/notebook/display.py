@@ -8,6 +8,7 @@ Core objects carry no renderer (`routerlab.core.view`): Jupyter shows a `TableVi
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +50,8 @@ def banner() -> Callout:
                        "cuda:N devices run on the real GPU; cpu:N devices are simulated on numpy.")
     return Callout("warn", "No usable GPU: everything in these notebooks runs on simulated "
                            "devices (cpu:N on numpy).",
-                   f"Why: {status.reason}. The lessons are the same; only notebook 07 has "
-                   "GPU-only extras, and it falls back too.")
+                   f"Why: {status.reason}. The lessons are the same: notebook 07 runs its "
+                   "GPU devices as cpu:N@cubecl, with CubeCL's arithmetic.")
 
 
 def gpu_pair() -> tuple[str, str, Callout]:
@@ -114,3 +115,15 @@ def register_formatters(display_formatter: Any = None) -> bool:
     html.for_type(TableView, present_html.table)
     html.for_type(Viewable, present_html.viewable)
     return True
+
+
+def with_widget(bundle: dict[str, Any], make_widget: Callable[[], Any]) -> dict[str, Any]:
+    """A display bundle whose static HTML any front end shows, plus the live widget's view where
+    ipywidgets and a widget front end are there (JupyterLab then shows the widget)."""
+    try:
+        widget_bundle = make_widget()._repr_mimebundle_()
+    except Exception:  # no ipywidgets, or no kernel comms: the static view is the view
+        return bundle
+    if widget_bundle:
+        bundle.update({k: v for k, v in widget_bundle.items() if k != "text/plain"})
+    return bundle

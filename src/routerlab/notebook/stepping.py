@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from routerlab.core import Cell, TableView
-from routerlab.notebook.display import Callout
+from routerlab.notebook.display import Callout, with_widget
 from routerlab.present.html import STEP_STYLE, html_of, table
 from routerlab.present.text import table as text_table
 
-__all__ = ["Stepper", "Tape", "stepper"]
+__all__ = ["Stepper", "Tape", "handoff", "stepper"]
 
 STEPPER_CLASS = "routerlab-stepper"
 """The CSS class of a stepper's widget box: how a test (or a stylesheet) tells a stepper's slider
@@ -39,6 +39,9 @@ class Stepper:
     title: str = "Step through"
     static: Any = None
     """What to show without widgets (default: every caption in a numbered table)."""
+    unit: str = "step"
+    """What one frame is (a Tape's frames are the lines of a program), so that its numbers are
+    never confused with the trace's own `step` column."""
     _pages: list[str] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -46,7 +49,8 @@ class Stepper:
             raise ValueError("a Stepper needs at least one frame")
         total = len(self.frames)
         self._pages = [
-            f"<div class='routerlab-step'>{STEP_STYLE}<div><b>Step {i + 1} / {total}</b>: "
+            f"<div class='routerlab-step'>{STEP_STYLE}<div><b>{self.unit.capitalize()} "
+            f"{i + 1} / {total}</b>: "
             f"{html.escape(caption)}</div>{html_of(body)}</div>"
             for i, (caption, body) in enumerate(self.frames)
         ]
@@ -55,7 +59,7 @@ class Stepper:
         if self.static is not None:
             return html_of(self.static)
         rows: list[list[Cell]] = [[i + 1, caption] for i, (caption, _) in enumerate(self.frames)]
-        return table(TableView(self.title, ["step", "what happens"], rows))
+        return table(TableView(self.title, [self.unit, "what happens"], rows))
 
     def page(self, index: int) -> str:
         """The HTML of one frame (what the slider shows at `index`)."""
@@ -64,7 +68,8 @@ class Stepper:
     def widget(self) -> Any:
         import ipywidgets as widgets
 
-        slider = widgets.IntSlider(value=0, min=0, max=len(self._pages) - 1, description="step",
+        slider = widgets.IntSlider(value=0, min=0, max=len(self._pages) - 1,
+                                   description=self.unit,
                                    readout=False, continuous_update=True)
         back = widgets.Button(description="◀ back", layout=widgets.Layout(width="7em"))
         ahead = widgets.Button(description="next ▶", layout=widgets.Layout(width="7em"))
@@ -87,23 +92,43 @@ class Stepper:
         return box
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        bundle: dict[str, Any] = {
-            "text/plain": f"<{self.title}: {len(self.frames)} steps>",
-            "text/html": self.static_html(),
-        }
-        try:
-            widget_bundle = self.widget()._repr_mimebundle_()
-        except Exception:  # no ipywidgets, or no kernel comms: the static table is the view
-            return bundle
-        if widget_bundle:
-            bundle.update({k: v for k, v in widget_bundle.items() if k != "text/plain"})
-        return bundle
+        return with_widget({"text/plain": f"<{self.title}: {len(self.frames)} {self.unit}s>",
+                            "text/html": self.static_html()}, self.widget)
 
 
 def stepper(frames: Sequence[tuple[str, Any]], title: str = "Step through",
-            static: Any = None) -> Stepper:
-    """`Stepper(frames, title, static)`; display it as a cell's last expression."""
-    return Stepper(list(frames), title, static)
+            static: Any = None, unit: str = "step") -> Stepper:
+    """`Stepper(frames, title, static, unit)`; display it as a cell's last expression."""
+    return Stepper(list(frames), title, static, unit)
+
+
+HANDOFF_NOTES = {
+    "register_local": "the target session starts its RegisterTensorLocal task",
+    "expose_local": "the source session starts its ExposeTensorLocal task",
+    "wait": "nothing is exposed under this transfer id yet: the target parks inside "
+            "local_comm.take (worker.rs:296-309), with no timeout",
+    "get": "the source's interpreter takes the handle out of its registry with the status the "
+           "client chose (get_tensor): ReadWrite removes the entry, ReadOnly keeps it",
+    "expose": "the typed HandleKind is parked in LocalCommService under the transfer id, and "
+              "every waiting taker is woken (local_comm.rs)",
+    "take": "the target takes the HandleKind out of LocalCommService",
+    "copy": "the target's backend copies the primitive onto its own device (B::*_to_device)",
+    "register": "the target registers the copy under the id the client minted for it",
+}
+"""What each event of a same-peer hand-off means (docs/burn.md section 6)."""
+
+
+def handoff(rt: Any, events: Sequence[Any],
+            title: str = "The same-peer hand-off, event by event") -> Stepper:
+    """A step-through of a same-peer transfer's trace `events`: each frame says what the event
+    means and shows the trace up to it."""
+    frames = []
+    for index, event in enumerate(events):
+        key = event.detail.split("(")[0] if event.kind == "op" else event.kind
+        note = HANDOFF_NOTES.get(key, event.detail)
+        frames.append((f"{event.device} {event.kind}: {note}",
+                       rt.trace.view(events[:index + 1], title="The trace so far")))
+    return Stepper(frames, title, unit="event")
 
 
 @dataclass
@@ -143,7 +168,7 @@ class Tape:
             ops = "; ".join(e.detail for e in snap.events if e.kind in ("op", "drop"))
             rows.append([i + 1, snap.caption, ops or "(nothing sent)",
                          *(_ids(snap.handles.get(d)) for d in devices)])
-        return TableView("The program, line by line", ["step", "line", "sent to the sessions",
+        return TableView("The program, line by line", ["line", "code", "sent to the sessions",
                          *(f"{d} holds" for d in devices)], rows)
 
     def frames(self) -> list[tuple[str, Any]]:
@@ -159,7 +184,7 @@ class Tape:
         return frames
 
     def stepper(self, title: str = "Step through the program") -> Stepper:
-        return Stepper(self.frames(), title, static=self.view())
+        return Stepper(self.frames(), title, static=self.view(), unit="line")
 
     def _repr_html_(self) -> str:
         return table(self.view())

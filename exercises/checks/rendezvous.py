@@ -1,0 +1,186 @@
+"""Checks of the same-peer rendezvous exercise (transfer-3): Burn's `LocalCommService`, the map
+from transfer id to the exposed handle in which either side may arrive first
+(crates/burn-remote/src/server/local_comm.rs:31-92; docs/burn.md section 6).
+
+The student writes `expose`, `ready`, `take` and `purge` over a plain dict. The router probe
+gives a real runtime's server (an instance-level subclass, as lifecycle-1 does for tensors) the
+student's functions for its rendezvous map; every change they make to the map is applied through
+the runtime's journal, so a failed step still rolls back everything it touched.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from routerlab.core import Runtime
+from routerlab.exercises.checks.base import CheckFailure, Observation, Subject, Suite
+
+rendezvous = Suite("transfer-3")
+
+
+def _expose(pending: dict[int, Any], source: Any, transfer_id: int, tensor: Any) -> None:
+    pending[transfer_id] = (source, tensor)
+
+
+def _ready(pending: dict[int, Any], transfer_id: int) -> bool:
+    return transfer_id in pending
+
+
+def _take(pending: dict[int, Any], transfer_id: int) -> Any:
+    return pending.pop(transfer_id)[1]
+
+
+def _purge(pending: dict[int, Any], source: Any) -> None:
+    for transfer_id in [t for t, (src, _) in pending.items() if src == source]:
+        del pending[transfer_id]
+
+
+rendezvous.model(expose=_expose, ready=_ready, take=_take, purge=_purge)
+
+
+def plugged_runtime(sub: Subject, devices: tuple[str, ...] = ("cpu:0", "cpu:1"),
+                    arrival: str = "source-first") -> Runtime:
+    """A runtime whose server keeps its same-peer rendezvous with `sub`'s four functions."""
+    rt = Runtime(list(devices), arrival=arrival)
+    if sub.is_model:
+        return rt
+    expose, ready, take, purge = (sub.function(n) for n in ("expose", "ready", "take", "purge"))
+
+    class PluggedServer(type(rt.server)):  # type: ignore[misc]  # the runtime's own server
+        def _change(self, peer: str, change: Callable[[dict[int, Any]], Any]) -> Any:
+            """Run `change` on a copy of `peer`'s map, then apply the difference through the
+            journal (so a rollback undoes the student's changes as it undoes the model's)."""
+            pending = self._local.get(peer)
+            if pending is None:
+                pending = {}
+                self.journal.set(self._local, peer, pending)
+            mine = dict(pending)
+            result = change(mine)
+            for key in [k for k in pending if k not in mine]:
+                self.journal.pop(pending, key)
+            for key, value in mine.items():
+                if pending.get(key, _MISSING) is not value:
+                    self.journal.set(pending, key, value)
+            return result
+
+        def expose_local(self, source: Any, transfer_id: int, kind: Any) -> None:
+            self._change(source.device.peer, lambda p: expose(p, source, transfer_id, kind))
+
+        def exposed_locally(self, peer: str, transfer_id: int) -> bool:
+            answer = ready(dict(self._local.get(peer, {})), transfer_id)
+            if not isinstance(answer, bool):
+                raise CheckFailure("ready must return True or False", got=repr(answer), hint=1)
+            return answer
+
+        def take_local(self, peer: str, transfer_id: int) -> Any:
+            return self._change(peer, lambda p: take(p, transfer_id))
+
+        def _end_after_panic(self, session: Any, panic: Any) -> None:
+            self._change(session.device.peer, lambda p: purge(p, session))
+            super()._end_after_panic(session, panic)
+
+    rt.server.__class__ = PluggedServer
+    return rt
+
+
+_MISSING = object()
+
+
+@rendezvous.visible("expose, then take: the taker gets the exposed tensor and the entry is gone",
+                    hint=2)
+def _(sub: Subject) -> Observation:
+    pending: dict[int, Any] = {}
+    sub.function("expose")(pending, "cpu:0", 7, "handle of #3")
+    got = sub.function("take")(pending, 7)
+    return [("take(pending, 7) after expose(pending, 'cpu:0', 7, 'handle of #3')", got),
+            ("transfer ids left after the take", sorted(pending))]
+
+
+@rendezvous.visible("ready says whether a take would succeed now, without taking", hint=2)
+def _(sub: Subject) -> Observation:
+    ready, expose = sub.function("ready"), sub.function("expose")
+    pending: dict[int, Any] = {}
+    seen: Observation = [("ready(pending, 4) before anything is exposed", ready(pending, 4))]
+    expose(pending, "cpu:0", 4, "h")
+    seen.append(("ready(pending, 4) after expose(…, 4, …)", ready(pending, 4)))
+    seen.append(("ready(pending, 5): another transfer", ready(pending, 5)))
+    seen.append(("asking ready left the entry in place", sorted(pending)))
+    return seen
+
+
+@rendezvous.visible("purge drops what one source exposed and no one took, and nothing else",
+                    hint=2)
+def _(sub: Subject) -> Observation:
+    expose = sub.function("expose")
+    pending: dict[int, Any] = {}
+    expose(pending, "cpu:0", 1, "a")
+    expose(pending, "cpu:2", 2, "b")
+    expose(pending, "cpu:0", 3, "c")
+    sub.function("purge")(pending, "cpu:0")
+    return [("transfer ids left after purge(pending, 'cpu:0')", sorted(pending))]
+
+
+@rendezvous.visible("in the router: a target-first move parks, then hands the tensor over",
+                    hint=2)
+def _(sub: Subject) -> Observation:
+    rt = plugged_runtime(sub, arrival="target-first")
+    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    mark = len(rt.trace)
+    y = rt.to_device(x, "cpu:1")
+    events = [f"{e.device} {e.kind}" for e in rt.trace.read(mark)
+              if e.kind in ("wait", "expose", "take")]
+    return [("the wait/expose/take events of the move", events),
+            ("the moved tensor read back on cpu:1", rt.read(y).tolist()),
+            ("registries cpu:0 | cpu:1 afterwards", [rt.handle_ids("cpu:0"),
+                                                     rt.handle_ids("cpu:1")]),
+            ("entries left in the rendezvous map", rt.server.pending_transfers())]
+
+
+@rendezvous.hidden("200 seeded random sequences of expose, ready, take and purge")
+def _(sub: Subject) -> Observation:
+    expose, ready, take, purge = (sub.function(n) for n in ("expose", "ready", "take", "purge"))
+    rng = random.Random(5036)
+    seen: Observation = []
+    for case in range(200):
+        pending: dict[int, Any] = {}
+        for step in range(rng.randint(2, 10)):
+            action = rng.choice(("expose", "expose", "ready", "take", "purge"))
+            tid = rng.randrange(5)
+            source = rng.choice(("cpu:0", "cpu:1", "cpu:2"))
+            if action == "expose":
+                expose(pending, source, tid, f"h{case}.{step}")
+                got: Any = None
+            elif action == "ready":
+                got = ready(pending, tid)
+            elif action == "take":
+                if tid not in pending:
+                    continue  # a take waits until the id is exposed: the scheduler asks ready
+                got = take(pending, tid)
+            else:
+                got = purge(pending, source)
+            seen.append((f"case {case}, step {step}: {action} (transfer {tid}, source {source})",
+                         [got, sorted(pending)]))
+    return seen
+
+
+@rendezvous.hidden("many moves between three devices of one peer, either side first")
+def _(sub: Subject) -> Observation:
+    seen: Observation = []
+    for arrival in ("source-first", "target-first"):
+        rt = plugged_runtime(sub, ("cpu:0", "cpu:1", "cpu:2"), arrival)
+        rng = random.Random(arrival)
+        live = [rt.tensor([float(i)], f"cpu:{i % 3}", "f32") for i in range(4)]
+        for step in range(12):
+            tensor = live.pop(rng.randrange(len(live)))
+            if rng.random() < 0.4:
+                live.append(rt.clone(tensor))
+            target = rng.choice([d for d in ("cpu:0", "cpu:1", "cpu:2") if d != str(tensor.device)])
+            live.append(rt.to_device(tensor, target))
+            seen.append((f"{arrival}, move {step}: registries and entries left",
+                         [[rt.handle_ids(d) for d in ("cpu:0", "cpu:1", "cpu:2")],
+                          rt.server.pending_transfers()]))
+        seen.append((f"{arrival}: every tensor's values", sorted(rt.read(t).tolist()[0]
+                                                                 for t in live)))
+    return seen
