@@ -14,7 +14,11 @@ notebook, change its row here.
 - `sliders`: sliders outside steppers (an experiment's parameter), each moved in the browser test,
   which then expects the figure beside it to be redrawn;
 - `implement`: implement checkpoints (a code cell starting `# YOUR CODE`, checked by the next
-  cell's `lab.check("id", ...)`).
+  cell's `lab.check("id", ...)`);
+- `opened_steppers`, `opened_sliders`: the steppers and sliders shown once every checkpoint of
+  the notebook is given up, so that each `lab.reveal(...)` opens (a stepper that shows an answer
+  stays locked until then). Only the browser test sees this state: it gives the checkpoints up
+  and runs the notebook again, then clicks and moves these.
 """
 
 from __future__ import annotations
@@ -28,13 +32,15 @@ class Shows(NamedTuple):
     steppers: int = 0
     sliders: int = 0
     implement: int = 0
+    opened_steppers: int = 0
+    opened_sliders: int = 0
 
 
 EXPECTED: dict[str, Shows] = {
-    "00-welcome": Shows(tables=3, figures=0),
-    "01-handles": Shows(tables=4, figures=0),
-    "02-router-flow": Shows(tables=2, figures=0, steppers=1),
-    "03-moving-tensors": Shows(tables=4, figures=0),
+    "00-welcome": Shows(tables=3, figures=2),
+    "01-handles": Shows(tables=5, figures=0, implement=2),
+    "02-router-flow": Shows(tables=3, figures=0, implement=1, opened_steppers=1),
+    "03-moving-tensors": Shows(tables=4, figures=0, implement=1, opened_steppers=1),
     "04-quantization": Shows(tables=5, figures=2),
     "05-the-gap": Shows(tables=3, figures=0),
     "06-the-fix": Shows(tables=3, figures=3),

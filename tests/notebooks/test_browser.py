@@ -2,16 +2,18 @@
 
 JupyterLab is started ONCE for the module, the way a learner starts it (`routerlab lab --dir`
 on a fresh workspace: the notebooks are the workspace's copies, the token travels in the
-environment, the news pop-up is off). Then, per notebook of `expectations.py`: open it, wait for
+environment, the news pop-up is off). First, notebook `expectations.TYPED_IN`'s implement
+checkpoint must fail with its starter and pass once the sealed solution is typed into the
+`# YOUR CODE` cell through the page. Then, per notebook of `expectations.py`: open it, wait for
 the kernel's `| Idle`, Run All, and assert
 - no error output, watched while the cells run: the first traceback fails the test at once with
   its text (never a long timeout);
 - the HTML tables, figures, steppers and sliders `expectations.py` lists (counted as
   `notebook_counts.py` counts them in the nbclient test: widget outputs apart);
-- each stepper advances on a click of "next", and each slider redraws the figure beside it;
-- RouterLab's preformatted error text is not broken mid-word.
-Last, notebook `expectations.TYPED_IN`'s implement checkpoint must fail with its starter and pass
-once the sealed solution is typed into the `# YOUR CODE` cell through the page.
+- RouterLab's preformatted error text is not broken mid-word, and no news pop-up shows;
+then give up the notebook's checkpoints (in the workspace, as `lab.give_up` does), so that every
+`lab.reveal` opens, Run All again, and assert the `opened_*` counts, that each stepper advances
+on a click of "next" and each slider redraws the figure beside it.
 
 The browser is Debian's `chromium` ($ROUTERLAB_CHROMIUM, else on PATH, else /usr/bin/chromium),
 driven by Playwright's Python API; no browser is ever downloaded. Without it the tests are
@@ -36,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from expectations import EXPECTED, TYPED_IN, Shows
+from expectations import EXPECTED, TYPED_IN
 from notebook_counts import STEPPER_CLASS, implement_checkpoints
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -143,31 +145,6 @@ def lab(tmp_path_factory: pytest.TempPathFactory, venv_kernel: str) -> Iterator[
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("notebook", list(EXPECTED))
-def test_notebook_runs_and_shows_what_it_should(lab: Lab, notebook: str, artifacts: Path) -> None:
-    page = lab.browser.new_page(viewport={"width": 1280, "height": 1000})
-    shot = artifacts / f"browser-{notebook}.png"
-    try:
-        _run_all(page, lab.url(notebook), shot)
-        shown = page.evaluate(COUNT_JS)
-        expected = EXPECTED[notebook]
-        assert Shows(**shown, implement=expected.implement) == expected, (
-            f"{notebook} shows {shown} in JupyterLab, expected {expected} "
-            f"(tests/notebooks/expectations.py; see {shot})")
-        assert not page.evaluate(BROKEN_WORDS_JS), "error text broken mid-word"
-        assert not page.get_by_text(re.compile("Jupyter news", re.I)).count(), "news pop-up"
-        _step_every_stepper(page, notebook)
-        _move_every_slider(page, notebook)
-        _screenshot(page, shot)  # the lesson as run, for a reviewer
-    except BaseException:
-        _screenshot(page, shot)
-        raise
-    finally:
-        page.close()
-        lab.stop_kernels()
-
-
-@pytest.mark.browser
 def test_an_implement_checkpoint_fails_then_passes_when_typed_in(lab: Lab) -> None:
     from routerlab.exercises.catalog import load_catalog
     from routerlab.exercises.sealing import open_solution
@@ -202,18 +179,67 @@ def test_an_implement_checkpoint_fails_then_passes_when_typed_in(lab: Lab) -> No
         lab.stop_kernels()
 
 
-def _run_all(page, url: str, shot: Path | None) -> None:
-    """Open the notebook, wait for the idle kernel, Run All, and wait until every code cell has
-    run; the first error output fails at once with its text."""
-    page.goto(url)
+@pytest.mark.browser
+@pytest.mark.parametrize("notebook", list(EXPECTED))
+def test_notebook_runs_and_shows_what_it_should(lab: Lab, notebook: str, artifacts: Path) -> None:
+    page = lab.browser.new_page(viewport={"width": 1280, "height": 1000})
+    shot = artifacts / f"browser-{notebook}.png"
+    try:
+        _run_all(page, lab.url(notebook), shot)
+        shown = page.evaluate(COUNT_JS)
+        expected = EXPECTED[notebook]
+        assert expected._replace(**shown) == expected, (
+            f"{notebook} shows {shown} in JupyterLab, expected {expected} "
+            f"(tests/notebooks/expectations.py; see {shot})")
+        assert not page.evaluate(BROKEN_WORDS_JS), "error text broken mid-word"
+        assert not page.get_by_text(re.compile("Jupyter news", re.I)).count(), "news pop-up"
+
+        _give_up_checkpoints(lab.workspace, notebook)  # every lab.reveal opens
+        _run_all(page, None, shot)
+        opened = page.evaluate(COUNT_JS)
+        assert (opened["steppers"], opened["sliders"]) == (
+            expected.opened_steppers, expected.opened_sliders), (
+            f"{notebook} with its checkpoints given up shows {opened}, expected "
+            f"{expected.opened_steppers} steppers and {expected.opened_sliders} sliders")
+        _step_every_stepper(page, notebook)
+        _move_every_slider(page, notebook)
+        _screenshot(page, shot)  # the lesson as run, answers opened, for a reviewer
+    except BaseException:
+        _screenshot(page, shot)
+        raise
+    finally:
+        page.close()
+        lab.stop_kernels()
+
+
+def _give_up_checkpoints(workspace: Path, notebook: str) -> None:
+    """Give up every checkpoint of `notebook` in the workspace (what `lab.give_up` records),
+    except the implement checkpoints of `TYPED_IN`, which the typing test passes by hand."""
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.course import Course
+    from routerlab.exercises.workspace import open_workspace
+
+    copy = json.loads((workspace / "notebooks" / f"{notebook}.ipynb").read_text())
+    typed = {i for *_, i in implement_checkpoints(copy["cells"])} if notebook == TYPED_IN else set()
+    course = Course(open_workspace(workspace))
+    for exercise in load_catalog():
+        if exercise.notebook == notebook and exercise.id not in typed:
+            course.give_up(exercise.id)
+
+
+def _run_all(page, url: str | None, shot: Path | None) -> None:
+    """Open the notebook (or stay on it: `url` None), wait for the idle kernel, Run All, and wait
+    until every code cell has run (again); the first error output fails at once with its text."""
+    if url is not None:
+        page.goto(url)
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
     # The status bar says "| Idle" once the kernel is up; running earlier is the known flake.
     page.get_by_text("| Idle").first.wait_for(timeout=60_000)
+    prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputArea-prompt")
+    assert prompts.count() > 0
+    ran_before = max(_counts(prompts.all_inner_texts()), default=0)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputArea-prompt")
-    count = prompts.count()
-    assert count > 0
     errors = page.locator(ERRORS)
 
     def finished() -> bool:
@@ -223,12 +249,17 @@ def _run_all(page, url: str, shot: Path | None) -> None:
             if shot is not None:
                 _screenshot(page, shot)
             pytest.fail(f"error output in JupyterLab:\n{texts}", pytrace=False)
-        texts = prompts.all_inner_texts()
-        return all(t.strip() not in ("[ ]:", "[*]:", "") for t in texts)
+        counts = _counts(texts := prompts.all_inner_texts())
+        return len(counts) == len(texts) and min(counts) > ran_before
 
     _wait(finished, RUN_LIMIT_S, page, "not every cell ran")
     page.get_by_text("| Idle").first.wait_for(timeout=30_000)
     page.wait_for_timeout(300)  # the last display messages paint
+
+
+def _counts(prompts: list[str]) -> list[int]:
+    """The execution counts of the prompts that have one (`[12]:`); `[ ]:` and `[*]:` have none."""
+    return [int(found.group()) for p in prompts if (found := re.search(r"\d+", p))]
 
 
 def _step_every_stepper(page, notebook: str) -> None:
@@ -236,9 +267,10 @@ def _step_every_stepper(page, notebook: str) -> None:
     for i in range(steppers.count()):
         stepper = steppers.nth(i)
         stepper.scroll_into_view_if_needed()
-        assert "Step 1 /" in stepper.inner_text(), f"{notebook}: stepper {i} starts elsewhere"
+        assert re.search(r"\b1 / \d", stepper.inner_text()), f"{notebook}: stepper {i} is not " \
+            "at its first step (`Step 1 / N`, `Line 1 / N`...)"
         stepper.get_by_role("button", name=re.compile("next")).click()
-        _wait(lambda s=stepper: "Step 2 /" in s.inner_text(), 10, page,
+        _wait(lambda s=stepper: re.search(r"\b2 / \d", s.inner_text()), 10, page,
               f"{notebook}: stepper {i} did not advance on a click of next")
 
 

@@ -104,7 +104,7 @@ def _assert_shows_what_is_expected(notebook, stem: str) -> None:
     """The counts of `expectations.py`, over the executed cells' outputs (`notebook_counts`)."""
     outputs = [o for cell in notebook.cells for o in cell.get("outputs", [])]
     steppers, sliders = count_widgets(outputs, widget_state(notebook))
-    shown = EXPECTED[stem]._replace(
+    shown = EXPECTED[stem]._replace(  # the opened_* counts are the browser test's
         tables=count_tables(outputs), figures=count_figures(outputs), steppers=steppers,
         sliders=sliders, implement=len(implement_checkpoints(notebook.cells)))
     assert shown == EXPECTED[stem], (
