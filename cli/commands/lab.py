@@ -1,18 +1,20 @@
-"""`routerlab lab`: start JupyterLab on the guided notebooks.
+"""`routerlab lab`: JupyterLab on the learner's own copy of the guided notebooks.
 
-The server binds to 127.0.0.1 only and is protected by a freshly generated token
-(`--IdentityProvider.token`), so the printed URL is the one way in. Where there is no display
-(a container, an SSH session) no browser is opened; as root, `--allow-root` is passed because
-JupyterLab refuses to start otherwise. Nothing heavy is imported: JupyterLab runs in a child
-process of the same Python.
+The notebooks are served from the learner's exercise workspace (`<workspace>/notebooks/`, kept
+up to date by `routerlab.teaching.lab_notebooks`), never from the checkout: saving a notebook
+must not dirty the repository, and the notebooks' checkpoints find the workspace (its marker is
+above the notebook's folder), so the terminal's `routerlab exercises` and the notebooks share
+one progress file. The workspace is `--dir`, else the one around the current folder, else
+`~/routerlab-exercises` (created on first use, as `routerlab exercises init` would).
+
+The server itself (`routerlab.teaching.lab_server`) listens on 127.0.0.1 only, takes its token
+from the environment and opens `00-welcome` without JupyterLab's news pop-up. Nothing heavy is
+imported until the command runs: JupyterLab is a child process of the same Python.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -20,16 +22,21 @@ from typing import Annotated, NoReturn
 import typer
 
 INSTALL_HINT = "JupyterLab is not installed: pip install 'routerlab[notebooks]'"
+DEFAULT_WORKSPACE = Path("~/routerlab-exercises")
+"""Where the workspace is created when none is given or found (documented in
+docs/notebooks.md)."""
 
 
 def register(app: typer.Typer) -> None:
-    app.command(help="Start JupyterLab on the guided notebooks (127.0.0.1, with a token).")(lab)
+    app.command(help="Start JupyterLab on your copy of the guided notebooks "
+                     "(in your exercise workspace; 127.0.0.1, with a token).")(lab)
 
 
 def lab(
-    directory: Annotated[Path | None, typer.Argument(
-        metavar="DIR",
-        help="Folder to open (default: ./notebooks, else the notebooks of this checkout).",
+    directory: Annotated[Path | None, typer.Option(
+        "--dir", metavar="DIR",
+        help="Your workspace (created if the folder is new or empty). Default: the workspace "
+             "around the current folder, else ~/routerlab-exercises.",
     )] = None,
     port: Annotated[int, typer.Option(
         "--port", min=0, max=65535, help="Port to listen on (0: pick a free one).")] = 0,
@@ -37,66 +44,71 @@ def lab(
         "--browser/--no-browser", help="Open a browser (default: only when a display is available)."
     )] = None,
     dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="Print the URL and the command, start nothing.")] = False,
+        "--dry-run", help="Print the URL and the command, start nothing (nothing is copied).")
+    ] = False,
 ) -> None:
     if importlib.util.find_spec("jupyterlab") is None:
         _fail(INSTALL_HINT)
-    folder = _notebook_dir(directory)
-    port = port or _free_port()
     import secrets  # here, not at the top: `routerlab --help` imports this module
 
+    from routerlab.teaching import lab_notebooks, lab_server
+
+    workspace, how = _workspace(directory, create=not dry_run)
+    source = lab_notebooks.shipped_notebooks()
+    port = port or _free_port()
     token = secrets.token_hex(24)
+    open_path = f"{lab_notebooks.NOTEBOOK_DIR}/{lab_notebooks.FIRST}"
+    settings = workspace / ".routerlab" / "jupyterlab-settings"
     open_browser = _has_display() if browser is None else browser
-    command = jupyterlab_command(folder, port, token, open_browser)
-    url = f"http://127.0.0.1:{port}/lab?token={token}"
-    typer.echo(f"RouterLab notebooks in {folder}")
-    typer.echo(f"Open: {url}")
+    command = lab_server.jupyterlab_command(workspace, port, open_path, open_browser, settings)
+    typer.echo(f"{how}: {workspace}")
+    if not dry_run:
+        from routerlab.exercises.workspace import open_workspace
+
+        for line in lab_notebooks.sync_notebooks(open_workspace(workspace), source).lines():
+            typer.echo(line)
+        lab_server.app_settings(settings)
+    typer.echo(f"Open: http://127.0.0.1:{port}/lab/tree/{open_path}?token={token}")
     if dry_run:
-        typer.echo("Command: " + " ".join(command))
+        typer.echo("Command: " + " ".join(command) + "  (token in $JUPYTER_TOKEN)")
         return
     typer.echo("Stop with Ctrl-C.")
     sys.stdout.flush()
-    code = _run(command)
+    code = lab_server.run(command, lab_server.server_env(token))
     if code != 0:
         _fail(f"JupyterLab exited with code {code}")
 
 
-def jupyterlab_command(folder: Path, port: int, token: str, open_browser: bool) -> list[str]:
-    """The child process: this Python's JupyterLab on `folder`, 127.0.0.1:`port`, `token`."""
-    command = [
-        sys.executable, "-m", "jupyterlab",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={folder}",
-    ]
-    if not open_browser:
-        command.append("--no-browser")
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")
-    return command
+def _workspace(directory: Path | None, create: bool) -> tuple[Path, str]:
+    """The workspace folder to serve, and how it was chosen (said on screen). A folder that is
+    not a workspace yet is made one (`init_workspace`) only when `create`."""
+    from routerlab.exercises.errors import WorkspaceError
+    from routerlab.exercises.workspace import MARKER, caller_cwd, find_workspace, init_workspace
 
-
-def _notebook_dir(directory: Path | None) -> Path:
-    if directory is not None:
-        if not directory.is_dir():
-            _fail(f"{directory} is not a folder")
-        return directory.resolve()
-    candidates = [Path.cwd() / "notebooks"]
-    import routerlab
-
-    # An editable install or a source checkout: src/routerlab/__init__.py → <repo>/notebooks.
-    candidates.append(Path(routerlab.__file__).resolve().parents[2] / "notebooks")
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate.resolve()
-    _fail("no notebooks folder here: run this from the RouterLab checkout or pass DIR")
+    if directory is None:
+        try:
+            return find_workspace().root, "Your workspace (found from the current folder)"
+        except WorkspaceError:
+            directory, how = DEFAULT_WORKSPACE, "Your workspace (the default)"
+    else:
+        how = "Your workspace"
+    folder = directory.expanduser()
+    folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
+    if (folder / MARKER).is_file():
+        return folder, how
+    if folder.is_dir() and any(folder.iterdir()):
+        raise WorkspaceError(f"{folder} is not a RouterLab workspace (no {MARKER}) and not "
+                             "empty: give --dir a new or empty folder, or a workspace")
+    if create:
+        init_workspace(folder)
+    return folder, how + (", created" if create else ", to be created")
 
 
 def _has_display() -> bool:
     if sys.platform in ("darwin", "win32"):
         return True
+    import os
+
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
@@ -106,36 +118,6 @@ def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def _run(command: list[str]) -> int:
-    """Run JupyterLab in the foreground; Ctrl-C or SIGTERM stops it cleanly (exit code 0)."""
-    process = subprocess.Popen(command)
-    stopped = False
-
-    def forward(signum: int, _frame: object) -> None:
-        nonlocal stopped
-        stopped = True
-        process.send_signal(signum)
-
-    try:
-        previous = signal.signal(signal.SIGTERM, forward)
-    except ValueError:  # not the main thread: nothing to forward
-        previous = None
-    try:
-        code = process.wait()
-    except KeyboardInterrupt:
-        stopped = True
-        process.terminate()
-        try:
-            code = process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            code = process.wait()
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    return 0 if stopped else code
 
 
 def _fail(message: str) -> NoReturn:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).parent))  # `expectations` and `notebook_counts`, shared
 NOTEBOOK_DIR = ROOT / "notebooks"
 ARTIFACTS = ROOT / "test-artifacts"
 SERIES = [

@@ -9,7 +9,9 @@ prediction, or the `# YOUR CODE` cell) replaced: first by a sealed wrong submiss
 checkpoint, which must fail, then by each checkpoint's sealed solution, which must pass; every
 reveal must then open and run clean. Each notebook's time as shipped is recorded in
 test-artifacts/notebook-times.json, and the series must fit in the 90-second budget. Every core
-table a cell shows must arrive as HTML.
+table a cell shows must arrive as HTML, and each notebook must show the tables, figures and
+widgets that `expectations.py` lists for it (so a plot that stops drawing, or tables that render
+empty, fail here too, not only in the browser).
 """
 
 from __future__ import annotations
@@ -20,6 +22,14 @@ import time
 from pathlib import Path
 
 import pytest
+from expectations import EXPECTED
+from notebook_counts import (
+    count_figures,
+    count_tables,
+    count_widgets,
+    implement_checkpoints,
+    widget_state,
+)
 
 BUDGET_S = 90.0
 CELL_TIMEOUT_S = 120
@@ -48,6 +58,8 @@ def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: P
         (artifacts / "notebook-times.json").write_text(json.dumps(_times, indent=2) + "\n")
         _assert_clean(notebook, notebook_path.name)
         _assert_tables_shown_as_html(notebook, notebook_path.name)
+        client.set_widgets_metadata()
+        _assert_shows_what_is_expected(notebook, notebook_path.stem)
         for index, exercise_id in checks.items():
             assert UNANSWERED in _text(notebook.cells[index]), f"{exercise_id} is answered"
         assert LOCKED in "".join(map(_text, notebook.cells)) or not _reveals(notebook)
@@ -105,6 +117,10 @@ def _assert_a_wrong_submission_fails(client, notebook, index: int, exercise_id: 
     assert FAILED in _text(trial[1]) and PASSED not in _text(trial[1]), _text(trial[1])[:400]
 
 
+def test_every_notebook_of_the_series_has_expectations(series: list[str]) -> None:
+    assert list(EXPECTED) == series, "tests/notebooks/expectations.py lists the series in order"
+
+
 @pytest.mark.notebooks
 def test_whole_series_within_budget(series: list[str]) -> None:
     if set(_times) != set(series):
@@ -120,6 +136,17 @@ def _assert_clean(notebook, name: str) -> None:
             assert output["output_type"] != "error", f"{where} raised {output.get('ename')}"
             if output["output_type"] == "stream":
                 assert output["name"] != "stderr", f"{where} wrote to stderr: {output['text']}"
+
+
+def _assert_shows_what_is_expected(notebook, stem: str) -> None:
+    """The counts of `expectations.py`, over the executed cells' outputs (`notebook_counts`)."""
+    outputs = [o for cell in notebook.cells for o in cell.get("outputs", [])]
+    steppers, sliders = count_widgets(outputs, widget_state(notebook))
+    shown = EXPECTED[stem]._replace(  # the opened_* counts are the browser test's
+        tables=count_tables(outputs), figures=count_figures(outputs), steppers=steppers,
+        sliders=sliders, implement=len(implement_checkpoints(notebook.cells)))
+    assert shown == EXPECTED[stem], (
+        f"{stem} shows {shown}, expected {EXPECTED[stem]} (tests/notebooks/expectations.py)")
 
 
 def _assert_tables_shown_as_html(notebook, name: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from routerlab.core.runtime import Runtime
-from routerlab.notebook.stepping import Stepper, Tape, stepper
+from routerlab.notebook.stepping import STEPPER_CLASS, Stepper, Tape, stepper
 from routerlab.present.html import html_of
 from routerlab.present.html import table as to_html
 
@@ -68,7 +68,9 @@ def test_widget_slider_spans_the_snapshots_and_moves_the_output_pane(
     pytest.importorskip("ipywidgets")
     _, tape, _ = taped
     steps = tape.stepper(title="Step through the program")
-    heading, controls, pane = steps.widget().children
+    box = steps.widget()
+    assert STEPPER_CLASS in box._dom_classes, "the browser test finds steppers by this class"
+    heading, controls, pane = box.children
     back, slider, ahead = controls.children
     assert "Step through the program" in heading.value
     assert (slider.min, slider.max, slider.value) == (0, len(tape.snaps) - 1, 0)

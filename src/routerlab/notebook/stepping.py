@@ -21,6 +21,10 @@ from routerlab.present.text import table as text_table
 
 __all__ = ["Stepper", "Tape", "handoff", "stepper"]
 
+STEPPER_CLASS = "routerlab-stepper"
+"""The CSS class of a stepper's widget box: how a test (or a stylesheet) tells a stepper's slider
+from an experiment's slider."""
+
 
 @dataclass
 class Stepper:
@@ -83,7 +87,9 @@ class Stepper:
         back.on_click(nudge(-1))
         ahead.on_click(nudge(+1))
         heading = widgets.HTML(f"<b>{html.escape(self.title)}</b>")
-        return widgets.VBox([heading, widgets.HBox([back, slider, ahead]), pane])
+        box = widgets.VBox([heading, widgets.HBox([back, slider, ahead]), pane])
+        box.add_class(STEPPER_CLASS)
+        return box
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return with_widget({"text/plain": f"<{self.title}: {len(self.frames)} {self.unit}s>",

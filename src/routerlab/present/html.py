@@ -12,11 +12,15 @@ import html
 from typing import Any
 
 from routerlab.core import TableView, Viewable, format_cell
+from routerlab.present.legend import trace_legend
 from routerlab.present.palette import background, css, rule, tint
 
 _CELL = "style='text-align:left;vertical-align:top'"
 """Left- and top-aligned cells: they hold words (ops, panic texts), which JupyterLab's stylesheet
 would otherwise align right."""
+_PRE = "white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere"
+"""Preformatted text that wraps at spaces and breaks a token only when it cannot fit a line (a
+long path): JupyterLab's output style (`word-break: break-all`) would cut every word."""
 
 
 def table(view: TableView) -> str:
@@ -31,8 +35,22 @@ def table(view: TableView) -> str:
     empty = "<tr><td colspan='99'><i>(empty)</i></td></tr>" if not view.rows else ""
     return (
         f"<div class='routerlab-table'>{title}<table><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}{empty}</tbody></table>{foot}</div>"
+        f"<tbody>{''.join(body)}{empty}</tbody></table>{foot}{legend(view)}</div>"
     )
+
+
+def legend(view: TableView) -> str:
+    """Under a trace table, what its columns and its kinds of event mean (folded: a notebook
+    shows many traces); nothing under any other table."""
+    terms = trace_legend(view)
+    if not terms:
+        return ""
+    items = "".join(f"<dt style='font-weight:bold'>{html.escape(term)}</dt>"
+                    f"<dd style='margin:0 0 .2em 1.5em'>{html.escape(text)}</dd>"
+                    for term, text in terms)
+    return (f"<details class='routerlab-legend' style='margin:.2em 0;{css('muted')}'>"
+            f"<summary>How to read this trace</summary><dl style='margin:.3em 0'>{items}</dl>"
+            "</details>")
 
 
 def viewable(obj: Viewable) -> str:
@@ -45,7 +63,7 @@ def callout(tone: str, heading: str, body: str = "", pre: bool = False) -> str:
     lines and spaces (panic messages, byte dumps)."""
     shown = html.escape(body)
     if pre:
-        shown = f"<pre style='margin:.3em 0 0 0;white-space:pre-wrap'>{shown}</pre>"
+        shown = f"<pre style='margin:.3em 0 0 0;{_PRE}'>{shown}</pre>"
     elif shown:
         shown = f"<div style='margin-top:.25em'>{shown}</div>"
     style = (f"{background(tone)};border-left:4px solid {rule(tone)};padding:.5em .8em;"
@@ -66,7 +84,7 @@ def block(title: str, text: str, tone: str = "") -> str:
     if tone == "muted":  # secondary text fades; an error keeps full strength, only its rule is red
         style += f";{css('muted')}"
     return (f"<div style='margin:6px 0;padding-left:6px;{style}'><b>{html.escape(title)}</b>"
-            f"<pre style='white-space:pre-wrap;margin:2px 0'>{html.escape(text)}</pre></div>")
+            f"<pre style='{_PRE};margin:2px 0'>{html.escape(text)}</pre></div>")
 
 
 def progress(done: int, total: int) -> str:

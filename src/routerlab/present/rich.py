@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+from weakref import WeakKeyDictionary
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
@@ -17,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from routerlab.core import TableView, format_cell
+from routerlab.present.legend import trace_legend
 from routerlab.present.palette import rich_style
 from routerlab.present.terminal import escape_control
 
@@ -65,9 +67,32 @@ class _FittedTable:
         yield self._choose(options.max_width)
         if self.view.caption:  # under the table, but as wide as the terminal, not the table
             yield safe(self.view.caption, style=rich_style("muted"))
+        yield from _legend(self.view, console)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self._choose(options.max_width))
+
+
+_EXPLAINED: WeakKeyDictionary[Console, set[str]] = WeakKeyDictionary()
+"""The legend terms each console has shown: a command printing a trace per step explains each
+word once, the first time it appears, rather than under every step."""
+
+
+def _legend(view: TableView, console: Console) -> RenderResult:
+    """Under a trace table, what its columns and kinds of event mean, for the terms this console
+    has not explained yet."""
+    seen = _EXPLAINED.setdefault(console, set())
+    terms = [(term, text) for term, text in trace_legend(view) if term not in seen]
+    if not terms:
+        return
+    seen.update(term for term, _ in terms)
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, style=rich_style("heading"))
+    grid.add_column()
+    for term, text in terms:
+        grid.add_row(safe(term), safe(text))
+    yield safe("How to read this trace:", style=rich_style("muted"))
+    yield grid
 
 
 def _column_widths(view: TableView, tight: bool = False) -> list[tuple[bool, int]]:

@@ -7,15 +7,17 @@ No colour at all; the style words are dropped, never turned into escape codes. T
 from __future__ import annotations
 
 from routerlab.core import TableView, format_cell
+from routerlab.present.legend import legend_lines
 
 
 def table(view: TableView) -> str:
-    """Title, a header line and one line per row, columns padded to their widest cell."""
+    """Title, a header line and one line per row, columns padded to their widest cell; the
+    caption and, under a trace, its legend."""
     cells = [list(view.columns)] + [[format_cell(c) for c in row] for row in view.rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(view.columns))]
     lines = [view.title] + ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
                             for r in cells]
-    return "\n".join(lines + ([view.caption] if view.caption else []))
+    return "\n".join(lines + ([view.caption] if view.caption else []) + legend_lines(view))
 
 
 def callout(tone: str, heading: str, body: str = "") -> str:
