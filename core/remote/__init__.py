@@ -1,0 +1,19 @@
+"""Served peers: devices in another process, fed over a WebSocket with burn-remote's protocol
+(docs/remote.md).
+
+* `protocol`, `codec`: the messages and the model's values as MessagePack data;
+* `host`: `PeerHost`, the server (`routerlab serve`), running the in-process model's sessions;
+* `transfers`: the bytes path between processes (downloads, the Iroh and WebSocket waits);
+* `link`, `deployment`: the client side, `Runtime(peers={...})`;
+* `serving`: `run_peer` and `LocalPeers` (`routerlab serve --local N`).
+"""
+
+from routerlab.core.remote.deployment import Deployment, RemoteSession
+from routerlab.core.remote.host import PeerHost
+from routerlab.core.remote.link import PeerError, PeerLink
+from routerlab.core.remote.protocol import CodecError
+from routerlab.core.remote.serving import LocalPeers, run_peer
+from routerlab.core.remote.transfers import HANG_BOUND_S, IROH_WAIT_S
+
+__all__ = ["CodecError", "Deployment", "HANG_BOUND_S", "IROH_WAIT_S", "LocalPeers", "PeerError",
+           "PeerHost", "PeerLink", "RemoteSession", "run_peer"]
