@@ -101,10 +101,11 @@ class Runtime:
         self.policy = spelled_policy(policy, legacy) or DEFAULT_POLICY
         self._served: frozenset[str] = frozenset(peers or ())
         if peers:
+            from routerlab.core.remote.address import check_peers
             from routerlab.core.remote.deployment import Deployment
 
             self.server = deployment = Deployment(self.trace, self.journal)
-            deployment.connect(peers, self.policy, cubecl_legacy)
+            deployment.connect(check_peers(peers), self.policy, cubecl_legacy)
         else:
             self.server = server(self.trace, self.journal)
         self.arrival = Arrival.parse(arrival)
@@ -123,10 +124,14 @@ class Runtime:
         self._clients: dict[Device, RouterClient] = {}
         self._declared: list[Device] | None = None
         if devices is not None:
-            self._declared = [parse_device(d) for d in devices]
-            check_topology(self._declared)
-            for device in self._declared:
-                self.client(device)
+            try:
+                self._declared = [parse_device(d) for d in devices]
+                check_topology(self._declared)
+                for device in self._declared:
+                    self.client(device)
+            except BaseException:
+                self.close()
+                raise
 
     @property
     def legacy(self) -> bool:

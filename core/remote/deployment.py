@@ -181,23 +181,21 @@ class Deployment(NetworkServer):
                 waiting[link] = link.send_request({"k": P.SYNC,
                                                    "first": first.label if mine else None})
         local = first if isinstance(first, Session) else None
-        failure: BaseException | None = None
+        mark = len(self.trace)
+        errors: list[RouterLabError] = []
         try:
             super().run(local)
-        except BaseException as error:
-            failure = error
+        except RouterLabError as error:
+            errors.append(error)
         finally:
             self._push_never()
-        errors: list[RouterLabError] = []
-        notes: list[str] = []
+        notes = [e.detail for e in self.trace.read(mark) if e.kind == "timeout"]
         for link, request_id in waiting.items():
             answer = link.answer(request_id)
             self._states(link, answer["sessions"])
             if answer.get("error"):
                 errors.append(decode_error(answer["error"]))
             notes += answer.get("notes") or []
-        if failure is not None:
-            raise failure
         if errors:
             raise _combined(errors, notes)
         if not self.journal.active:  # a drop outside any step: it is its own step
@@ -251,7 +249,7 @@ def _combined(errors: list[RouterLabError], notes: list[str]) -> RouterLabError:
     if panic is None:
         return errors[0]
     others = [str(e) for e in errors if e is not panic and not isinstance(e, SessionEnded)]
-    panic.effects = (*panic.effects, *others, *notes)
+    panic.effects = (*panic.effects, *[n for n in (*others, *notes) if n not in panic.effects])
     return panic
 
 

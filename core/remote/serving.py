@@ -10,6 +10,7 @@ announced on the first line of the peer's output, so nothing races for a free po
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import select
@@ -106,6 +107,29 @@ class LocalPeers:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def serve_local(count: int, devices: Sequence[str],
+                announce: Callable[[str], None] = print) -> None:
+    """`routerlab serve --local N`: start N peers, say where they are, and stop them all on
+    Ctrl-C or SIGTERM (or when one of them exits)."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with LocalPeers(count, devices) as peers:
+            for name, address in peers.addresses.items():
+                announce(f"{name}: {address} ({', '.join(devices)})")
+            flags = " ".join(f"--peer {n}={a}" for n, a in peers.addresses.items())
+            announce(f"use them with: {flags}")
+            announce("stop with Ctrl-C")
+            with contextlib.suppress(KeyboardInterrupt):
+                while all(p.poll() is None for p in peers.processes):  # until told, or one ends
+                    time.sleep(PARENT_POLL_S)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _announced(process: subprocess.Popen[str]) -> str:
