@@ -208,8 +208,7 @@ class Deployment(NetworkServer):
             source = self.sessions.get(self.transfers[transfer_id][0])
             if source is not None and source.ended is not None:
                 target.post({"k": P.PUBLISH, "transfer": transfer_id, "data": None,
-                             "reason": f"its source session {source.label} ended: "
-                                       f"{source.ended}"})
+                             "reason": f"its source {source.label} ended"})
                 target.flush()
                 del self._pushes[transfer_id]
 

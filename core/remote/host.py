@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed
 
 from routerlab.core.devices import LOCAL_PEER, Device, check_topology, parse_device
 from routerlab.core.errors import DeviceError, RouterLabError
-from routerlab.core.ir import ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
+from routerlab.core.ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
 from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.codec import (
@@ -103,6 +103,8 @@ class ServedClient:
 
     def _route(self, session: Session, op: OperationIr, message: dict[str, Any]) -> None:
         reply = None
+        if isinstance(op, ExposeOp):  # whose session a waiting target waits for (`_hang`)
+            self.server.transfers[op.transfer_id] = (session.device, session.device)
         if isinstance(op, ReadOp):
             reply = Reply()
             self.reads.append((message.get("id"), reply))
@@ -131,9 +133,8 @@ class ServedClient:
                 error = failure
         for transfer_id, session in self.exposing.items():
             if self.server.publication(transfer_id) is None and transfer_id not in self.downloaded:
-                self.dead[transfer_id] = (f"its source session {session.label} ended: "
-                                          f"{session.ended}" if session.ended else
-                                          f"its source session {session.label} never exposed it")
+                self.dead[transfer_id] = (f"its source {session.label} ended" if session.ended
+                                          else "nothing will ever expose it")
         reads = [] if error is not None else [(rid, reply.value) for rid, reply in self.reads]
         self.reads.clear()
         return error, reads
@@ -166,6 +167,7 @@ class ServedClient:
         self.pushed.clear()
         self.server.sources.clear()
         self.server.failed.clear()
+        self.server.transfers.clear()
         self.refused = None
 
     def notes(self) -> list[str]:

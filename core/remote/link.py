@@ -10,6 +10,7 @@ Every wait is bounded by `REQUEST_TIMEOUT_S`: a peer that does not answer is an 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 import time
@@ -45,9 +46,11 @@ class PeerLink:
         self.touched = False
         """Whether the step in progress sent this peer anything (it must then be settled)."""
         self._ids = itertools.count(1)
+        self._stack = contextlib.ExitStack()  # websockets wants its connection as a context
         try:
-            self._ws = connect(f"{self.address}/session", max_size=P.MAX_FRAME_BYTES,
-                               open_timeout=CONNECT_TIMEOUT_S, compression=None)
+            self._ws = self._stack.enter_context(connect(
+                f"{self.address}/session", max_size=P.MAX_FRAME_BYTES,
+                open_timeout=CONNECT_TIMEOUT_S, compression=None))
         except (OSError, TimeoutError, WebSocketException) as error:
             raise PeerError(f"peer {name}: cannot reach {self.address} ({error}); is "
                             f"`routerlab serve` running there?") from None
@@ -114,4 +117,4 @@ class PeerLink:
             self._ws.send(P.pack([{"k": P.CLOSE}]))
         except (OSError, WebSocketException):
             pass
-        self._ws.close()
+        self._stack.close()

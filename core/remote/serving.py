@@ -116,8 +116,9 @@ def serve_local(count: int, devices: Sequence[str],
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         with LocalPeers(count, devices) as peers:
-            for name, address in peers.addresses.items():
-                announce(f"{name}: {address} ({', '.join(devices)})")
+            for (name, address), process in zip(peers.addresses.items(), peers.processes,
+                                                strict=True):
+                announce(f"{name}: {address} ({', '.join(devices)}; pid {process.pid})")
             flags = " ".join(f"--peer {n}={a}" for n, a in peers.addresses.items())
             announce(f"use them with: {flags}")
             announce("stop with Ctrl-C")

@@ -17,6 +17,7 @@ over Iroh, `_hang` over WebSocket). The wait is real here, so the Iroh timeout i
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
@@ -72,6 +73,7 @@ class DataLinks:
     def __init__(self) -> None:
         self._links: dict[str, ClientConnection] = {}
         self._ids = itertools.count(1)
+        self._stack = contextlib.ExitStack()  # websockets wants its connections as contexts
 
     def download(self, address: str, client: int, transfer_id: int,
                  transport: Transport) -> Outcome:
@@ -90,7 +92,9 @@ class DataLinks:
                 if answer.get("id") == request_id:
                     break
         except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
-            self._links.pop(address, None)
+            broken = self._links.pop(address, None)
+            if broken is not None:
+                broken.close()
             return Outcome(P.NEVER, reason=f"the source peer at {address} did not answer "
                                           f"({type(error).__name__}: {error})")
         if answer["k"] == P.TENSOR:
@@ -101,14 +105,13 @@ class DataLinks:
     def _link(self, address: str) -> ClientConnection:
         link = self._links.get(address)
         if link is None:
-            link = self._links[address] = connect(
+            link = self._links[address] = self._stack.enter_context(connect(
                 f"{address}/data", max_size=P.MAX_FRAME_BYTES, open_timeout=CONNECT_TIMEOUT_S,
-                compression=None)
+                compression=None))
         return link
 
     def close(self) -> None:
-        for link in self._links.values():
-            link.close()
+        self._stack.close()
         self._links.clear()
 
 
@@ -195,14 +198,13 @@ class NetworkServer(Server):
         if failed is None:
             return super().waited_out(transfer_id)
         return (f"after {IROH_WAIT_S:g} s over Iroh (Burn waits {IROH_TIMEOUT_S:g} s; served peers "
-                f"scale it down {IROH_SCALE}x for teaching; the source said: {failed.reason})")
+                f"scale it down {IROH_SCALE}x for teaching)")
 
     def never_exposed(self, transfer_id: int | None) -> str:
         failed = self.failed.get(transfer_id) if transfer_id is not None else None
         if failed is None:
             return super().never_exposed(transfer_id)
-        return (f"the source says: {failed.reason}; Burn's WebSocket download has no timeout "
-                "(crates/burn-communication/src/external_comm.rs:208-225)")
+        return failed.reason
 
     def close(self) -> None:
         self.links.close()
@@ -219,7 +221,7 @@ def answer_download(data: TensorData | None, dead: dict[int, str], transfer_id: 
         return P.NEVER, dead[transfer_id]
     if waited < wait_bound(transport):
         return None
-    reason = dead.get(transfer_id, "nothing exposed it")
+    reason = dead.get(transfer_id, "nothing will ever expose it")
     if transport is Transport.IROH:
         return P.TIMED_OUT, f"Timed out waiting for tensor transfer {transfer_id} ({reason})"
-    return P.NEVER, f"{reason} (RouterLab stopped waiting after {HANG_BOUND_S:g} s)"
+    return P.NEVER, f"{reason}: RouterLab stopped waiting after {HANG_BOUND_S:g} s"

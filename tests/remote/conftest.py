@@ -1,0 +1,21 @@
+"""Real served peers for the remote tests: two `routerlab serve` processes on loopback, on ports
+the operating system picks at run time, shared by the tests of one module and stopped after it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from routerlab.core.remote import LocalPeers
+
+
+@pytest.fixture(scope="module")
+def peers() -> Iterator[dict[str, str]]:
+    """`{"peer1": "ws://127.0.0.1:…", "peer2": …}`, each serving cpu:0 and cpu:1 (flex)."""
+    local = LocalPeers(2)
+    try:
+        yield local.start()
+    finally:
+        local.stop()
+    assert all(p.returncode is not None for p in local.processes)
