@@ -1,0 +1,73 @@
+"""`--peer` on simulate and validate: the shipped scenarios, served, print what they print
+in-process (but for the served captions and the scaled Iroh wait)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from routerlab.cli.app import app, main
+from routerlab.core.scenario import load_scenario, parse_scenario
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+SERVED = re.compile(r"; served by ws://\S+")
+
+
+@pytest.mark.parametrize("name", ["cross-peer-bytes", "quantized-bytes"])
+def test_simulate_served_prints_what_in_process_prints(peers: dict[str, str], name: str) -> None:
+    file = str(SCENARIOS / f"{name}.toml")
+    served = CliRunner().invoke(app, ["simulate", file, "--json", "--peer",
+                                      f"peer2={peers['peer2']}"])
+    alone = CliRunner().invoke(app, ["simulate", file, "--json"])
+    assert served.exit_code == alone.exit_code == 0, served.output
+    got, expected = json.loads(served.output), json.loads(alone.output)
+    for step in got["steps"]:
+        for view in step["registries"].values():
+            view["caption"] = SERVED.sub("", view["caption"])
+        step.pop("events")
+    for step in expected["steps"]:
+        step.pop("events")
+    assert got == expected
+
+
+def test_validate_rehearses_on_the_served_peer(peers: dict[str, str]) -> None:
+    result = CliRunner().invoke(app, ["validate", str(SCENARIOS / "quantized-legacy.toml"),
+                                      "--peer", f"peer2={peers['peer2']}", "--json"])
+    assert json.loads(result.output)["ok"] is True
+
+
+def test_a_scenario_names_its_peers(peers: dict[str, str]) -> None:
+    text = (SCENARIOS / "cross-peer-bytes.toml").read_text()
+    table = f'\n[peers]\npeer2 = "{peers["peer2"]}"\n\n[[steps]]'
+    scenario = parse_scenario(text.replace("\n[[steps]]", table, 1))
+    assert scenario.peers == {"peer2": peers["peer2"]}
+    base = load_scenario(SCENARIOS / "cross-peer-bytes.toml")
+    assert base.overridden(peers={"peer2": "ws://10.0.0.2:3001"}).peers == {
+        "peer2": "ws://10.0.0.2:3001"}
+
+
+@pytest.mark.parametrize(("peer", "says"), [
+    ("peer2", "--peer takes NAME=ws://HOST:PORT"),
+    ("peer2=tcp://x:1", "a peer address is ws://HOST:PORT"),
+    ("local=ws://127.0.0.1:9", "in-process peer"),
+    ("peer2=ws://127.0.0.1:1", "cannot reach ws://127.0.0.1:1"),
+])
+def test_a_bad_peer_is_one_line(peer: str, says: str, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "argv", ["routerlab", "simulate",
+                                      str(SCENARIOS / "cross-peer-bytes.toml"), "--peer", peer])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 1 and says in err and err.count("\n") == 1
+
+
+def test_a_bad_peers_table_is_refused_with_its_field() -> None:
+    text = (SCENARIOS / "cross-peer-bytes.toml").read_text()
+    with pytest.raises(Exception, match="field 'peers'"):
+        parse_scenario(text.replace("\n[[steps]]", '\npeers = { peer2 = 3 }\n\n[[steps]]', 1))
