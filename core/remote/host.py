@@ -52,7 +52,7 @@ from routerlab.core.session import Reply, Session
 
 QUEUE_BOUND = 4096
 """Messages a connection may have waiting for its worker before the reader stops reading."""
-POLL_S = (0.0002, 0.005)
+POLL_S = (0.0001, 0.001)
 """A download polls its source's publications from the first delay up to the second."""
 
 
@@ -238,9 +238,9 @@ class PeerHost:
         try:
             async for frame in connection:
                 try:
-                    messages = P.unpack(frame)
+                    messages = await _receive(connection, frame)
                 except CodecError as error:
-                    await connection.send(P.pack([P.error(None, str(error))]))
+                    await _send(connection, [P.error(None, str(error))])
                     continue
                 for message in messages:
                     if message["k"] == P.PUBLISH and "client" in state:
@@ -268,7 +268,7 @@ class PeerHost:
             except (RouterLabError, KeyError, TypeError, ValueError) as error:
                 replies = [P.error(message.get("id"), f"{message['k']}: {error}")]
             if replies:
-                await connection.send(P.pack(replies))
+                await _send(connection, replies)
 
     async def _handle(self, message: dict[str, Any],
                       state: dict[str, ServedClient]) -> list[dict[str, Any]] | None:
@@ -340,10 +340,10 @@ class PeerHost:
         external_comm.rs:229-259), each within its transport's bound."""
         async for frame in connection:
             try:
-                replies = [await self._download(m) for m in P.unpack(frame)]
+                replies = [await self._download(m) for m in await _receive(connection, frame)]
             except (CodecError, KeyError, TypeError, ValueError, RouterLabError) as error:
                 replies = [P.error(None, f"/data: {error}")]
-            await connection.send(P.pack(replies))
+            await _send(connection, replies)
 
     async def _download(self, message: dict[str, Any]) -> dict[str, Any]:
         if message["k"] != P.DOWNLOAD:
@@ -365,3 +365,13 @@ class PeerHost:
             client.downloaded.add(transfer_id)
             return {"k": kind, "id": message.get("id"), "data": encode_data(value)}
         return {"k": kind, "id": message.get("id"), "reason": value}
+
+
+async def _receive(connection: ServerConnection, header: Any) -> list[dict[str, Any]]:
+    """The messages of a header frame and the blob frames it announces."""
+    return P.unpack(header, [await connection.recv() for _ in range(P.blobs_after(header))])
+
+
+async def _send(connection: ServerConnection, messages: list[dict[str, Any]]) -> None:
+    for frame in P.pack(messages):
+        await connection.send(P.fragments(frame))

@@ -51,6 +51,7 @@ class PeerLink:
             self._ws = self._stack.enter_context(connect(
                 f"{self.address}/session", max_size=P.MAX_FRAME_BYTES,
                 open_timeout=CONNECT_TIMEOUT_S, compression=None))
+            self._ws.recv_bufsize = P.RECV_BUFFER_BYTES
         except (OSError, TimeoutError, WebSocketException) as error:
             raise PeerError(f"peer {name}: cannot reach {self.address} ({error}); is "
                             f"`routerlab serve` running there?") from None
@@ -70,8 +71,8 @@ class PeerLink:
 
     def flush(self) -> None:
         if self.outbox:
-            frame, self.outbox = P.pack(self.outbox), []
-            self._send(frame)
+            frames, self.outbox = P.pack(self.outbox), []
+            self._send(frames)
 
     def send_request(self, message: dict[str, Any]) -> int:
         """Send `message` (after anything queued) with a fresh request id; return the id."""
@@ -88,11 +89,12 @@ class PeerLink:
             try:
                 if left <= 0:
                     raise TimeoutError(f"no answer within {REQUEST_TIMEOUT_S:g} s")
-                frame = self._ws.recv(timeout=left)
+                messages = P.receive(lambda: self._ws.recv(
+                    timeout=max(deadline - time.monotonic(), 0.001)))
             except (OSError, TimeoutError, WebSocketException) as error:
                 raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
             found = None
-            for message in P.unpack(frame):
+            for message in messages:
                 if message["k"] == P.READ_TENSOR and message.get("id") in self.replies:
                     self.replies.pop(message["id"]).value = decode_data(message["data"])
                 elif message["k"] == P.ERROR and message.get("id") in (request_id, None):
@@ -105,16 +107,17 @@ class PeerLink:
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         return self.answer(self.send_request(message))
 
-    def _send(self, frame: bytes) -> None:
+    def _send(self, frames: list[bytes | memoryview]) -> None:
         try:
-            self._ws.send(frame)
+            for frame in frames:
+                self._ws.send(P.fragments(frame))
         except (OSError, WebSocketException) as error:
             raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
 
     def close(self) -> None:
         """`Close`, then the connection: the peer ends this client's sessions."""
         try:
-            self._ws.send(P.pack([{"k": P.CLOSE}]))
-        except (OSError, WebSocketException):
+            self._send(P.pack([{"k": P.CLOSE}]))
+        except PeerError:
             pass
         self._stack.close()

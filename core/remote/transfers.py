@@ -81,14 +81,16 @@ class DataLinks:
         request_id = next(self._ids)
         try:
             link = self._link(address)
-            link.send(P.pack([{"k": P.DOWNLOAD, "id": request_id, "client": client,
-                               "transfer": transfer_id, "transport": transport.value}]))
+            for frame in P.pack([{"k": P.DOWNLOAD, "id": request_id, "client": client,
+                                  "transfer": transfer_id, "transport": transport.value}]):
+                link.send(frame)
             deadline = time.monotonic() + wait_bound(transport) + CONNECT_TIMEOUT_S
             while True:  # bounded: each recv waits at most until the deadline
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError("no answer")
-                (answer,) = P.unpack(link.recv(timeout=left))
+                (answer,) = P.receive(lambda: link.recv(
+                    timeout=max(deadline - time.monotonic(), 0.001)))
                 if answer.get("id") == request_id:
                     break
         except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
@@ -108,6 +110,7 @@ class DataLinks:
             link = self._links[address] = self._stack.enter_context(connect(
                 f"{address}/data", max_size=P.MAX_FRAME_BYTES, open_timeout=CONNECT_TIMEOUT_S,
                 compression=None))
+            link.recv_bufsize = P.RECV_BUFFER_BYTES
         return link
 
     def close(self) -> None:
