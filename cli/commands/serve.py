@@ -41,7 +41,7 @@ def serve(
         "--local", min=1, max=16, help="Start this many peers on loopback instead, each its own "
                                        "process on a free port; Ctrl-C stops them all.")] = None,
 ) -> None:
-    from routerlab.core.remote.serving import run_peer, serve_local
+    from routerlab.core.remote import run_peer, serve_local
 
     devices = [d if "@" in d or profile is None else f"{d}@{profile}"
                for d in (device or ["cpu:0", "cpu:1"])]

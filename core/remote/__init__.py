@@ -8,12 +8,13 @@
 * `serving`: `run_peer` and `LocalPeers` (`routerlab serve --local N`).
 """
 
+from routerlab.core.remote.address import parse_peers
 from routerlab.core.remote.deployment import Deployment, RemoteSession
 from routerlab.core.remote.host import PeerHost
 from routerlab.core.remote.link import PeerError, PeerLink
 from routerlab.core.remote.protocol import CodecError
-from routerlab.core.remote.serving import LocalPeers, run_peer
+from routerlab.core.remote.serving import LocalPeers, run_peer, serve_local
 from routerlab.core.remote.transfers import HANG_BOUND_S, IROH_WAIT_S
 
 __all__ = ["CodecError", "Deployment", "HANG_BOUND_S", "IROH_WAIT_S", "LocalPeers", "PeerError",
-           "PeerHost", "PeerLink", "RemoteSession", "run_peer"]
+           "PeerHost", "PeerLink", "RemoteSession", "parse_peers", "run_peer", "serve_local"]

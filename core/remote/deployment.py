@@ -69,7 +69,8 @@ class RemoteSession(Viewable):
         self.panicked = False
         self.parked_on: int | None = None
 
-    check_alive = Session.check_alive
+    def check_alive(self) -> None:
+        Session.check_alive(self)  # type: ignore[arg-type]  # reads `ended` and `label` only
 
     def submit(self, op: OperationIr, reply: Reply | None = None) -> None:
         self.check_alive()
@@ -165,7 +166,8 @@ class Deployment(NetworkServer):
             link = self.peers.get(source.peer)
             if link is not None:  # the head task of the target asks: it carries the transport
                 op = self.sessions[target].queue[0][0]
-                transport = (op.request.transport if op.request else None) or DEFAULT_TRANSPORT
+                request = getattr(op, "request", None)
+                transport = (request.transport if request else None) or DEFAULT_TRANSPORT
                 self.expect(transfer_id, PeerSource(self.links, link.address, link.key,
                                                     transport))
         return super().published(transfer_id)
@@ -178,8 +180,8 @@ class Deployment(NetworkServer):
         for link in self.peers.values():
             if link.outbox:
                 mine = first is not None and getattr(first, "link", None) is link
-                waiting[link] = link.send_request({"k": P.SYNC,
-                                                   "first": first.label if mine else None})
+                waiting[link] = link.send_request({"k": P.SYNC, "first": first.label
+                                                   if first is not None and mine else None})
         local = first if isinstance(first, Session) else None
         mark = len(self.trace)
         errors: list[RouterLabError] = []
