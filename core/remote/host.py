@@ -61,9 +61,8 @@ class ServedClient:
 
     def __init__(self, host: PeerHost, key: int, peer: str, policy: Policy,
                  cubecl_legacy: bool) -> None:
-        self.key, self.peer = key, peer
-        self.rt = Runtime([Device(d.kind, d.index, peer, d.profile) for d in host.devices],
-                          policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer)
+        self.key, self.peer, self.hosted = key, peer, host.devices
+        self.rt = Runtime(policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer)
         self.server: NetworkServer = self.rt.server  # type: ignore[assignment]
         self.reads: list[tuple[Any, Reply]] = []
         self.exposing: dict[int, Session] = {}
@@ -77,9 +76,12 @@ class ServedClient:
         self._mark = 0
 
     def session(self, device: str) -> Session:
+        """The session of a device this peer hosts, made on first use (Burn's session `Init`)."""
         parsed = parse_device(device)
-        if parsed.peer != self.peer:
-            raise DeviceError(f"{parsed} is not on this peer ({self.peer})")
+        bare = Device(parsed.kind, parsed.index, LOCAL_PEER, parsed.profile)
+        if parsed.peer != self.peer or bare not in self.hosted:
+            raise DeviceError(f"{parsed} is not served here: this peer ({self.peer}) serves "
+                              f"{', '.join(map(str, self.hosted))}")
         return self.rt.session(parsed)
 
     def _begin(self) -> None:
