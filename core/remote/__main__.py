@@ -6,7 +6,13 @@ import sys
 from routerlab.core.errors import RouterLabError
 from routerlab.core.remote.serving import run_peer
 
-try:
-    run_peer(sys.argv[1:] or ["cpu:0"], announce=lambda line: print(line, flush=True))
-except RouterLabError as error:
-    sys.exit(f"error: {error}")
+
+def main() -> None:
+    try:
+        run_peer(sys.argv[1:] or ["cpu:0"], announce=lambda line: print(line, flush=True))
+    except RouterLabError as error:
+        sys.exit(f"error: {error}")
+
+
+if __name__ == "__main__":  # importing this module (a sandbox preloads every one) runs nothing
+    main()
