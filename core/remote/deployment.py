@@ -192,8 +192,12 @@ class Deployment(NetworkServer):
         finally:
             self._push_never()
         notes = [e.detail for e in self.trace.read(mark) if e.kind == "timeout"]
-        for link, request_id in waiting.items():
-            answer = link.answer(request_id)
+        for link, request_id in waiting.items():  # every answer is read, whatever the others
+            try:
+                answer = link.answer(request_id)
+            except PeerError as lost:
+                errors.append(lost)
+                continue
             self._states(link, answer["sessions"])
             if answer.get("error"):
                 errors.append(decode_error(answer["error"]))
@@ -218,15 +222,27 @@ class Deployment(NetworkServer):
         """Commit (or roll back) the step on every peer it touched; a kept step's events join
         the runtime's trace."""
         self._pushes.clear()
-        touched = [link for link in self.peers.values() if link.touched]
-        waiting = {link: link.send_request({"k": P.COMMIT if kept else P.ROLLBACK})
-                   for link in touched}
-        for link, request_id in waiting.items():
+        waiting: dict[PeerLink, int] = {}
+        lost: list[PeerError] = []
+        for link in self.peers.values():  # every touched peer is told, even if one is gone
+            if not link.touched:
+                continue
             link.touched = False
             link.outbox.clear()
-            answer = link.answer(request_id)
+            try:
+                waiting[link] = link.send_request({"k": P.COMMIT if kept else P.ROLLBACK})
+            except PeerError as error:
+                lost.append(error)
+        for link, request_id in waiting.items():
+            try:
+                answer = link.answer(request_id)
+            except PeerError as error:
+                lost.append(error)
+                continue
             self._states(link, answer["sessions"])
             self.trace.events.extend(tuple(event) for event in answer.get("events") or ())
+        if lost:
+            raise lost[0]
 
     def _states(self, link: PeerLink, states: Mapping[str, Any]) -> None:
         """Mirror the peer's session states (a panic there ends the session here too)."""

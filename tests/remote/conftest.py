@@ -1,5 +1,6 @@
 """Real served peers for the remote tests: two `routerlab serve` processes on loopback, on ports
-the operating system picks at run time, shared by every test of this package and stopped after them."""
+the operating system picks at run time, shared by every test of this package and stopped after
+them."""
 
 from __future__ import annotations
 
