@@ -21,10 +21,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Callable
-from typing import Any
-
-from websockets.asyncio.server import ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
+from typing import TYPE_CHECKING, Any
 
 from routerlab.core.devices import LOCAL_PEER, Device, check_topology, parse_device
 from routerlab.core.errors import DeviceError, RouterLabError
@@ -49,6 +46,9 @@ from routerlab.core.remote.transfers import (
 from routerlab.core.request import DEFAULT_TRANSPORT, Transport
 from routerlab.core.runtime import Runtime
 from routerlab.core.session import Reply, Session
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
 
 QUEUE_BOUND = 4096
 """Messages a connection may have waiting for its worker before the reader stops reading."""
@@ -212,6 +212,8 @@ class PeerHost:
 
     async def run(self, stop: asyncio.Event, ready: Callable[[PeerHost], None]) -> None:
         """Serve until `stop` is set; `ready` is called once the port is bound."""
+        from websockets.asyncio.server import serve  # on first use: see the package's __init__
+
         async with serve(self._route, self.host, self.port, max_size=P.MAX_FRAME_BYTES,
                          compression=None, ping_interval=None) as server:
             self.port = next(iter(server.sockets)).getsockname()[1]
@@ -222,6 +224,8 @@ class PeerHost:
         self.clients.clear()
 
     async def _route(self, connection: ServerConnection) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         path = connection.request.path if connection.request else ""
         with contextlib.suppress(ConnectionClosed):
             if path == "/session":
@@ -234,6 +238,8 @@ class PeerHost:
     # --- /session ------------------------------------------------------------------------------
 
     async def _session(self, connection: ServerConnection) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_BOUND)
         state: dict[str, ServedClient] = {}
         worker = asyncio.create_task(self._work(connection, queue, state))
@@ -251,7 +257,7 @@ class PeerHost:
                         await queue.put(message)
         finally:
             await queue.put(None)
-            with contextlib.suppress(ConnectionClosed):
+            with contextlib.suppress(ConnectionClosed):  # it closed under the worker
                 await worker
             client = state.get("client")
             if client is not None:

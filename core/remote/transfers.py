@@ -22,10 +22,7 @@ import itertools
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
-
-from websockets.exceptions import WebSocketException
-from websockets.sync.client import ClientConnection, connect
+from typing import TYPE_CHECKING, Any
 
 from routerlab.core.data import TensorData
 from routerlab.core.handles import Journal
@@ -35,6 +32,9 @@ from routerlab.core.remote.protocol import CodecError
 from routerlab.core.request import Transport
 from routerlab.core.server import IROH_TIMEOUT_S, Server
 from routerlab.core.trace import Trace
+
+if TYPE_CHECKING:
+    from websockets.sync.client import ClientConnection
 
 IROH_SCALE = 1000
 """Burn's Iroh wait, divided by this for teaching: 300 s becomes 0.3 s (docs/remote.md)."""
@@ -78,6 +78,8 @@ class DataLinks:
     def download(self, address: str, client: int, transfer_id: int,
                  transport: Transport) -> Outcome:
         """Ask `address` for transfer `transfer_id` of client `client`; bounded in time."""
+        from websockets.exceptions import WebSocketException  # on first use: see __init__
+
         request_id = next(self._ids)
         try:
             link = self._link(address)
@@ -107,6 +109,8 @@ class DataLinks:
     def _link(self, address: str) -> ClientConnection:
         link = self._links.get(address)
         if link is None:
+            from websockets.sync.client import connect
+
             link = self._links[address] = self._stack.enter_context(connect(
                 f"{address}/data", max_size=P.MAX_FRAME_BYTES, open_timeout=CONNECT_TIMEOUT_S,
                 compression=None))
