@@ -222,6 +222,8 @@ class Deployment(NetworkServer):
         """Commit (or roll back) the step on every peer it touched; a kept step's events join
         the runtime's trace."""
         self._pushes.clear()
+        self.sources.clear()  # downloads into the in-process peer belong to the step that ends
+        self.failed.clear()
         waiting: dict[PeerLink, int] = {}
         lost: list[PeerError] = []
         for link in self.peers.values():  # every touched peer is told, even if one is gone
