@@ -88,6 +88,11 @@ class RemoteSession(Viewable):
     def free_unwound(self) -> None:
         """Nothing here: the peer frees a panicked worker's handles when the step is undone."""
 
+    def counters(self) -> tuple[int, int]:
+        """The peer backend's `(bytes_copied, copies)` for this device."""
+        answer = self.link.request({"k": P.STATS, "device": self.label})
+        return int(answer["bytes_copied"]), int(answer["copies"])
+
     def view(self) -> TableView:
         answer = self.link.request({"k": P.REGISTRY, "device": self.label})
         return TableView(answer["title"], answer["columns"], answer["rows"],

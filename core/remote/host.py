@@ -310,6 +310,10 @@ class PeerHost:
         if kind == P.REGISTRY:
             view = client.session(str(message["device"])).view()
             return [{"k": P.REGISTRY, "id": request_id, **view.to_dict()}]
+        if kind == P.STATS:
+            backend = client.session(str(message["device"])).interpreter.backend
+            return [{"k": P.STATS, "id": request_id, "bytes_copied": backend.bytes_copied,
+                     "copies": backend.copies}]
         if kind == P.PUBLISH:
             self._publish(client, message)
             return []

@@ -44,6 +44,7 @@ COMMIT = "Commit"
 ROLLBACK = "Rollback"
 PUBLISH = "Publish"                  # bytes pushed by the in-process peer (no /data of its own)
 REGISTRY = "Registry"
+STATS = "Stats"                      # a device's copy counters (what `routerlab transfer` reads)
 
 # /data: server -> server (ExternalCommMessage, external_comm.rs:32-36)
 DOWNLOAD = "Download"                # TensorRequest(TensorTransferId)
