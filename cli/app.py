@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "lab",
     "exercises",
     "teacher",
+    "serve",
 ]
 """Modules under `routerlab.cli.commands`, in the order `--help` lists them."""
 

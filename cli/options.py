@@ -21,3 +21,7 @@ Fusion = Annotated[bool, typer.Option(
 Transport = Annotated[str | None, typer.Option(
     "--transport", help="How cross-peer downloads travel: iroh (gives up after 300 s, "
                         "simulated) or websocket (waits forever).")]
+Peers = Annotated[list[str] | None, typer.Option(
+    "--peer", metavar="NAME=ws://HOST:PORT",
+    help="A served peer (routerlab serve): its devices, NAME/cpu:0 …, run in that process. "
+         "Repeat for more; replaces a peer of the same name in the scenario's [peers].")]

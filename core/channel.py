@@ -22,7 +22,7 @@ from __future__ import annotations
 from routerlab.core.backend import Kind, kind_of
 from routerlab.core.client import RouterClient
 from routerlab.core.devices import Path, automatic_path, check_forced_path
-from routerlab.core.errors import BurnPanic, BurnUnimplemented
+from routerlab.core.errors import BurnPanic, BurnUnimplemented, DeviceError
 from routerlab.core.ir import (
     ExposeLocalOp,
     ExposeRemoteOp,
@@ -32,6 +32,7 @@ from routerlab.core.ir import (
 )
 from routerlab.core.policies import Policy
 from routerlab.core.request import Arrival, TransferRequest
+from routerlab.core.session import Session
 from routerlab.core.tensor import RouterTensor
 
 SRC_BRIDGE = "crates/burn-router/src/channel/base.rs:58"
@@ -57,6 +58,10 @@ def to_device(tensor: RouterTensor, target: RouterClient, request: TransferReque
     if path is Path.DISPATCH:
         return dispatch_change_backend(tensor, target, request)
     if path is Path.BRIDGE:
+        if not isinstance(tensor.client.session, Session) or not isinstance(target.session,
+                                                                            Session):
+            raise DeviceError("path 'bridge' hands a handle from one interpreter to another "
+                              "inside one process; a served peer's handles live in its own")
         return bridge_change_backend(tensor, target, request)
     return remote_change_backend(tensor, target, path, request, arrival)
 

@@ -21,8 +21,10 @@ from routerlab.core.safe_io import parse_int
 
 LOCAL_PEER = "local"
 KINDS = ("cpu", "cuda")
+PEER_NAME = r"[A-Za-z][\w.-]*"
+"""What a peer's name may be (the part before `/` in a device string)."""
 _PATTERN = re.compile(
-    r"^(?:(?P<peer>[A-Za-z][\w.-]*)/)?(?P<kind>[A-Za-z]+):(?P<index>\d+)(?:@(?P<profile>[\w-]+))?$"
+    rf"^(?:(?P<peer>{PEER_NAME})/)?(?P<kind>[A-Za-z]+):(?P<index>\d+)(?:@(?P<profile>[\w-]+))?$"
 )
 
 

@@ -73,7 +73,9 @@ class Runtime:
                  backends: Callable[[Device], Backend] = make_backend,
                  fusion: bool = False, cubecl_legacy: bool = False,
                  transport: Transport | str = DEFAULT_TRANSPORT,
-                 arrival: Arrival | str = Arrival.SOURCE_FIRST) -> None:
+                 arrival: Arrival | str = Arrival.SOURCE_FIRST,
+                 peers: Mapping[str, str] | None = None,
+                 server: Callable[[Trace, Journal], Server] = Server) -> None:
         """`devices=None` creates any `cpu:N` / `cuda:N` on first use; a list closes the set.
 
         `policy` is what a transfer follows when it names none (`native` by default; `legacy`
@@ -90,11 +92,24 @@ class Runtime:
         policy's backend step; `crates/burn-cubecl/src/tensor/base.rs:174-192`). `transport` is
         how cross-peer downloads travel unless a transfer names one (Iroh, as burn-remote
         documents it, `crates/burn-remote/src/lib.rs:3,44`). `arrival` picks
-        which side of a same-peer rendezvous runs first."""
+        which side of a same-peer rendezvous runs first. `peers` names served peers
+        (`{"peer2": "ws://127.0.0.1:3001"}`, each a `routerlab serve` process): their devices'
+        sessions run there, with the peer's own interpreter and quantized extension
+        (docs/remote.md); close the runtime (`close()` or `with`) to end them. `server` makes the
+        server side (a served peer's downloads across processes)."""
         self.trace = Trace()
         self.journal = Journal()
-        self.server = Server(self.trace, self.journal)
         self.policy = spelled_policy(policy, legacy) or DEFAULT_POLICY
+        self._served: frozenset[str] = frozenset(peers or ())
+        if peers:
+            from routerlab.core.remote.address import check_peers
+            from routerlab.core.remote.deployment import Deployment
+
+            deployment = Deployment(self.trace, self.journal)
+            deployment.connect(check_peers(peers), self.policy, cubecl_legacy)
+            self.server: Server = deployment
+        else:
+            self.server = server(self.trace, self.journal)
         self.arrival = Arrival.parse(arrival)
         if quantized is None:
             from routerlab.core.fix.arms import QuantizedTransfers
@@ -111,10 +126,14 @@ class Runtime:
         self._clients: dict[Device, RouterClient] = {}
         self._declared: list[Device] | None = None
         if devices is not None:
-            self._declared = [parse_device(d) for d in devices]
-            check_topology(self._declared)
-            for device in self._declared:
-                self.client(device)
+            try:
+                self._declared = [parse_device(d) for d in devices]
+                check_topology(self._declared)
+                for device in self._declared:
+                    self.client(device)
+            except BaseException:
+                self.close()
+                raise
 
     @property
     def legacy(self) -> bool:
@@ -136,16 +155,34 @@ class Runtime:
         if client is not None:
             return client
         self._check_declared(parsed)
+        if parsed.peer in self._served:
+            remote = self.server.open(parsed)  # type: ignore[attr-defined]  # a Deployment
+            return self._attach(parsed, remote)
         backend = self._backends(parsed)
         backend.scales_left_behind = self.cubecl_legacy and parsed.profile is Profile.CUBECL
         interpreter = self._interpreter(backend, self.trace, policy=self.policy,
                                         quantized=self._quantized, arms=self._arms)
-        session = Session(interpreter, self.server)
+        return self._attach(parsed, Session(interpreter, self.server))
+
+    def _attach(self, device: Device, session: Session) -> RouterClient:
+        """Add `session` to the server and give it a client (forgotten if the step fails)."""
         self.server.add(session)
-        client = self._clients[parsed] = RouterClient(session, self.server, self._new_id)
+        client = self._clients[device] = RouterClient(session, self.server, self._new_id)
         if self.journal.active:
-            self.journal.on_rollback(self._forget, parsed)
+            self.journal.on_rollback(self._forget, device)
         return client
+
+    def close(self) -> None:
+        """End this runtime's sessions on its served peers (`Close`); in-process, nothing."""
+        close = getattr(self.server, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _device(self, device: DeviceLike) -> Device:
         """Parse `device` and check that this runtime may have it, creating nothing: a step
@@ -194,10 +231,12 @@ class Runtime:
             for session in self.server.sessions.values():
                 session.free_unwound()
             self.trace.truncate(mark)
+            self.server.settle(False)
             device = getattr(error, "session", None) or "client"
             self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
             raise
         self.journal.commit()
+        self.server.settle(True)
         return result
 
     # --- tensors and ops ---------------------------------------------------------------------
@@ -393,7 +432,10 @@ class Runtime:
         return {str(d): c.session.view() for d, c in self._clients.items()}
 
     def handle_ids(self, device: DeviceLike) -> list[int]:
-        return sorted(int(i) for i in self.client(device).session.interpreter.handles.handle_ids())
+        session = self.client(device).session
+        if isinstance(session, Session):
+            return sorted(int(i) for i in session.interpreter.handles.handle_ids())
+        return sorted(int(row[0]) for row in session.view().rows)  # type: ignore[arg-type]
 
     def explain(self, tensor_id: int) -> list[TraceEvent]:
         """Every recorded event that touched `tensor_id`, in order."""
@@ -407,6 +449,19 @@ class Runtime:
         parsed = DType.parse(dtype) if isinstance(dtype, str) else dtype
         return advertise(self._device(device), parsed)
 
+    def served(self, device: DeviceLike) -> bool:
+        """Whether `device` lives on a served peer (`Runtime(peers=...)`), not in this process."""
+        return parse_device(device).peer in self._served
+
+    def counters(self, device: DeviceLike) -> tuple[int, int]:
+        """`(bytes_copied, copies)` of `device`'s backend, wherever it runs (a served device's
+        are asked of its peer)."""
+        session = self.client(device).session
+        if isinstance(session, Session):
+            return session.interpreter.backend.bytes_copied, session.interpreter.backend.copies
+        return session.counters()  # type: ignore[no-any-return,attr-defined]
+
     def bytes_copied(self) -> int:
         """Bytes copied by every backend so far (uploads, readbacks, device copies)."""
-        return sum(c.session.interpreter.backend.bytes_copied for c in self._clients.values())
+        return sum(c.session.interpreter.backend.bytes_copied for c in self._clients.values()
+                   if isinstance(c.session, Session))

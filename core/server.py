@@ -165,11 +165,10 @@ class Server:
                 continue
             session.queue.popleft()
             session.parked_on = None  # the next task has not started yet
-            self.clock += IROH_TIMEOUT_S
             line = (f"target session {session.label} gave up waiting for transfer "
-                    f"{op.transfer_id} after {IROH_TIMEOUT_S:g} s over Iroh (simulated clock: "
-                    f"t = {self.clock:g} s): the error is logged and the session goes on, but "
-                    f"tensor #{int(op.out.id)} was never registered, so its first use panics")
+                    f"{op.transfer_id} {self.waited_out(op.transfer_id)}: the error is logged "
+                    f"and the session goes on, but tensor #{int(op.out.id)} was never "
+                    "registered, so its first use panics")
             self.trace.record("timeout", session.label, op.out.id, None, 0, line)
             if panic is not None:
                 panic.effects = (*panic.effects, line)
@@ -181,18 +180,32 @@ class Server:
         lines = []
         for session in stuck:
             transfer_id = session.waiting_for()
-            source = self.transfers.get(transfer_id) if transfer_id is not None else None
-            dead = source is not None and self.sessions[source[0]].ended is not None
-            why = f"its source {source[0]} ended" if dead and source else \
-                "nothing will ever expose it"
             line = (f"target session {session.label} would wait forever for transfer "
-                    f"{transfer_id} ({why})")
+                    f"{transfer_id} ({self.never_exposed(transfer_id)})")
             lines.append(line)
             session.end(f"hung: {line}")
             self.trace.record("panic", session.label, None, None, 0, line)
         if panic is None:
             raise DeadlockError("; ".join(lines))
         panic.effects = (*panic.effects, *lines)
+
+    def waited_out(self, transfer_id: int) -> str:
+        """How long an Iroh download waited before it gave up, as the trace tells it: here on
+        the simulated clock (a served peer really waits, `routerlab.core.remote`)."""
+        self.clock += IROH_TIMEOUT_S
+        return f"after {IROH_TIMEOUT_S:g} s over Iroh (simulated clock: t = {self.clock:g} s)"
+
+    def never_exposed(self, transfer_id: int | None) -> str:
+        """Why nothing will ever expose `transfer_id`: its source session ended, or none will."""
+        source = self.transfers.get(transfer_id) if transfer_id is not None else None
+        ended = source is not None and source[0] in self.sessions and \
+            self.sessions[source[0]].ended is not None
+        return f"its source {source[0]} ended" if ended and source else \
+            "nothing will ever expose it"
+
+    def settle(self, kept: bool) -> None:
+        """End a step on the other processes it touched (`routerlab.core.remote`); the
+        in-process server has none: the journal already kept or undid everything."""
 
     def clear_queues(self) -> None:
         for session in self.sessions.values():

@@ -30,11 +30,14 @@ def validate(
     plain: options.Plain = False,
     fusion: options.Fusion = False,
     transport: options.Transport = None,
+    peer: options.Peers = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, safe, to_rich
+    from routerlab.core.remote import parse_peers
     from routerlab.core.scenario import load_scenario, validate_flow
 
-    loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport)
+    loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,
+                                                peers=parse_peers(peer or ()))
     report = validate_flow(loaded, policy)
     if json_out:
         print_json(report.to_dict())

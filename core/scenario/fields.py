@@ -95,6 +95,19 @@ POLICY = Field((str,), False, "a transfer policy: " + ", ".join(POLICY_NAMES),
                parse_problem(Policy.parse))
 ARRIVAL = Field((str,), False, "which side of a same-peer transfer runs first: "
                 + ", ".join(str(a) for a in Arrival), parse_problem(Arrival.parse))
+def _peers_problem(value: Any) -> str | None:
+    from routerlab.core.remote.address import check_peers
+
+    try:
+        check_peers(value)
+    except RouterLabError as error:
+        return str(error)
+    return None
+
+
+PEERS = Field((dict,), False, "served peers by name: a table of NAME = \"ws://HOST:PORT\" "
+                              "(routerlab serve); their devices run in those processes",
+              _peers_problem)
 TRANSPORT = Field((str,), False, "how a cross-peer download travels: "
                   + ", ".join(str(t) for t in Transport), parse_problem(Transport.parse))
 TENSOR = Field((str,), help="label of the input tensor")

@@ -16,6 +16,7 @@ from routerlab.core.devices import Device, check_topology, parse_device
 from routerlab.core.errors import RouterLabError, ScenarioError
 from routerlab.core.limits import MAX_SCENARIO_BYTES
 from routerlab.core.policies import Policy, spelled_policy
+from routerlab.core.remote.address import check_peers
 from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, Transport
 from routerlab.core.safe_io import parse_toml, read_text
 from routerlab.core.scenario import fields as f
@@ -31,6 +32,7 @@ TOP_FIELDS = {
     "legacy": f.Field((bool,), False, "the older spelling of policy = \"legacy\""),
     "arrival": f.ARRIVAL,
     "transport": f.TRANSPORT,
+    "peers": f.PEERS,
     "fusion": f.Field((bool,), False, "the client is built with Burn's fusion feature: a legacy "
                                       "quantize then reaches the server's todo!() and ends the "
                                       "session, instead of the bare router's unimplemented!()"),
@@ -52,18 +54,25 @@ class Scenario:
     fusion: bool = False
     transport: str = DEFAULT_TRANSPORT.value
     """How cross-peer downloads travel unless a step names one."""
+    peers: Mapping[str, str] = field(default_factory=dict)
+    """Served peers by name (`[peers] peer2 = "ws://127.0.0.1:3001"`): their devices run in
+    `routerlab serve` processes (docs/remote.md)."""
     kinds: StepKinds = field(default_factory=lambda: BUILTIN, repr=False, compare=False)
 
     @property
     def legacy(self) -> bool:
         return self.policy is Policy.LEGACY
 
-    def overridden(self, *, fusion: bool = False, transport: str | None = None) -> Scenario:
+    def overridden(self, *, fusion: bool = False, transport: str | None = None,
+                   peers: Mapping[str, str] | None = None) -> Scenario:
         """The scenario with the command line's settings in place of the file's (`--fusion`
-        turns fusion on; `--transport` names the transport)."""
+        turns fusion on; `--transport` names the transport; `--peer` adds or replaces a served
+        peer)."""
         changes: dict[str, Any] = {"fusion": True} if fusion else {}
         if transport is not None:
             changes["transport"] = Transport.parse(transport).value
+        if peers:
+            changes["peers"] = {**self.peers, **peers}
         return replace(self, **changes)
 
 
@@ -94,7 +103,8 @@ def parse_scenario(text: str, source: str = "<scenario>", kinds: StepKinds = BUI
                     tuple(devices), tuple(doc["steps"]), _policy(doc, source),
                     Arrival.parse(doc.get("arrival", Arrival.SOURCE_FIRST)).value,
                     doc.get("fusion", False),
-                    Transport.parse(doc.get("transport", DEFAULT_TRANSPORT)).value, kinds)
+                    Transport.parse(doc.get("transport", DEFAULT_TRANSPORT)).value,
+                    check_peers(doc.get("peers", {})), kinds)
 
 
 def _policy(doc: Mapping[str, Any], source: str) -> Policy | None:

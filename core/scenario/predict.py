@@ -120,11 +120,13 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
     report = _Report()
     for problem in _device_problems(scenario):
         report.problem(None, GpuUnavailableError.__name__, problem)
-    twin = Runtime(scenario.devices, policy=run_policy(scenario, override),
-                   arrival=scenario.arrival, fusion=scenario.fusion,
-                   transport=scenario.transport, backends=twin_backend)
-    for played in play(scenario, twin, override):
-        report.add(played, scenario.steps[played.step - 1])
+    # With served peers the twin's sessions run there, each client's apart from every other's
+    # (docs/remote.md), so the rehearsal touches nothing a real run holds.
+    with Runtime(scenario.devices, policy=run_policy(scenario, override),
+                 arrival=scenario.arrival, fusion=scenario.fusion, transport=scenario.transport,
+                 backends=twin_backend, peers=scenario.peers or None) as twin:
+        for played in play(scenario, twin, override):
+            report.add(played, scenario.steps[played.step - 1])
     return FlowReport(scenario.source, scenario.title, override, tuple(report.transfers),
                       tuple(report.problems), report.failure)
 
@@ -142,7 +144,7 @@ def _device_problems(scenario: Scenario) -> list[str]:
     CPU-only flow."""
     problems = []
     for device in map(parse_device, scenario.devices):
-        if device.kind != "cuda":
+        if device.kind != "cuda" or device.peer in scenario.peers:  # a peer has its own GPU
             continue
         status = gpu.gpu_status()
         if not status.usable:

@@ -121,10 +121,20 @@ def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
     chosen = run_policy(scenario, policy)
     try:  # creates every listed device: a `cuda:N` one needs a usable GPU
         rt = runtime or Runtime(scenario.devices, policy=chosen, arrival=scenario.arrival,
-                                fusion=scenario.fusion, transport=scenario.transport)
+                                fusion=scenario.fusion, transport=scenario.transport,
+                                peers=scenario.peers or None)
     except RouterLabError as failure:
         raise ScenarioRunError(scenario.source, None, None, type(failure).__name__,
                                str(failure)) from failure
+    try:
+        yield from _results(scenario, rt, policy, chosen)
+    finally:
+        if runtime is None:
+            rt.close()  # the run's sessions on served peers end with it
+
+
+def _results(scenario: Scenario, rt: Runtime, policy: Policy | str | None,
+             chosen: Policy) -> Iterator[StepResult]:
     mark = len(rt.trace)
     for played in play(scenario, rt, None if policy is None else chosen):
         step = scenario.steps[played.step - 1]

@@ -1,0 +1,234 @@
+"""The bytes path between processes: a target session downloads what its source published.
+
+burn-remote's cross-peer move never passes through the client: the source session publishes the
+`TensorData` on its server, and the target session's server opens a `/data` connection to the
+source's server and downloads it (`change_backend_remote`, `crates/burn-remote/src/client/
+runner.rs:449-487`; `download_tensor`, `crates/burn-communication/src/external_comm.rs:137-175`).
+The source waits for its own expose before it answers: forever over WebSocket
+(`get_exposed_tensor_bytes`, external_comm.rs:204-227), at most 300 s over Iroh
+(`crates/burn-remote/src/transport/iroh/transfer.rs:78-110,138`).
+
+`NetworkServer` is the model's `Server` (same sessions, scheduler, journal) with one change: a
+transfer whose source lives in another process counts as published once its bytes have been
+downloaded, and a download that fails hands the wait to the model's own reporting (`_give_up`
+over Iroh, `_hang` over WebSocket). The wait is real here, so the Iroh timeout is scaled down
+(`IROH_WAIT_S`), and RouterLab bounds the WebSocket one (`HANG_BOUND_S`) to report the hang.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from routerlab.core.data import TensorData
+from routerlab.core.handles import Journal
+from routerlab.core.remote import protocol as P
+from routerlab.core.remote.codec import decode_data
+from routerlab.core.remote.protocol import CodecError
+from routerlab.core.request import Transport
+from routerlab.core.server import IROH_TIMEOUT_S, Server
+from routerlab.core.trace import Trace
+
+if TYPE_CHECKING:
+    from websockets.sync.client import ClientConnection
+
+IROH_SCALE = 1000
+"""Burn's Iroh wait, divided by this for teaching: 300 s becomes 0.3 s (docs/remote.md)."""
+IROH_WAIT_S = IROH_TIMEOUT_S / IROH_SCALE
+HANG_BOUND_S = 5.0
+"""How long a source lets a WebSocket download wait for an expose it has not heard of before
+RouterLab reports the hang (Burn would wait forever); an expose that failed is reported at once."""
+CONNECT_TIMEOUT_S = 5.0
+
+
+def wait_bound(transport: Transport) -> float:
+    """How long a source waits for its expose before it answers a download."""
+    return IROH_WAIT_S if transport is Transport.IROH else HANG_BOUND_S
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a download brought: the bytes, or why none came (`NEVER` / `TIMED_OUT`)."""
+
+    kind: str
+    data: TensorData | None = None
+    reason: str = ""
+
+
+class Source:
+    """Where a transfer's bytes come from."""
+
+    def fetch(self, transfer_id: int) -> Outcome:
+        raise NotImplementedError
+
+
+class DataLinks:
+    """One `/data` connection per source server, opened on first use (`get_data_stream`,
+    external_comm.rs:177-201). Used only by the thread that runs the sessions."""
+
+    def __init__(self) -> None:
+        self._links: dict[str, ClientConnection] = {}
+        self._ids = itertools.count(1)
+        self._stack = contextlib.ExitStack()  # websockets wants its connections as contexts
+
+    def download(self, address: str, client: int, transfer_id: int,
+                 transport: Transport) -> Outcome:
+        """Ask `address` for transfer `transfer_id` of client `client`; bounded in time."""
+        from websockets.exceptions import WebSocketException  # on first use: see __init__
+
+        request_id = next(self._ids)
+        try:
+            link = self._link(address)
+            for frame in P.pack([{"k": P.DOWNLOAD, "id": request_id, "client": client,
+                                  "transfer": transfer_id, "transport": transport.value}]):
+                link.send(frame)
+            deadline = time.monotonic() + wait_bound(transport) + CONNECT_TIMEOUT_S
+            while True:  # bounded: each recv waits at most until the deadline
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no answer")
+                (answer,) = P.receive(lambda: link.recv(
+                    timeout=max(deadline - time.monotonic(), 0.001)))
+                if answer.get("id") == request_id:
+                    break
+        except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
+            broken = self._links.pop(address, None)
+            if broken is not None:
+                broken.close()
+            return Outcome(P.NEVER, reason=f"the source peer at {address} did not answer "
+                                          f"({type(error).__name__}: {error})")
+        if answer["k"] == P.TENSOR:
+            return Outcome(P.TENSOR, decode_data(answer["data"]))
+        return Outcome(answer["k"] if answer["k"] in (P.NEVER, P.TIMED_OUT) else P.NEVER,
+                       reason=str(answer.get("reason", answer.get("message", ""))))
+
+    def _link(self, address: str) -> ClientConnection:
+        link = self._links.get(address)
+        if link is None:
+            from websockets.sync.client import connect
+
+            link = self._links[address] = self._stack.enter_context(connect(
+                f"{address}/data", max_size=P.MAX_FRAME_BYTES, open_timeout=CONNECT_TIMEOUT_S,
+                compression=None))
+            link.recv_bufsize = P.RECV_BUFFER_BYTES
+        return link
+
+    def close(self) -> None:
+        self._stack.close()
+        self._links.clear()
+
+
+class PeerSource(Source):
+    """Another server's `/data` route (Burn's direction: the target downloads)."""
+
+    def __init__(self, links: DataLinks, address: str, client: int, transport: Transport) -> None:
+        self.links, self.address, self.client, self.transport = links, address, client, transport
+
+    def fetch(self, transfer_id: int) -> Outcome:
+        return self.links.download(self.address, self.client, transfer_id, self.transport)
+
+
+class PushedSource(Source):
+    """Bytes the client's in-process peer pushes (it has no `/data` route of its own): the
+    target waits for them as it would for a download, within the same bound."""
+
+    def __init__(self, transport: Transport = Transport.IROH) -> None:
+        self.transport = transport
+        """Set by the task that expects the bytes (they may arrive first)."""
+        self._arrived = threading.Condition()
+        self._outcome: Outcome | None = None
+
+    def deliver(self, outcome: Outcome) -> None:
+        with self._arrived:
+            self._outcome = outcome
+            self._arrived.notify_all()
+
+    def fetch(self, transfer_id: int) -> Outcome:
+        with self._arrived:
+            self._arrived.wait_for(lambda: self._outcome is not None,
+                                   timeout=wait_bound(self.transport))
+            outcome = self._outcome
+        if outcome is None:
+            return Outcome(P.TIMED_OUT if self.transport is Transport.IROH else P.NEVER,
+                           reason="the in-process peer never pushed it")
+        if outcome.kind == P.NEVER and self.transport is Transport.IROH:
+            time.sleep(IROH_WAIT_S)  # Iroh's source answers only when its wait runs out
+            return Outcome(P.TIMED_OUT, reason=outcome.reason)
+        return outcome
+
+
+class NetworkServer(Server):
+    """`Server` whose bytes-path transfers may come from another process (see the module)."""
+
+    def __init__(self, trace: Trace, journal: Journal) -> None:
+        super().__init__(trace, journal)
+        self.sources: dict[int, Source] = {}
+        self.failed: dict[int, Outcome] = {}
+        self.links = DataLinks()
+
+    def expect(self, transfer_id: int, source: Source) -> None:
+        """The target of `transfer_id` will download it from `source` (journaled)."""
+        self.journal.set(self.sources, transfer_id, source)
+
+    def published(self, transfer_id: int) -> bool:
+        """Local publications as in the model; a transfer from another process is fetched once
+        (blocking this scheduler, as `download_tensor` blocks the session's worker)."""
+        if transfer_id in self._published:
+            return True
+        source = self.sources.get(transfer_id)
+        if source is None or transfer_id in self.failed:
+            return False
+        outcome = source.fetch(transfer_id)
+        if outcome.data is None:
+            self.journal.set(self.failed, transfer_id, outcome)
+            return False
+        self.journal.set(self._published, transfer_id, (None, outcome.data))
+        return True
+
+    def publication(self, transfer_id: int) -> TensorData | None:
+        """What this peer published under `transfer_id` (read by the `/data` route's thread)."""
+        entry = self._published.get(transfer_id)
+        return None if entry is None else entry[1]  # type: ignore[no-any-return]
+
+    def forget_published(self, transfer_ids: set[int]) -> None:
+        """Drop publications that were downloaded, once the step that made them is kept (Burn
+        drops one after its last download, external_comm.rs:212-220)."""
+        for transfer_id in transfer_ids:
+            self._published.pop(transfer_id, None)
+
+    def waited_out(self, transfer_id: int) -> str:
+        failed = self.failed.get(transfer_id)
+        if failed is None:
+            return super().waited_out(transfer_id)
+        return (f"after {IROH_WAIT_S:g} s over Iroh (Burn waits {IROH_TIMEOUT_S:g} s; served peers "
+                f"scale it down {IROH_SCALE}x for teaching)")
+
+    def never_exposed(self, transfer_id: int | None) -> str:
+        failed = self.failed.get(transfer_id) if transfer_id is not None else None
+        if failed is None:
+            return super().never_exposed(transfer_id)
+        return failed.reason
+
+    def close(self) -> None:
+        self.links.close()
+
+
+def answer_download(data: TensorData | None, dead: dict[int, str], transfer_id: int,
+                    transport: Transport, waited: float) -> tuple[str, Any] | None:
+    """The source's answer to a download once `waited` seconds have passed, or None to keep
+    waiting: the bytes when published; over WebSocket, `Never` as soon as the expose is known
+    to have failed; otherwise `Never` / `TimedOut` when the transport's bound runs out."""
+    if data is not None:
+        return P.TENSOR, data
+    if transfer_id in dead and transport is Transport.WEBSOCKET:
+        return P.NEVER, dead[transfer_id]
+    if waited < wait_bound(transport):
+        return None
+    reason = dead.get(transfer_id, "nothing will ever expose it")
+    if transport is Transport.IROH:
+        return P.TIMED_OUT, f"Timed out waiting for tensor transfer {transfer_id} ({reason})"
+    return P.NEVER, f"{reason}: RouterLab stopped waiting after {HANG_BOUND_S:g} s"

@@ -1,0 +1,125 @@
+"""Served peers are real processes that never outlive their lesson: stopped together, on
+SIGTERM, and when their parent dies; checked with the child's exit status and /proc."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from routerlab.core import Runtime
+from routerlab.core.remote import LocalPeers, PeerError
+
+BOUND_S = 10.0
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` has exited (a zombie counts: it runs nothing any more)."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        return True
+    return "State:\tZ" in status.read_text()
+
+
+def _wait_gone(pid: int) -> bool:
+    deadline = time.monotonic() + BOUND_S
+    while time.monotonic() < deadline:
+        if _gone(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_local_peers_stop_cleanly_with_their_client() -> None:
+    local = LocalPeers(2)
+    addresses = local.start()
+    assert len(set(addresses.values())) == 2
+    with Runtime(peers=addresses) as rt:
+        rt.to_device(rt.tensor([1.0], device="peer1/cpu:0", dtype="f32"), "peer2/cpu:0")
+    local.stop()
+    assert [p.returncode for p in local.processes] == [-signal.SIGTERM] * 2 or all(
+        p.returncode == 0 for p in local.processes)
+    assert all(_gone(p.pid) for p in local.processes)
+
+
+def test_a_peer_exits_when_its_parent_dies(tmp_path: Path) -> None:
+    """A parent that starts a peer and is then killed (SIGKILL: no cleanup runs) leaves no
+    peer behind: the peer notices it was re-parented and stops by itself."""
+    script = ("import sys, time\nfrom routerlab.core.remote import LocalPeers\n"
+              "local = LocalPeers(1)\nlocal.start()\nprint(local.processes[0].pid, flush=True)\n"
+              "time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert not _gone(child)
+    finally:
+        parent.kill()
+        parent.wait()
+    assert _wait_gone(child), f"peer {child} outlived its parent"
+
+
+def test_serve_local_stops_every_peer_on_sigterm() -> None:
+    serve = subprocess.Popen([sys.executable, "-m", "routerlab", "serve", "--local", "2"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert serve.stdout is not None
+        lines = [serve.stdout.readline() for _ in range(4)]
+        pids = [int(line.rsplit("pid ", 1)[1].rstrip(")\n")) for line in lines[:2]]
+        assert "--peer peer1=ws://127.0.0.1:" in lines[2]
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(BOUND_S) == 0
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait()
+    assert all(_wait_gone(pid) for pid in pids)
+
+
+def test_serve_warns_before_it_listens_beyond_loopback() -> None:
+    serve = subprocess.Popen([sys.executable, "-m", "routerlab", "serve", "--host",
+                              "0.0.0.0", "--device", "cpu:0"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert serve.stdout is not None and serve.stderr is not None
+        assert "no authentication" in serve.stderr.readline()
+        assert serve.stdout.readline().startswith("routerlab peer listening on ws://0.0.0.0:")
+        os.kill(serve.pid, signal.SIGINT)
+        assert serve.wait(BOUND_S) == 0
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait()
+
+
+def test_a_peer_that_dies_is_one_error_and_the_other_peers_are_rolled_back() -> None:
+    local = LocalPeers(2)
+    addresses = local.start()
+    try:
+        with Runtime(peers=addresses) as rt:
+            x = rt.tensor([1.0, 2.0], device="peer2/cpu:0", dtype="f32")
+            rt.tensor([3.0], device="peer1/cpu:0", dtype="f32")
+            local.processes[0].kill()  # peer1, between two steps
+            local.processes[0].wait()
+            with pytest.raises(PeerError, match="peer peer1 .* went away"):
+                rt.to_device(x, "peer1/cpu:0")  # the source, peer2, exposed x in this step
+            assert x.alive and rt.handle_ids("peer2/cpu:0") == [x.id]  # rolled back on peer2
+            assert rt.read(x).tolist() == [1.0, 2.0]
+    finally:
+        local.stop()
+
+
+def test_a_port_in_use_is_one_line() -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        serve = subprocess.run([sys.executable, "-m", "routerlab", "serve", "--port", str(port)],
+                               capture_output=True, text=True, timeout=60)
+    assert serve.returncode == 1
+    assert serve.stderr == f"error: cannot listen on 127.0.0.1:{port}: address already in use\n"
