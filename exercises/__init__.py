@@ -10,6 +10,6 @@ grading logic (catalog, runner, state, grades) lives in this package and knows n
 terminal; see docs/exercises.md.
 """
 
-from routerlab.exercises.notebook import check, hint, progress, show, solution
+from routerlab.exercises.notebook import check, give_up, hint, progress, show, solution
 
-__all__ = ["check", "hint", "progress", "show", "solution"]
+__all__ = ["check", "give_up", "hint", "progress", "show", "solution"]

@@ -92,6 +92,9 @@ class Exercise:
     """`module:Qual.name` of the model functions a submission must not call (its own answer)."""
     partial_credit: bool = False
     """Award points per passing hidden check (once the visible ones pass) instead of all or none."""
+    notebook: str = ""
+    """The guided notebook (its stem, e.g. "02-router-flow") this exercise is a checkpoint of;
+    empty for an exercise met only in the terminal."""
 
     @property
     def file_name(self) -> str:
@@ -177,6 +180,7 @@ def _load_exercise(folder: Traversable, ex_id: str, number: int) -> Exercise:
                                 float(meta.get("tolerance", {}).get("abs", 0.0))),
             delegation=tuple(str(d) for d in meta.get("delegation", ())),
             partial_credit=bool(meta.get("partial_credit", False)),
+            notebook=str(meta.get("notebook", "")),
         )
     except (OSError, KeyError, ValueError, tomllib.TOMLDecodeError) as error:
         raise CatalogError(f"catalog/{ex_id} is malformed: {error!r}") from None

@@ -46,10 +46,17 @@ class Status:
 
     @property
     def earned(self) -> int:
-        return self.exercise.points if self.done else 0
+        return self.exercise.points if self.done and not self.record.gave_up else 0
+
+    @property
+    def revealed(self) -> bool:
+        """Whether the answer may be shown: passed for real, or given up."""
+        return self.done or self.record.gave_up
 
     @property
     def label(self) -> str:
+        if self.record.gave_up:
+            return "gave up" + (" (passed since, no points)" if self.done else "")
         if self.record.status == "failed" and self.done:
             return "failing now (passed before)"
         return self.record.status
@@ -68,6 +75,18 @@ class Hint:
     @property
     def is_last(self) -> bool:
         return self.level >= len(self.exercise.hints)
+
+
+@dataclass(frozen=True)
+class GiveUp:
+    """What giving up shows: the model's answers (predict) or the worked solution (implement)."""
+
+    exercise: Exercise
+    answers: dict[str, object]
+    """Each answer part's value as the model computes it now (empty for implement)."""
+    solution: Solution
+    forfeited: bool
+    """Whether giving up cost the points (False when the exercise was already passed)."""
 
 
 @dataclass(frozen=True)
@@ -130,26 +149,56 @@ class Course:
         return Hint(exercise, chosen, exercise.hints[chosen - 1])
 
     def solution(self, exercise_id: str) -> Solution:
-        """The reference solution, once passed; refused (LockedError) before that."""
+        """The reference solution, once passed or given up; refused (LockedError) before."""
         exercise = self.catalog.get(exercise_id)
         record = self._load().records.get(exercise.id, Record())
         sealed = exercise.sealed()
+        if record.gave_up and sealed is not None:
+            from routerlab.exercises.sealing import model_key
+
+            return self._write_solution(exercise, unseal(sealed.solution, model_key(exercise)))
         if not record.passed_ever or sealed is None or not opens(exercise, record.unlock):
             raise LockedError(
                 f"the solution of {exercise.id} opens once you pass it "
-                f"(`routerlab exercises check {exercise.id}`); `routerlab exercises hint "
+                f"(`routerlab exercises check {exercise.id}`), or once you give up "
+                f"(`routerlab exercises give-up {exercise.id}`); `routerlab exercises hint "
                 f"{exercise.id}` helps in the meantime")
-        text = unseal(sealed.solution, str(record.unlock))
-        path = self.workspace.solutions_dir / exercise.file_name
+        return self._write_solution(exercise, unseal(sealed.solution, str(record.unlock)))
 
-        def viewed(state: State) -> None:  # written under the lock: both happen, or neither
-            state.record(exercise.id).solution_viewed = True
-            with os_errors("write the solution"):
-                path.parent.mkdir(exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+    def give_up(self, exercise_id: str) -> GiveUp:
+        """Reveal an exercise without passing it: the points are forfeited (unless it was passed
+        before), and the model's answers and the worked solution are shown. The key is derived
+        from the model, as a teacher's `open_solution` does: giving up is a recorded choice,
+        not a way around the seal."""
+        from routerlab.exercises.checks import suite_for  # the model: loaded only when needed
+        from routerlab.exercises.checks.base import PredictSuite
+        from routerlab.exercises.sealing import model_key
 
-        self._update(viewed)
-        return Solution(exercise, text, path)
+        exercise = self.catalog.get(exercise_id)
+        sealed = exercise.sealed()
+        if sealed is None:
+            raise LockedError(f"{exercise.id} has no sealed solution to show (a teacher runs "
+                              f"`routerlab teacher seal {exercise.id}`)")
+        suite = suite_for(exercise)
+        answers = dict(suite.oracle()) if isinstance(suite, PredictSuite) else {}
+        text = unseal(sealed.solution, model_key(exercise))
+
+        solution = Solution(exercise, text, self.workspace.solutions_dir / exercise.file_name)
+
+        def record(state: State) -> bool:  # under the lock: the record and the file, or neither
+            entry = state.record(exercise.id)
+            forfeited = not Status(exercise, entry).done
+            entry.gave_up = entry.gave_up or forfeited
+            _save(state, solution)
+            return forfeited
+
+        _, forfeited = self._update(record)
+        return GiveUp(exercise, answers, solution, forfeited)
+
+    def _write_solution(self, exercise: Exercise, text: str) -> Solution:
+        solution = Solution(exercise, text, self.workspace.solutions_dir / exercise.file_name)
+        self._update(lambda state: _save(state, solution))
+        return solution
 
     def reset(self, exercise_id: str) -> Path:
         """Put the starter file back. Progress history (attempts, hints, an earlier pass) stays:
@@ -172,6 +221,14 @@ class Course:
         state, result = self.store.update(change)
         self.problems.extend(state.problems)
         return state, result
+
+
+def _save(state: State, solution: Solution) -> None:
+    """Mark the solution viewed and write its copy (run under the state lock: both, or neither)."""
+    state.record(solution.exercise.id).solution_viewed = True
+    with os_errors("write the solution"):
+        solution.path.parent.mkdir(exist_ok=True)
+        solution.path.write_text(solution.text, encoding="utf-8")
 
 
 def workers() -> int:

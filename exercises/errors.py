@@ -18,6 +18,11 @@ class WorkspaceError(ExerciseError):
     """No workspace where one was looked for, or a workspace that cannot be created there."""
 
 
+class NoWorkspaceError(WorkspaceError):
+    """No workspace marker in the folder looked in or above it (the notebook then uses a
+    temporary workspace; the terminal says how to make one)."""
+
+
 class UnknownExerciseError(ExerciseError):
     """An exercise id that the catalog does not have (the message lists the close ones)."""
 

@@ -98,9 +98,11 @@ def results(course: Course) -> dict[str, Any]:
         exercises.append({
             "id": status.exercise.id, "title": status.exercise.title,
             "passed": fresh.passed, "status": "passed" if fresh.passed else record.status,
-            "points": _number(fresh.points), "points_possible": status.exercise.points,
+            "points": 0 if record.gave_up else _number(fresh.points),
+            "points_possible": status.exercise.points,
             "attempts": record.attempts, "attempts_to_pass": record.attempts_to_pass,
             "hint_level": record.hint_level, "solution_viewed": record.solution_viewed,
+            "gave_up": record.gave_up,
             "sha256": fresh.sha256,
         })
     return {
@@ -244,6 +246,10 @@ def _read_results(path: Path, catalog: Catalog) -> StudentResult:
             value = entry.get(name)
             if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
                 raise ValueError(f"{where}.{name}: {value!r} is not a {_kind_name(kind)}")
+        if not isinstance(entry.get("gave_up", False), bool):  # absent from older exports
+            raise ValueError(f"{where}.gave_up: {entry['gave_up']!r} is not true/false")
+        if entry.get("gave_up") and entry["points"]:
+            raise ValueError(f"{where}.points: {entry['points']!r}, but the student gave up")
         exercise = known.get(entry["id"])
         if exercise is None:
             raise ValueError(f"{where}.id: {entry['id']!r} is not an exercise of this catalog")

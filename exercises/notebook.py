@@ -28,7 +28,14 @@ from routerlab.core.safe_io import read_bytes
 from routerlab.exercises.course import Course
 from routerlab.exercises.errors import ExerciseError, WorkspaceError
 from routerlab.exercises.files import os_errors
-from routerlab.exercises.render import NOTEBOOK, ProgressView, ReportView, TextView, hint_view
+from routerlab.exercises.render import (
+    NOTEBOOK,
+    ProgressView,
+    ReportView,
+    TextView,
+    give_up_view,
+    hint_view,
+)
 from routerlab.exercises.render import progress_view as _progress_view
 from routerlab.exercises.render import report_view as _report_view
 from routerlab.exercises.workspace import find_workspace
@@ -57,6 +64,11 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
 def hint(exercise_id: str, level: int | None = None, dir: str | Path | None = None) -> TextView:
     """The next hint (or the given level) of an exercise."""
     return hint_view(_course(dir).hint(exercise_id, level), NOTEBOOK)
+
+
+def give_up(exercise_id: str, dir: str | Path | None = None) -> TextView:
+    """Give up on an exercise: no points for it, and the model's answer is shown."""
+    return give_up_view(_course(dir).give_up(exercise_id))
 
 
 def solution(exercise_id: str, dir: str | Path | None = None) -> TextView:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from routerlab.core import Cell, TableView
 from routerlab.exercises.catalog import HINT_LEVELS, Exercise
-from routerlab.exercises.course import Hint, Status
+from routerlab.exercises.course import GiveUp, Hint, Status
 from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome
 from routerlab.present import html as present
 from routerlab.present.html import table as to_html
@@ -158,6 +158,20 @@ def hint_view(hint: Hint, face: str = TERMINAL) -> TextView:
     more = ("" if hint.is_last
             else f"\n\nStill stuck? {_hint_call(exercise.id, hint.level + 1, face)}")
     return TextView(title, hint.text + more)
+
+
+def give_up_view(given: GiveUp) -> TextView:
+    """What giving up shows, in both faces: the model's answers, or the worked solution."""
+    exercise = given.exercise
+    cost = ("no points for it from now on" if given.forfeited
+            else "you had passed it already, so your points stay")
+    title = f"{exercise.id}: you gave up ({cost})"
+    if given.answers:
+        lines = [f"{name} = {value!r}" for name, value in given.answers.items()]
+        return TextView(title, "\n".join(["# the model's answers", *lines,
+                                           f"# the worked solution: {given.solution.path}"]),
+                        code=True)
+    return TextView(title, given.solution.text, code=True)
 
 
 def _hint_call(exercise_id: str, level: int, face: str) -> str:

@@ -37,6 +37,8 @@ class Record:
 
     `attempts` counts check runs on *different* code (re-checking unchanged code is not a new
     attempt), so watch mode does not inflate it. `attempts_to_pass` freezes at the first pass.
+    `gave_up` records that the student asked for the answer before passing (`give_up`): the
+    exercise then earns no points, whatever is submitted later.
     `unlock` is, for predict exercises, the key (derived from the passing answers) that opens the
     sealed solution; it is not the answer.
     """
@@ -46,6 +48,7 @@ class Record:
     attempts_to_pass: int | None = None
     hint_level: int = 0
     solution_viewed: bool = False
+    gave_up: bool = False
     last_digest: str | None = None
     passed_at: str | None = None
     unlock: str | None = None
@@ -69,6 +72,7 @@ class Record:
                 "attempts_to_pass is not a whole number")
         _expect(_is_count(record.hint_level) and record.hint_level <= 3, "hint_level is not 0-3")
         _expect(isinstance(record.solution_viewed, bool), "solution_viewed is not true/false")
+        _expect(isinstance(record.gave_up, bool), "gave_up is not true/false")
         for name in ("last_digest", "passed_at", "unlock"):
             _expect(getattr(record, name) is None or isinstance(getattr(record, name), str),
                     f"{name} is not a string")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from routerlab.core.safe_io import load_toml
 from routerlab.exercises.catalog import Catalog, Exercise, load_catalog
-from routerlab.exercises.errors import WorkspaceError
+from routerlab.exercises.errors import NoWorkspaceError, WorkspaceError
 from routerlab.exercises.files import os_errors
 
 MARKER = "routerlab-exercises.toml"
@@ -203,7 +203,7 @@ def find_workspace(explicit: Path | None = None, start: Path | None = None) -> W
     here = (start or caller_cwd()).resolve()
     found = _find_marker(here)
     if found is None:
-        raise WorkspaceError(f"no RouterLab workspace here: no {MARKER} in {here} or above it; "
+        raise NoWorkspaceError(f"no RouterLab workspace here: no {MARKER} in {here} or above it; "
                              "run `routerlab exercises init DIR`, or pass --dir DIR")
     return open_workspace(found)
 

@@ -276,6 +276,26 @@ def solution(exercise_id: str = typer.Argument(..., help="An exercise id."),
     console.print(f"(also written to {found.path})", highlight=False)
 
 
+@exercises_app.command("give-up")
+def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
+            yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask first."),
+            directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """Show the answer without passing (asks first): the exercise then earns no points."""
+    from rich.syntax import Syntax
+
+    from routerlab.exercises.render import give_up_view
+
+    course = _course(directory)
+    exercise = course.catalog.get(exercise_id)
+    if not yes and not typer.confirm(f"Give up on {exercise.id}? It will earn no points."):
+        raise typer.Abort()
+    view = give_up_view(course.give_up(exercise.id))
+    console = _console(plain)
+    console.print(view.title, highlight=False)
+    console.print(Syntax(view.text, "python", theme="ansi_dark" if not plain else "bw",
+                         word_wrap=True))
+
+
 @exercises_app.command()
 def reset(exercise_id: str = typer.Argument(..., help="An exercise id."),
           yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask first."),

@@ -8,6 +8,7 @@ The notebooks are thin: every computation calls `routerlab.core`, and how things
 - `panics`: `catch_panic`, a panic shown the way Rust prints it, not as a traceback;
 - `stepping`: a step-through of frames (`Stepper`) and the recorder of a program (`Tape`);
 - `scoreboard`: transfers scored with the core's own counters, and a quantized tensor's bytes;
+- `lesson`: a notebook's checkpoints, exercises of the one catalog (`lesson()`);
 - `checking`: the closing "predict, then check" exercise;
 - `plots`: a matplotlib theme that reads on light and dark JupyterLab themes.
 
@@ -26,14 +27,16 @@ from routerlab.notebook.display import (
     show,
     text_of,
 )
+from routerlab.notebook.lesson import Lesson, lesson
 from routerlab.notebook.panics import Caught, catch_panic
 from routerlab.notebook.plots import INK, PALETTE, plot_theme
 from routerlab.notebook.scoreboard import Scoreboard, byte_regions
 from routerlab.notebook.stepping import Stepper, Tape, stepper
 
 __all__ = [
-    "INK", "PALETTE", "Callout", "Caught", "Scoreboard", "Stepper", "Tape", "WrongAnswer",
-    "banner", "byte_regions", "catch_panic", "check", "gpu_pair", "html_of", "plot_theme",
+    "INK", "PALETTE", "Callout", "Caught", "Lesson", "Scoreboard", "Stepper", "Tape",
+    "WrongAnswer", "banner", "byte_regions", "catch_panic", "check", "gpu_pair", "html_of",
+    "lesson", "plot_theme",
     "register_formatters", "seal_explanation", "show", "stepper", "text_of",
 ]
 

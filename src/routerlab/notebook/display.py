@@ -49,8 +49,8 @@ def banner() -> Callout:
                        "cuda:N devices run on the real GPU; cpu:N devices are simulated on numpy.")
     return Callout("warn", "No usable GPU: everything in these notebooks runs on simulated "
                            "devices (cpu:N on numpy).",
-                   f"Why: {status.reason}. The lessons are the same; only notebook 07 has "
-                   "GPU-only extras, and it falls back too.")
+                   f"Why: {status.reason}. The lessons are the same: notebook 07 runs its "
+                   "GPU devices as cpu:N@cubecl, with CubeCL's arithmetic.")
 
 
 def gpu_pair() -> tuple[str, str, Callout]:

@@ -1,0 +1,91 @@
+"""`lesson()`: a notebook's checkpoints are catalog exercises graded in the enclosing workspace,
+and nothing shows the model's answer before the checkpoint is passed or given up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.course import Course
+from routerlab.exercises.errors import WorkspaceError
+from routerlab.exercises.sealing import literal_assignments, open_solution
+from routerlab.exercises.workspace import init_workspace
+from routerlab.notebook import Callout, lesson
+
+
+@pytest.fixture
+def inside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace with a notebooks/ folder, the kernel's current folder inside it."""
+    root = tmp_path / "ws"
+    init_workspace(root, "ada")
+    (root / "notebooks").mkdir()
+    monkeypatch.chdir(root / "notebooks")
+    return root
+
+
+def _answers(exercise_id: str) -> dict:
+    return literal_assignments(open_solution(load_catalog().get(exercise_id)))
+
+
+def test_a_notebook_inside_a_workspace_grades_there(inside: Path) -> None:
+    lab = lesson("01-handles")
+    assert lab.workspace.root == inside.resolve() and not lab.temporary
+    assert lab.check("registry-2", **_answers("registry-2")).passed
+    assert next(s for s in Course(lab.workspace).statuses()
+                if s.exercise.id == "registry-2").done, "the terminal sees the same pass"
+
+
+def test_an_unanswered_prediction_checks_nothing(inside: Path) -> None:
+    lab = lesson()
+    names = _answers("registry-2")
+    shown = lab.check("registry-2", **{**names, next(iter(names)): ...})
+    assert isinstance(shown, Callout) and "not answered yet" in shown.heading
+    record = next(s for s in Course(lab.workspace).statuses()
+                  if s.exercise.id == "registry-2").record
+    assert record.attempts == 0
+
+
+def test_reveal_calls_nothing_until_passed_or_given_up(inside: Path) -> None:
+    lab = lesson()
+    calls: list[int] = []
+
+    def show() -> str:
+        calls.append(1)
+        return "the answer"
+
+    locked = lab.reveal("registry-2", show)
+    assert isinstance(locked, Callout) and "registry-2" in locked.heading and calls == []
+    wrong = {name: [] for name in _answers("registry-2")}
+    assert not lab.check("registry-2", **wrong).passed
+    assert isinstance(lab.reveal("registry-2", show), Callout) and calls == []
+    lab.give_up("registry-2")
+    assert lab.reveal("registry-2", show) == "the answer" and calls == [1]
+    assert "quant-1" in repr(lab.reveal("quant-1", show)), "another checkpoint stays locked"
+
+
+def test_outside_a_workspace_the_kernel_gets_one_temporary_workspace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    first, second = lesson(), lesson()
+    assert first.temporary and first.workspace.root == second.workspace.root
+    assert "temporary" in first._repr_html_() and str(first.workspace.root) in repr(first)
+    assert not str(first.workspace.root).startswith(str(tmp_path))
+
+
+def test_a_broken_workspace_is_reported_not_replaced(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "ws"
+    init_workspace(root, "ada")
+    (root / "routerlab-exercises.toml").write_text("student = [unclosed")
+    monkeypatch.chdir(root)
+    with pytest.raises(WorkspaceError, match="fix it or delete it"):
+        lesson()
+
+
+def test_progress_lists_the_notebooks_checkpoints(inside: Path) -> None:
+    ids = {e.id for e in load_catalog() if e.notebook == "01-handles"}
+    shown = lesson("01-handles").progress()
+    assert shown.total == len(ids)
+    assert lesson().progress().total == len(load_catalog())
