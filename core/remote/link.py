@@ -45,6 +45,13 @@ class PeerLink:
         self.replies: dict[int, Reply] = {}
         self.touched = False
         """Whether the step in progress sent this peer anything (it must then be settled)."""
+        self.sent = 0
+        """Tasks sent in the step in progress (its `Sync` says so: a peer that got fewer knows
+        one was lost on the way)."""
+        self.alive = True
+        """False once the connection failed: the peer went away."""
+        self.wire = {"out": 0, "in": 0, "frames out": 0, "frames in": 0}
+        """Bytes and frames this connection carried (the real counters a lesson shows)."""
         self._ids = itertools.count(1)
         self._stack = contextlib.ExitStack()  # websockets wants its connection as a context
         try:
@@ -59,6 +66,8 @@ class PeerLink:
                              "cubecl_legacy": cubecl_legacy})
         self.devices: list[str] = list(info["devices"])
         self.pid: int = int(info["pid"])
+        self.instance: str = str(info.get("instance", ""))
+        """Which run of the peer this is (a restarted peer answers with a new one)."""
 
     def post(self, message: dict[str, Any]) -> None:
         """Queue a fire-and-forget message (sent by the next `flush` or request)."""
@@ -90,7 +99,10 @@ class PeerLink:
                     raise TimeoutError(f"no answer within {REQUEST_TIMEOUT_S:g} s")
                 frame = self._ws.recv(timeout=left)
             except (OSError, TimeoutError, WebSocketException) as error:
+                self.alive = False
                 raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
+            self.wire["in"] += len(frame)
+            self.wire["frames in"] += 1
             found = None
             for message in P.unpack(frame):
                 if message["k"] == P.READ_TENSOR and message.get("id") in self.replies:
@@ -109,7 +121,20 @@ class PeerLink:
         try:
             self._ws.send(frame)
         except (OSError, WebSocketException) as error:
+            self.alive = False
             raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
+        self.wire["out"] += len(frame)
+        self.wire["frames out"] += 1
+
+    def wait_closed(self, timeout: float) -> None:
+        """Read (and drop) until the peer closes this connection, at most `timeout` seconds (a
+        restarting peer closes every connection before it answers anew)."""
+        deadline = time.monotonic() + timeout
+        while self.alive and (left := deadline - time.monotonic()) > 0:  # bounded in time
+            try:
+                self._ws.recv(timeout=left)
+            except (OSError, TimeoutError, WebSocketException):
+                self.alive = False
 
     def close(self) -> None:
         """`Close`, then the connection: the peer ends this client's sessions."""
