@@ -160,7 +160,7 @@ def decode_scheme(raw: Any) -> QuantScheme:
 
 
 def encode_data(data: TensorData) -> dict[str, Any]:
-    return {"~": "data", "bytes": data.bytes, "shape": list(data.shape),
+    return {"~": "data", "bytes": P.Blob(data.bytes), "shape": list(data.shape),
             "dtype": encode_dtype(data.dtype)}
 
 

@@ -61,7 +61,7 @@ from routerlab.core.session import Reply, Session
 
 QUEUE_BOUND = 4096
 """Messages a connection may have waiting for its worker before the reader stops reading."""
-POLL_S = (0.0002, 0.005)
+POLL_S = (0.0001, 0.001)
 """A download polls its source's publications from the first delay up to the second."""
 
 
@@ -284,9 +284,9 @@ class PeerHost:
         try:
             async for frame in connection:
                 try:
-                    messages = P.unpack(frame)
+                    messages = await _receive(connection, frame)
                 except CodecError as error:
-                    await connection.send(P.pack([P.error(None, str(error))]))
+                    await _send(connection, [P.error(None, str(error))])
                     continue
                 for message in messages:
                     if message["k"] in DELAYABLE:  # a fault may drop or hold it back
@@ -320,7 +320,7 @@ class PeerHost:
             except (RouterLabError, KeyError, TypeError, ValueError) as error:
                 replies = [P.error(message.get("id"), f"{message['k']}: {error}")]
             if replies:
-                await connection.send(P.pack(replies))
+                await _send(connection, replies)
             if message["k"] == P.FAULT:
                 await self._faulted()
             elif message["k"] == P.COMMIT:
@@ -422,15 +422,14 @@ class PeerHost:
         external_comm.rs:229-259), each within its transport's bound."""
         async for frame in connection:
             try:
-                messages = P.unpack(frame)
+                messages = await _receive(connection, frame)
                 replies = [await self._download(m) for m in messages]
             except (CodecError, KeyError, TypeError, ValueError, RouterLabError) as error:
                 messages, replies = [], [P.error(None, f"/data: {error}")]
-            answer = P.pack(replies)
+            sent = await _send(connection, replies)
             for message in messages[:1]:
                 key = int(message.get("client", 0))
-                self.served[key] = self.served.get(key, 0) + len(answer)
-            await connection.send(answer)
+                self.served[key] = self.served.get(key, 0) + sent
 
     async def _download(self, message: dict[str, Any]) -> dict[str, Any]:
         if message["k"] != P.DOWNLOAD:
@@ -456,3 +455,16 @@ class PeerHost:
             client.downloaded.add(transfer_id)
             return {"k": kind, "id": message.get("id"), "data": encode_data(value)}
         return {"k": kind, "id": message.get("id"), "reason": value}
+
+
+async def _receive(connection: ServerConnection, header: Any) -> list[dict[str, Any]]:
+    """The messages of a header frame and the blob frames it announces."""
+    return P.unpack(header, [await connection.recv() for _ in range(P.blobs_after(header))])
+
+
+async def _send(connection: ServerConnection, messages: list[dict[str, Any]]) -> int:
+    """Send `messages`; return how many bytes their frames took."""
+    frames = P.pack(messages)
+    for frame in frames:
+        await connection.send(P.fragments(frame))
+    return sum(len(frame) for frame in frames)

@@ -58,6 +58,7 @@ class PeerLink:
             self._ws = self._stack.enter_context(connect(
                 f"{self.address}/session", max_size=P.MAX_FRAME_BYTES,
                 open_timeout=CONNECT_TIMEOUT_S, compression=None))
+            self._ws.recv_bufsize = P.RECV_BUFFER_BYTES
         except (OSError, TimeoutError, WebSocketException) as error:
             raise PeerError(f"peer {name}: cannot reach {self.address} ({error}); is "
                             f"`routerlab serve` running there?") from None
@@ -79,8 +80,8 @@ class PeerLink:
 
     def flush(self) -> None:
         if self.outbox:
-            frame, self.outbox = P.pack(self.outbox), []
-            self._send(frame)
+            frames, self.outbox = P.pack(self.outbox), []
+            self._send(frames)
 
     def send_request(self, message: dict[str, Any]) -> int:
         """Send `message` (after anything queued) with a fresh request id; return the id."""
@@ -97,14 +98,13 @@ class PeerLink:
             try:
                 if left <= 0:
                     raise TimeoutError(f"no answer within {REQUEST_TIMEOUT_S:g} s")
-                frame = self._ws.recv(timeout=left)
+                messages = P.receive(lambda: self._counted(self._ws.recv(
+                    timeout=max(deadline - time.monotonic(), 0.001))))
             except (OSError, TimeoutError, WebSocketException) as error:
                 self.alive = False
                 raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
-            self.wire["in"] += len(frame)
-            self.wire["frames in"] += 1
             found = None
-            for message in P.unpack(frame):
+            for message in messages:
                 if message["k"] == P.READ_TENSOR and message.get("id") in self.replies:
                     self.replies.pop(message["id"]).value = decode_data(message["data"])
                 elif message["k"] == P.ERROR and message.get("id") in (request_id, None):
@@ -117,14 +117,20 @@ class PeerLink:
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         return self.answer(self.send_request(message))
 
-    def _send(self, frame: bytes) -> None:
+    def _send(self, frames: list[bytes | memoryview]) -> None:
         try:
-            self._ws.send(frame)
+            for frame in frames:
+                self._ws.send(P.fragments(frame))
+                self.wire["out"] += len(frame)
+                self.wire["frames out"] += 1
         except (OSError, WebSocketException) as error:
             self.alive = False
             raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
-        self.wire["out"] += len(frame)
-        self.wire["frames out"] += 1
+
+    def _counted(self, frame: bytes) -> bytes:
+        self.wire["in"] += len(frame)
+        self.wire["frames in"] += 1
+        return frame
 
     def wait_closed(self, timeout: float) -> None:
         """Read (and drop) until the peer closes this connection, at most `timeout` seconds (a
@@ -139,7 +145,7 @@ class PeerLink:
     def close(self) -> None:
         """`Close`, then the connection: the peer ends this client's sessions."""
         try:
-            self._ws.send(P.pack([{"k": P.CLOSE}]))
-        except (OSError, WebSocketException):
+            self._send(P.pack([{"k": P.CLOSE}]))
+        except PeerError:
             pass
         self._stack.close()

@@ -34,10 +34,13 @@ def probe_peer(name: str, address: str, timeout: float = PROBE_TIMEOUT_S) -> Pee
     try:
         with connect(f"{address}/session", open_timeout=timeout, close_timeout=timeout,
                      compression=None) as ws:
-            ws.send(P.pack([{"k": P.INIT, "id": 1, "version": P.VERSION, "peer": name,
-                             "client": secrets.randbits(63), "policy": "native"}]))
-            (answer,) = P.unpack(ws.recv(timeout=max(timeout - (time.monotonic() - start), 0.01)))
-            ws.send(P.pack([{"k": P.CLOSE}]))
+            for frame in P.pack([{"k": P.INIT, "id": 1, "version": P.VERSION, "peer": name,
+                                  "client": secrets.randbits(63), "policy": "native"}]):
+                ws.send(frame)
+            (answer,) = P.receive(lambda: ws.recv(
+                timeout=max(timeout - (time.monotonic() - start), 0.01)))
+            for frame in P.pack([{"k": P.CLOSE}]):
+                ws.send(frame)
     except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
         return PeerProbe(name, address, False, f"not reachable: {type(error).__name__}: {error}")
     if answer.get("k") != P.INIT:

@@ -13,6 +13,7 @@ Two routes, as burn-remote's WebSocket server has (`transport/websocket/server.r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -64,17 +65,71 @@ MAX_FRAME_BYTES = 4 << 30
 element; websockets refuses a longer one before reading it."""
 
 
-def pack(messages: list[dict[str, Any]]) -> bytes:
-    """One frame."""
-    return msgpack.packb(messages, use_bin_type=True)  # type: ignore[no-any-return]
+BLOB = 1
+"""MessagePack extension code of a blob: a large byte string that travels in a frame of its own."""
+BLOB_FROM = 1 << 16
+"""Byte strings from this size on travel as blobs (small ones stay inside the header)."""
 
 
-def unpack(frame: Any) -> list[dict[str, Any]]:
-    """A frame's messages; anything that is not a list of kind-tagged maps is a `CodecError`."""
-    if not isinstance(frame, bytes | bytearray | memoryview):
-        raise CodecError("a frame must be a binary WebSocket message")
+class Blob:
+    """Bytes to send as a frame of their own, uncopied (tensor data: `codec.encode_data`).
+    MessagePack would copy them twice (pack, then unpack), more than the socket does."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes | memoryview) -> None:
+        self.data = data
+
+
+def pack(messages: list[dict[str, Any]]) -> list[bytes | memoryview]:
+    """A message's frames: a header (4 bytes: how many blobs follow, then the MessagePack list of
+    messages, each blob an extension holding its index), then each blob's bytes as they are."""
+    blobs: list[bytes | memoryview] = []
+
+    def blob(value: Any) -> msgpack.ExtType:
+        if not isinstance(value, Blob):
+            raise CodecError(f"a {type(value).__name__} cannot cross the wire")
+        if len(value.data) < BLOB_FROM:
+            return value.data  # type: ignore[return-value]
+        blobs.append(value.data)
+        return msgpack.ExtType(BLOB, (len(blobs) - 1).to_bytes(4, "little"))
+
+    header = msgpack.packb(messages, use_bin_type=True, default=blob)
+    return [len(blobs).to_bytes(4, "little") + header, *blobs]
+
+
+def blobs_after(header: Any) -> int:
+    """How many blob frames follow this header frame (read them before `unpack`)."""
+    if not isinstance(header, bytes | bytearray | memoryview) or len(header) < 4:
+        raise CodecError("a frame must be a binary WebSocket message of at least 4 bytes")
+    count = int.from_bytes(header[:4], "little")
+    if count > MAX_BLOBS:
+        raise CodecError(f"a message with {count} blobs; at most {MAX_BLOBS}")
+    return count
+
+
+MAX_BLOBS = 64
+
+
+def unpack(header: Any, blobs: list[bytes] | None = None) -> list[dict[str, Any]]:
+    """A header frame's messages, its blobs in place; anything that is not a list of
+    kind-tagged maps is a `CodecError`."""
+    count = blobs_after(header)
+    blobs = blobs or []
+    if len(blobs) != count:
+        raise CodecError(f"the header announces {count} blobs, {len(blobs)} came")
+
+    def ext(code: int, data: bytes) -> Any:
+        index = int.from_bytes(data, "little")
+        if code != BLOB or index >= len(blobs):  # type: ignore[arg-type]
+            raise CodecError(f"unknown extension {code} or blob {index}")
+        return blobs[index]  # type: ignore[index]
+
     try:
-        messages = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+        messages = msgpack.unpackb(memoryview(header)[4:], raw=False, strict_map_key=False,
+                                   ext_hook=ext)
+    except CodecError:
+        raise
     except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
         raise CodecError(f"not MessagePack: {error}") from None
     if isinstance(messages, dict):
@@ -83,6 +138,27 @@ def unpack(frame: Any) -> list[dict[str, Any]]:
             isinstance(m, dict) and isinstance(m.get("k"), str) for m in messages):
         raise CodecError("a frame holds a list of messages, each a map with a kind 'k'")
     return messages
+
+
+FRAGMENT_BYTES = 1 << 18
+"""A blob is sent as a fragmented WebSocket message of fragments this long: the receiver parses
+one while the next is on its way (one 64 MiB frame takes websockets several times longer)."""
+RECV_BUFFER_BYTES = 1 << 22
+"""What a blocking client reads from its socket at once (websockets reads 64 KiB)."""
+
+
+def fragments(frame: bytes | memoryview) -> bytes | memoryview | list[memoryview]:
+    """What to hand to a WebSocket `send`: a small frame as it is, a blob in fragments."""
+    if len(frame) <= FRAGMENT_BYTES:
+        return frame
+    view = memoryview(frame)
+    return [view[i:i + FRAGMENT_BYTES] for i in range(0, len(view), FRAGMENT_BYTES)]
+
+
+def receive(recv: Callable[[], Any]) -> list[dict[str, Any]]:
+    """One message's messages from a blocking `recv()` (a header, then its blobs)."""
+    header = recv()
+    return unpack(header, [recv() for _ in range(blobs_after(header))])
 
 
 def error(request_id: Any, message: str) -> dict[str, Any]:

@@ -10,13 +10,13 @@ announced on the first line of the peer's output, so nothing races for a free po
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -77,11 +77,11 @@ class LocalPeers:
     def start(self) -> dict[str, str]:
         """Start every peer and wait (bounded) until each announces its address."""
         try:
-            for n in range(1, self.count + 1):
-                process = subprocess.Popen(
+            for _ in range(self.count):  # all start at once; then each is waited for
+                self.processes.append(subprocess.Popen(
                     [sys.executable, "-m", "routerlab.core.remote", *self.devices],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-                self.processes.append(process)
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True))
+            for n, process in enumerate(self.processes, start=1):
                 self.addresses[f"peer{n}"] = _announced(process)
         except BaseException:
             self.stop()
@@ -114,7 +114,9 @@ def serve_local(count: int, devices: Sequence[str],
                 announce: Callable[[str], None] = print) -> None:
     """`routerlab serve --local N`: start N peers, say where they are, and stop them all on
     Ctrl-C or SIGTERM (or when one of them exits)."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    stop = threading.Event()
+    handled = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda *_: stop.set()) for signum in handled}
     try:
         with LocalPeers(count, devices) as peers:
             for (name, address), process in zip(peers.addresses.items(), peers.processes,
@@ -123,15 +125,12 @@ def serve_local(count: int, devices: Sequence[str],
             flags = " ".join(f"--peer {n}={a}" for n, a in peers.addresses.items())
             announce(f"use them with: {flags}")
             announce("stop with Ctrl-C")
-            with contextlib.suppress(KeyboardInterrupt):
-                while all(p.poll() is None for p in peers.processes):  # until told, or one ends
-                    time.sleep(PARENT_POLL_S)
+            while not stop.wait(PARENT_POLL_S):  # until told, or until a peer ends
+                if any(p.poll() is not None for p in peers.processes):
+                    break
     finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _announced(process: subprocess.Popen[str]) -> str:

@@ -92,16 +92,16 @@ class DataLinks:
         request_id = next(self._ids)
         try:
             link = self._link(address)
-            link.send(P.pack([{"k": P.DOWNLOAD, "id": request_id, "client": client,
-                               "transfer": transfer_id, "transport": transport.value}]))
+            for frame in P.pack([{"k": P.DOWNLOAD, "id": request_id, "client": client,
+                                  "transfer": transfer_id, "transport": transport.value}]):
+                link.send(frame)
             deadline = time.monotonic() + wait_bound(transport) + CONNECT_TIMEOUT_S
             while True:  # bounded: each recv waits at most until the deadline
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError("no answer")
-                frame = link.recv(timeout=left)
-                self.received[address] = self.received.get(address, 0) + len(frame)
-                (answer,) = P.unpack(frame)
+                (answer,) = P.receive(lambda: self._counted(address, link.recv(
+                    timeout=max(deadline - time.monotonic(), 0.001))))
                 if answer.get("id") == request_id:
                     break
         except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
@@ -118,12 +118,17 @@ class DataLinks:
         return Outcome(answer["k"] if answer["k"] in (P.NEVER, P.TIMED_OUT) else P.NEVER,
                        reason=str(answer.get("reason", answer.get("message", ""))))
 
+    def _counted(self, address: str, frame: bytes) -> bytes:
+        self.received[address] = self.received.get(address, 0) + len(frame)
+        return frame
+
     def _link(self, address: str) -> ClientConnection:
         link = self._links.get(address)
         if link is None:
             link = self._links[address] = self._stack.enter_context(connect(
                 f"{address}/data", max_size=P.MAX_FRAME_BYTES, open_timeout=CONNECT_TIMEOUT_S,
                 compression=None))
+            link.recv_bufsize = P.RECV_BUFFER_BYTES
         return link
 
     def close(self) -> None:

@@ -78,8 +78,7 @@ def test_every_op_class_is_covered() -> None:
 
 @pytest.mark.parametrize("op", EVERY_OP, ids=lambda op: type(op).__name__)
 def test_every_op_round_trips_through_msgpack(op: object) -> None:
-    frame = P.pack([{"k": task_kind(op), "op": encode_op(op)}])  # type: ignore[arg-type]
-    (message,) = P.unpack(frame)
+    (message,) = _wire([{"k": task_kind(op), "op": encode_op(op)}])  # type: ignore[arg-type]
     back = decode_op(message["op"])
     assert back == op and type(back) is type(op)
     for field in dataclasses.fields(back):  # the same values, and ids that are still TensorIds
@@ -89,8 +88,19 @@ def test_every_op_round_trips_through_msgpack(op: object) -> None:
 
 
 def test_data_bytes_travel_as_one_bin() -> None:
-    (message,) = P.unpack(P.pack([{"k": "x", "op": encode_op(RegisterDataOp(_ir(2), DATA))}]))
+    (message,) = _wire([{"k": "x", "op": encode_op(RegisterDataOp(_ir(2), DATA))}])
     assert decode_op(message["op"]).data.to_numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+    big = TensorData(np.arange(1 << 16, dtype=np.float32).tobytes(), (1 << 16,), F32)
+    frames = P.pack([{"k": "x", "op": encode_op(RegisterDataOp(_ir(2), big))}])
+    assert len(frames) == 2 and frames[1] is big.bytes  # the bytes travel as they are: no copy
+    (message,) = P.unpack(frames[0], [bytes(frames[1])])
+    assert decode_op(message["op"]).data == big
+
+
+def _wire(messages: list[dict[str, object]]) -> list[dict[str, object]]:
+    """`messages` after a trip through the frames that carry them."""
+    header, *blobs = P.pack(messages)  # type: ignore[arg-type]
+    return P.unpack(header, [bytes(b) for b in blobs])  # type: ignore[return-value]
 
 
 @pytest.mark.parametrize(("raw", "says"), [
@@ -115,17 +125,27 @@ def test_a_malformed_op_is_one_codec_error(raw: object, says: str) -> None:
     assert says in str(error.value) and "\n" not in str(error.value)
 
 
-@pytest.mark.parametrize("frame", [b"\xc1", msgpack.packb([1, 2]), msgpack.packb([{"x": 1}]),
-                                   "text"])
+NO_BLOBS = bytes(4)
+
+
+@pytest.mark.parametrize("frame", [b"\xc1", NO_BLOBS + b"\xc1", NO_BLOBS + msgpack.packb([1, 2]),
+                                   NO_BLOBS + msgpack.packb([{"x": 1}]), b"\xff\xff\0\0", "text",
+                                   b"\1\0\0\0" + msgpack.packb([{"k": "x"}])])
 def test_a_frame_that_is_not_messages_is_refused(frame: object) -> None:
     with pytest.raises(CodecError):
         P.unpack(frame)
 
 
+def test_a_blob_the_header_does_not_announce_is_refused() -> None:
+    header = NO_BLOBS + msgpack.packb([{"k": "x", "b": msgpack.ExtType(P.BLOB, bytes(4))}])
+    with pytest.raises(CodecError, match="blob 0"):
+        P.unpack(header)
+
+
 def test_panics_keep_their_parts_across_the_wire() -> None:
     panic = BurnTodo("crates/burn-router/src/interpreter.rs:2161")
     panic.session, panic.effects = "peer1/cpu:0", ("target waits",)
-    back = decode_error(P.unpack(P.pack([{"k": "e", **encode_error(panic)}]))[0])
+    back = decode_error(_wire([{"k": "e", **encode_error(panic)}])[0])
     assert type(back) is BurnTodo and str(back) == str(panic) and back.source == panic.source
     missing = decode_error(encode_error(MissingHandleError(4)))
     assert type(missing) is MissingHandleError and missing.tensor_id == 4  # type: ignore[attr-defined]

@@ -23,15 +23,18 @@ def _raw(address: str, route: str = "/session") -> Iterator[ClientConnection]:
         yield ws
 
 
-def _ask(ws: ClientConnection, frame: object) -> list[dict[str, object]]:
-    ws.send(frame)  # type: ignore[arg-type]
-    return P.unpack(ws.recv(timeout=5))
+def _ask(ws: ClientConnection, frames: object) -> list[dict[str, object]]:
+    for frame in frames if isinstance(frames, list) else [frames]:
+        ws.send(frame)
+    return P.receive(lambda: ws.recv(timeout=5))  # type: ignore[return-value]
 
 
 @pytest.mark.parametrize(("frame", "says"), [
-    (b"\xc1\x00", "not MessagePack"),
+    (b"\xc1\x00", "at least 4 bytes"),
+    (bytes(4) + b"\xc1", "not MessagePack"),
     ("a text frame", "binary"),
-    (msgpack.packb([{"no": "kind"}]), "a list of messages"),
+    (bytes(4) + msgpack.packb([{"no": "kind"}]), "a list of messages"),
+    (b"\xff\xff\xff\xff", "at most 64"),
     (P.pack([{"k": P.SYNC, "id": 1}]), "Sync before Init"),
     (P.pack([{"k": "Shell", "id": 1}]), "before Init"),
     (P.pack([{"k": P.INIT, "id": 1, "version": 99}]), "protocol version 99"),
@@ -49,8 +52,9 @@ def test_a_malformed_task_is_reported_at_sync_and_nothing_is_kept(peers: dict[st
     with _raw(peers["peer2"]) as ws:
         _ask(ws, P.pack([{"k": P.INIT, "id": 1, "version": P.VERSION, "client": 12345,
                           "peer": "peer2", "policy": "native"}]))
-        ws.send(P.pack([{"k": P.REGISTER_OPERATION, "device": "peer2/cpu:0",
-                         "op": {"op": "DropOp", "tensor": {"~": "eval"}}}]))
+        for frame in P.pack([{"k": P.REGISTER_OPERATION, "device": "peer2/cpu:0",
+                              "op": {"op": "DropOp", "tensor": {"~": "eval"}}}]):
+            ws.send(frame)
         (answer,) = _ask(ws, P.pack([{"k": P.SYNC, "id": 2}]))
         assert "unknown value tag 'eval'" in answer["error"]["message"]  # type: ignore[index]
         (answer,) = _ask(ws, P.pack([{"k": "Frobnicate", "id": 3}]))
