@@ -14,7 +14,8 @@ from routerlab.exercises.checks import suite_for
 from routerlab.exercises.lint import lint, lint_exercise
 from routerlab.exercises.sealing import open_solution
 
-TOPICS = ("registry", "lifecycle", "sessions", "transfer", "quant", "fix", "policy")
+TOPICS = ("registry", "lifecycle", "sessions", "transfer", "quant", "fix", "policy", "peers",
+          "faults")
 
 
 def test_at_least_twelve_ordered_exercises_of_both_kinds() -> None:
