@@ -129,11 +129,6 @@ class ExtensionMissingError(RouterLabError):
     and no extension is installed."""
 
 
-class PeerLost(RouterLabError):
-    """A served peer went away in the middle of a step: the step is undone on every peer still
-    there, and the error says what the lost one held (a dead process cannot be rolled back)."""
-
-
 class MessageLost(RouterLabError):
     """A served peer received fewer of a step's tasks than the client sent (one was lost on the
     way): the step is undone on every peer before anything it did is kept."""

@@ -104,8 +104,9 @@ class Runtime:
             from routerlab.core.remote.address import check_peers
             from routerlab.core.remote.deployment import Deployment
 
-            self.server = deployment = Deployment(self.trace, self.journal)
+            deployment = Deployment(self.trace, self.journal)
             deployment.connect(check_peers(peers), self.policy, cubecl_legacy)
+            self.server: Server = deployment
         else:
             self.server = server(self.trace, self.journal)
         self.arrival = Arrival.parse(arrival)
@@ -154,7 +155,8 @@ class Runtime:
             return client
         self._check_declared(parsed)
         if parsed.peer in self._served:
-            return self._attach(parsed, self.server.open(parsed))  # type: ignore[attr-defined]
+            remote = self.server.open(parsed)  # type: ignore[attr-defined]  # a Deployment
+            return self._attach(parsed, remote)
         backend = self._backends(parsed)
         backend.scales_left_behind = self.cubecl_legacy and parsed.profile is Profile.CUBECL
         interpreter = self._interpreter(backend, self.trace, policy=self.policy,

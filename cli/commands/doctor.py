@@ -47,7 +47,7 @@ def doctor(
 def _named_peers(flags: list[str], scenario: Path | None) -> dict[str, str]:
     """The peers to probe: ROUTERLAB_PEERS, then a scenario's [peers], then --peer (the later
     one wins for a name given twice)."""
-    from routerlab.core.remote.address import parse_peers
+    from routerlab.core.remote import parse_peers
 
     named = parse_peers(os.environ.get(PEERS_ENV, "").replace(",", " ").split())
     if scenario is not None:

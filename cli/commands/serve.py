@@ -45,7 +45,7 @@ def serve(
         "--faults", help="Let clients inject faults (kill, drop, delay, oom, restart; "
                          "docs/faults.md). Peers started with --local always do.")] = False,
 ) -> None:
-    from routerlab.core.remote.serving import run_peer, serve_local
+    from routerlab.core.remote import run_peer, serve_local
 
     devices = [d if "@" in d or profile is None else f"{d}@{profile}"
                for d in (device or ["cpu:0", "cpu:1"])]

@@ -36,8 +36,7 @@ def simulate(
                          "reject, legacy) instead of the file's.")] = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, safe, to_rich
-    from routerlab.core.remote.address import parse_peers
-    from routerlab.core.remote.faults import parse_fault
+    from routerlab.core.remote import parse_fault, parse_peers
     from routerlab.core.scenario import ScenarioRunError, load_scenario, run_scenario
 
     loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,

@@ -33,7 +33,7 @@ def validate(
     peer: options.Peers = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, safe, to_rich
-    from routerlab.core.remote.address import parse_peers
+    from routerlab.core.remote import parse_peers
     from routerlab.core.scenario import load_scenario, validate_flow
 
     loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,

@@ -20,7 +20,7 @@ def check_address(address: object) -> str:
     if match is None or not 0 < int(match["port"]) < 65536:
         raise DeviceError(f"a peer address is ws://HOST:PORT, e.g. ws://127.0.0.1:3001; got "
                           f"{address!r}")
-    return address.rstrip("/")  # type: ignore[union-attr]
+    return str(address).rstrip("/")
 
 
 def check_peers(peers: Mapping[str, object]) -> dict[str, str]:

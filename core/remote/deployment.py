@@ -25,7 +25,6 @@ from routerlab.core.devices import LOCAL_PEER, Device
 from routerlab.core.errors import (
     BurnPanic,
     DeviceError,
-    PeerLost,
     RouterLabError,
     SessionEnded,
     StaleHandle,
@@ -37,7 +36,7 @@ from routerlab.core.ir import OperationIr, ReadOp, RegisterRemoteOp
 from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.codec import decode_error, encode_data, encode_op, task_kind
-from routerlab.core.remote.link import PeerError, PeerLink
+from routerlab.core.remote.link import PeerError, PeerLink, PeerLost
 from routerlab.core.remote.transfers import NetworkServer, PeerSource
 from routerlab.core.request import DEFAULT_TRANSPORT
 from routerlab.core.session import Reply, Session
@@ -84,7 +83,8 @@ class RemoteSession(Viewable):
         self.last_kept: list[list[Any]] = []
         """The peer's registry rows at the last kept step (what its death takes)."""
 
-    check_alive = Session.check_alive
+    def check_alive(self) -> None:
+        Session.check_alive(self)  # type: ignore[arg-type]  # reads `ended` and `label` only
 
     def submit(self, op: OperationIr, reply: Reply | None = None) -> None:
         self.check_alive()
@@ -197,7 +197,8 @@ class Deployment(NetworkServer):
             link = self.peers.get(source.peer)
             if link is not None:  # the head task of the target asks: it carries the transport
                 op = self.sessions[target].queue[0][0]
-                transport = (op.request.transport if op.request else None) or DEFAULT_TRANSPORT
+                request = getattr(op, "request", None)
+                transport = (request.transport if request else None) or DEFAULT_TRANSPORT
                 self.expect(transfer_id, PeerSource(self.links, link.address, link.key,
                                                     transport))
         return super().published(transfer_id)

@@ -70,9 +70,8 @@ class ServedClient:
 
     def __init__(self, host: PeerHost, key: int, peer: str, policy: Policy,
                  cubecl_legacy: bool) -> None:
-        self.key, self.peer = key, peer
-        self.rt = Runtime([Device(d.kind, d.index, peer, d.profile) for d in host.devices],
-                          policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer,
+        self.key, self.peer, self.hosted = key, peer, host.devices
+        self.rt = Runtime(policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer,
                           backends=limited_backend)
         self.server: NetworkServer = self.rt.server  # type: ignore[assignment]
         self.server.on_fetch = host.faults.reached
@@ -91,9 +90,12 @@ class ServedClient:
         self._mark = 0
 
     def session(self, device: str) -> Session:
+        """The session of a device this peer hosts, made on first use (Burn's session `Init`)."""
         parsed = parse_device(device)
-        if parsed.peer != self.peer:
-            raise DeviceError(f"{parsed} is not on this peer ({self.peer})")
+        bare = Device(parsed.kind, parsed.index, LOCAL_PEER, parsed.profile)
+        if parsed.peer != self.peer or bare not in self.hosted:
+            raise DeviceError(f"{parsed} is not served here: this peer ({self.peer}) serves "
+                              f"{', '.join(map(str, self.hosted))}")
         return self.rt.session(parsed)
 
     def _begin(self) -> None:
@@ -459,7 +461,8 @@ class PeerHost:
 
 async def _receive(connection: ServerConnection, header: Any) -> list[dict[str, Any]]:
     """The messages of a header frame and the blob frames it announces."""
-    return P.unpack(header, [await connection.recv() for _ in range(P.blobs_after(header))])
+    blobs = [await connection.recv() for _ in range(P.blobs_after(header))]
+    return P.unpack(header, blobs)  # type: ignore[arg-type]  # a text blob is refused there
 
 
 async def _send(connection: ServerConnection, messages: list[dict[str, Any]]) -> int:

@@ -34,6 +34,12 @@ class PeerError(RouterLabError):
     """A served peer that cannot be reached, went away, or answered outside the protocol."""
 
 
+class PeerLost(PeerError):
+    """A served peer went away in the middle of a step: the step is undone on every peer still
+    there, and the error says what the lost one held (a dead process cannot be rolled back;
+    docs/faults.md)."""
+
+
 class PeerLink:
     """One client's `/session` connection to one peer, named as the client names it."""
 

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 from routerlab.core import RouterLabError, Runtime
-from routerlab.core.remote import IROH_WAIT_S, LocalPeers
-from routerlab.core.remote.faults import parse_fault
+from routerlab.core.remote import IROH_WAIT_S, LocalPeers, parse_fault
 from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite, choice
 
 SOCKETS = ("client -> peer1 /session", "peer1 -> client /session", "client -> peer2 /session",

@@ -12,7 +12,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 # conda-forge names that differ from PyPI's.
 CONDA_TO_PYPI = {"matplotlib-base": "matplotlib", "python-build": "build", "ml_dtypes": "ml-dtypes",
-                 "cupy": "cupy-cuda12x"}
+                 "cupy": "cupy-cuda12x", "msgpack-python": "msgpack"}
 
 
 def _split(requirement: str) -> tuple[str, str]:

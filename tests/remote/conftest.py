@@ -1,5 +1,6 @@
 """Real served peers for the remote tests: two `routerlab serve` processes on loopback, on ports
-the operating system picks at run time, shared by the tests of one module and stopped after it."""
+the operating system picks at run time, shared by every test of this package and stopped after
+them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from routerlab.core.remote import LocalPeers
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def peers() -> Iterator[dict[str, str]]:
     """`{"peer1": "ws://127.0.0.1:…", "peer2": …}`, each serving cpu:0 and cpu:1 (flex)."""
     local = LocalPeers(2)

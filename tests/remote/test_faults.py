@@ -26,14 +26,13 @@ from routerlab.core.errors import (
     DeviceOutOfMemory,
     MessageLost,
     MissingHandleError,
-    PeerLost,
     RouterLabError,
     ScenarioError,
     SessionEnded,
     StaleHandle,
     TransferTimedOut,
 )
-from routerlab.core.remote import LocalPeers, PeerError
+from routerlab.core.remote import LocalPeers, PeerError, PeerLost
 from routerlab.core.remote.faults import BURN, FIX, parse_fault, race, reactions_view
 from routerlab.core.scenario import parse_scenario, run_scenario
 

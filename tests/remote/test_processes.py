@@ -10,8 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from routerlab.core import Runtime
-from routerlab.core.remote import LocalPeers
+from routerlab.core.remote import LocalPeers, PeerError
 
 BOUND_S = 10.0
 
@@ -93,3 +95,20 @@ def test_serve_warns_before_it_listens_beyond_loopback() -> None:
         if serve.poll() is None:
             serve.kill()
             serve.wait()
+
+
+def test_a_peer_that_dies_is_one_error_and_the_other_peers_are_rolled_back() -> None:
+    local = LocalPeers(2)
+    addresses = local.start()
+    try:
+        with Runtime(peers=addresses) as rt:
+            x = rt.tensor([1.0, 2.0], device="peer2/cpu:0", dtype="f32")
+            rt.tensor([3.0], device="peer1/cpu:0", dtype="f32")
+            local.processes[0].kill()  # peer1, between two steps
+            local.processes[0].wait()
+            with pytest.raises(PeerError, match="peer peer1 .* went away"):
+                rt.to_device(x, "peer1/cpu:0")  # the source, peer2, exposed x in this step
+            assert x.alive and rt.handle_ids("peer2/cpu:0") == [x.id]  # rolled back on peer2
+            assert rt.read(x).tolist() == [1.0, 2.0]
+    finally:
+        local.stop()

@@ -98,7 +98,7 @@ def diagnose(peers: Mapping[str, str] | None = None) -> DoctorReport:
 
 
 def _peers(peers: Mapping[str, str]) -> list[Check]:
-    from routerlab.core.remote.probe import probe_peer  # websockets only when peers are named
+    from routerlab.core.remote import probe_peer  # websockets only when peers are named
 
     probes = [probe_peer(name, address) for name, address in peers.items()]
     return [Check(f"peer {p.name}", p.ok, f"{p.address}: {p.detail}") for p in probes]
