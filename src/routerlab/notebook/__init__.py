@@ -9,6 +9,7 @@ The notebooks are thin: every computation calls `routerlab.core`, and how things
 - `stepping`: a step-through of frames (`Stepper`) and the recorder of a program (`Tape`);
 - `scoreboard`: transfers scored with the core's own counters, and a quantized tensor's bytes;
 - `lesson`: a notebook's checkpoints, exercises of the one catalog (`lesson()`);
+- `peers`: served peers on loopback for a lesson, stopped with the kernel, and their faults;
 - `checking`: the closing "predict, then check" exercise;
 - `plots`: a matplotlib theme that reads on light and dark JupyterLab themes.
 
