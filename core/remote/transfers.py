@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from websockets.exceptions import WebSocketException
+from websockets.protocol import State
 from websockets.sync.client import ClientConnection, connect
 
 from routerlab.core.data import TensorData
@@ -124,6 +125,8 @@ class DataLinks:
 
     def _link(self, address: str) -> ClientConnection:
         link = self._links.get(address)
+        if link is not None and link.protocol.state is not State.OPEN:
+            link = None  # closed since its last download (the source restarted): open anew
         if link is None:
             link = self._links[address] = self._stack.enter_context(connect(
                 f"{address}/data", max_size=P.MAX_FRAME_BYTES, open_timeout=CONNECT_TIMEOUT_S,

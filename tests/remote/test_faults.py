@@ -321,3 +321,13 @@ def test_the_wire_table_counts_the_bytes_on_the_data_socket(peers: dict[str, str
         crossed = {k: v - before.get(k, 0) for k, v in after.items()}
         assert crossed["peer1 -> peer2 /data"] > 16384  # the bytes went peer to peer
         assert all(v < 1024 for k, v in crossed.items() if "client" in k)  # never via the client
+
+
+def test_a_restarted_source_serves_the_next_download_on_a_new_connection(
+        peers: dict[str, str]) -> None:
+    """peer2's /data connection to peer1 was closed by the restart: it opens a new one."""
+    with Runtime(peers=peers) as rt:
+        rt.to_device(rt.tensor([1.0], device="peer1/cpu:0", dtype="f32"), "peer2/cpu:0")
+        _inject(rt, "step=1,kind=restart,peer=peer1")
+        moved = rt.to_device(rt.tensor([2.0], device="peer1/cpu:0", dtype="f32"), "peer2/cpu:0")
+        assert rt.read(moved).tolist() == [2.0]
