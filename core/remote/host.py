@@ -22,10 +22,7 @@ import contextlib
 import os
 import secrets
 from collections.abc import Callable
-from typing import Any
-
-from websockets.asyncio.server import ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
+from typing import TYPE_CHECKING, Any
 
 from routerlab.core.devices import LOCAL_PEER, Device, check_topology, parse_device
 from routerlab.core.errors import DeviceError, MessageLost, RouterLabError
@@ -58,6 +55,9 @@ from routerlab.core.remote.transfers import (
 from routerlab.core.request import DEFAULT_TRANSPORT, Transport
 from routerlab.core.runtime import Runtime
 from routerlab.core.session import Reply, Session
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
 
 QUEUE_BOUND = 4096
 """Messages a connection may have waiting for its worker before the reader stops reading."""
@@ -256,6 +256,8 @@ class PeerHost:
 
     async def run(self, stop: asyncio.Event, ready: Callable[[PeerHost], None]) -> None:
         """Serve until `stop` is set; `ready` is called once the port is bound."""
+        from websockets.asyncio.server import serve  # on first use: see the package's __init__
+
         async with serve(self._route, self.host, self.port, max_size=P.MAX_FRAME_BYTES,
                          compression=None, ping_interval=None) as server:
             self.port = next(iter(server.sockets)).getsockname()[1]
@@ -266,6 +268,8 @@ class PeerHost:
         self.clients.clear()
 
     async def _route(self, connection: ServerConnection) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         path = connection.request.path if connection.request else ""
         self.connections.add(connection)
         with contextlib.suppress(ConnectionClosed):
@@ -280,6 +284,8 @@ class PeerHost:
     # --- /session ------------------------------------------------------------------------------
 
     async def _session(self, connection: ServerConnection) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_BOUND)
         state: dict[str, ServedClient] = {}
         worker = asyncio.create_task(self._work(connection, queue, state))
@@ -303,7 +309,7 @@ class PeerHost:
                         await queue.put(message)
         finally:
             await queue.put(None)
-            with contextlib.suppress(ConnectionClosed):
+            with contextlib.suppress(ConnectionClosed):  # it closed under the worker
                 await worker
             client = state.get("client")
             if client is not None:

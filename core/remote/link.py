@@ -16,9 +16,6 @@ import secrets
 import time
 from typing import Any
 
-from websockets.exceptions import WebSocketException
-from websockets.sync.client import connect
-
 from routerlab.core.errors import RouterLabError
 from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
@@ -60,6 +57,9 @@ class PeerLink:
         """Bytes and frames this connection carried (the real counters a lesson shows)."""
         self._ids = itertools.count(1)
         self._stack = contextlib.ExitStack()  # websockets wants its connection as a context
+        from websockets.exceptions import WebSocketException  # on first use: see __init__
+        from websockets.sync.client import connect
+
         try:
             self._ws = self._stack.enter_context(connect(
                 f"{self.address}/session", max_size=P.MAX_FRAME_BYTES,
@@ -98,6 +98,8 @@ class PeerLink:
 
     def answer(self, request_id: int) -> dict[str, Any]:
         """Read until the response to `request_id`; an `Error` for it raises `PeerError`."""
+        from websockets.exceptions import WebSocketException
+
         deadline = time.monotonic() + REQUEST_TIMEOUT_S
         while True:  # bounded: every recv waits at most until the deadline
             left = deadline - time.monotonic()
@@ -124,6 +126,8 @@ class PeerLink:
         return self.answer(self.send_request(message))
 
     def _send(self, frames: list[bytes | memoryview]) -> None:
+        from websockets.exceptions import WebSocketException
+
         try:
             for frame in frames:
                 self._ws.send(P.fragments(frame))
@@ -141,6 +145,8 @@ class PeerLink:
     def wait_closed(self, timeout: float) -> None:
         """Read (and drop) until the peer closes this connection, at most `timeout` seconds (a
         restarting peer closes every connection before it answers anew)."""
+        from websockets.exceptions import WebSocketException
+
         deadline = time.monotonic() + timeout
         while self.alive and (left := deadline - time.monotonic()) > 0:  # bounded in time
             try:

@@ -37,7 +37,11 @@ def run_peer(devices: Sequence[str], host: str = "127.0.0.1", port: int = 0,
     """Serve `devices` until told to stop or until the parent process dies; `faults` lets
     clients inject faults (docs/faults.md: a lesson's peers take them, a shared server not)."""
     peer = PeerHost([parse_device(d) for d in devices], host, port, faults)
-    asyncio.run(_serve(peer, announce))
+    try:
+        asyncio.run(_serve(peer, announce))
+    except OSError as error:  # the address is taken, or not this machine's
+        why = os.strerror(error.errno).lower() if error.errno else str(error)
+        raise RouterLabError(f"cannot listen on {host}:{port}: {why}") from None
 
 
 async def _serve(peer: PeerHost, announce: Callable[[str], None]) -> None:

@@ -23,11 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from websockets.exceptions import WebSocketException
-from websockets.protocol import State
-from websockets.sync.client import ClientConnection, connect
+from typing import TYPE_CHECKING, Any
 
 from routerlab.core.data import TensorData
 from routerlab.core.errors import BurnPanic
@@ -39,6 +35,9 @@ from routerlab.core.remote.protocol import CodecError
 from routerlab.core.request import Transport
 from routerlab.core.server import IROH_TIMEOUT_S, Server
 from routerlab.core.trace import Trace
+
+if TYPE_CHECKING:
+    from websockets.sync.client import ClientConnection
 
 DATA_CHANNEL = "crates/burn-communication/src/external_comm.rs:187-192"
 """Where a download that cannot reach its source panics (`get_data_stream`)."""
@@ -90,6 +89,8 @@ class DataLinks:
     def download(self, address: str, client: int, transfer_id: int,
                  transport: Transport) -> Outcome:
         """Ask `address` for transfer `transfer_id` of client `client`; bounded in time."""
+        from websockets.exceptions import WebSocketException  # on first use: see __init__
+
         request_id = next(self._ids)
         try:
             link = self._link(address)
@@ -124,10 +125,14 @@ class DataLinks:
         return frame
 
     def _link(self, address: str) -> ClientConnection:
+        from websockets.protocol import State  # on first use: see __init__
+
         link = self._links.get(address)
         if link is not None and link.protocol.state is not State.OPEN:
             link = None  # closed since its last download (the source restarted): open anew
         if link is None:
+            from websockets.sync.client import connect
+
             link = self._links[address] = self._stack.enter_context(connect(
                 f"{address}/data", max_size=P.MAX_FRAME_BYTES, open_timeout=CONNECT_TIMEOUT_S,
                 compression=None))

@@ -112,3 +112,14 @@ def test_a_peer_that_dies_is_one_error_and_the_other_peers_are_rolled_back() -> 
             assert rt.read(x).tolist() == [1.0, 2.0]
     finally:
         local.stop()
+
+
+def test_a_port_in_use_is_one_line() -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        serve = subprocess.run([sys.executable, "-m", "routerlab", "serve", "--port", str(port)],
+                               capture_output=True, text=True, timeout=60)
+    assert serve.returncode == 1
+    assert serve.stderr == f"error: cannot listen on 127.0.0.1:{port}: address already in use\n"
