@@ -89,7 +89,7 @@ class RemoteSession(Viewable):
     def submit(self, op: OperationIr, reply: Reply | None = None) -> None:
         self.check_alive()
         stale = [int(t.id) for t in op.inputs() if int(t.id) in self.lost]
-        if stale and not self.interpreter.legacy:  # Burn sends them on (docs/faults.md)
+        if stale and not self.deployment.legacy:  # Burn sends them on (docs/faults.md)
             raise StaleHandle(f"tensor #{stale[0]} on {self.label} is stale: "
                               f"{self.lost[stale[0]]}")
         self.link.sent += 1
@@ -212,8 +212,9 @@ class Deployment(NetworkServer):
             if link.outbox and link.alive:
                 mine = first is not None and getattr(first, "link", None) is link
                 try:
-                    waiting[link] = link.send_request({"k": P.SYNC, "sent": link.sent,
-                                                       "first": first.label if mine else None})
+                    waiting[link] = link.send_request({
+                        "k": P.SYNC, "sent": link.sent,
+                        "first": first.label if first is not None and mine else None})
                 except PeerError:
                     gone.append(link)
         local = first if isinstance(first, Session) else None
@@ -347,12 +348,9 @@ class Deployment(NetworkServer):
                 session.last_kept = []
             new.request({"k": P.OPEN, "device": session.label})
             session.link, session.ended, session.panicked = new, None, False
-        return f"reconnected to {name}" + (f"; it restarted: {len(self._lost(name))} stale id(s)"
+        stale = sum(len(session.lost) for session in self._sessions_of(new))
+        return f"reconnected to {name}" + (f"; it restarted: {stale} stale id(s)"
                                            if restarted else "")
-
-    def _lost(self, name: str) -> list[int]:
-        return sorted(i for s in self.sessions.values()
-                      if isinstance(s, RemoteSession) and s.link.name == name for i in s.lost)
 
     def wire_view(self) -> TableView:
         """What crossed which socket, from the connections' own counters: the client's

@@ -172,7 +172,7 @@ class ServedClient:
         backend.limit, backend.legacy = limit, self.rt.legacy
         backend.live = lambda: registry_bytes(session.interpreter.handles)
 
-    def kept(self) -> dict[str, list[list[Any]]]:
+    def kept(self) -> dict[str, Any]:
         """Every session's registry rows (what the client names if this peer dies)."""
         return {s.label: s.interpreter.handles.view().rows
                 for s in self.server.sessions.values()}

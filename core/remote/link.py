@@ -137,7 +137,7 @@ class PeerLink:
             self.alive = False
             raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
 
-    def _counted(self, frame: bytes) -> bytes:
+    def _counted(self, frame: str | bytes) -> str | bytes:
         self.wire["in"] += len(frame)
         self.wire["frames in"] += 1
         return frame

@@ -120,7 +120,7 @@ class DataLinks:
         return Outcome(answer["k"] if answer["k"] in (P.NEVER, P.TIMED_OUT) else P.NEVER,
                        reason=str(answer.get("reason", answer.get("message", ""))))
 
-    def _counted(self, address: str, frame: bytes) -> bytes:
+    def _counted(self, address: str, frame: str | bytes) -> str | bytes:
         self.received[address] = self.received.get(address, 0) + len(frame)
         return frame
 

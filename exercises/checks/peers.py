@@ -124,7 +124,7 @@ def _killed(peers: dict[str, str], policy: str) -> tuple[str, list[int], list[in
             fate = "ok"
         except RouterLabError as error:
             fate = type(error).__name__
-            lost = [int(row[0]) for row in rt.registry("peer1/cpu:0").rows]
+            lost = [int(str(row[0])) for row in rt.registry("peer1/cpu:0").rows]
         ids = rt.handle_ids("peer2/cpu:0")
         read = _fate_of(lambda: rt.read(moved[0])) if moved else "error"
         return fate, ids, lost, read

@@ -63,3 +63,32 @@ def test_doctor_reports_reachable_and_unreachable_peers(
     probed = {p["name"]: p for p in report["peers"]}
     assert probed["peer peer1"]["ok"] and "cpu:0, cpu:1 (pid" in probed["peer peer1"]["detail"]
     assert not probed["peer gone"]["ok"] and "not reachable" in probed["peer gone"]["detail"]
+
+
+def test_a_notebooks_peers_stop_when_its_kernel_ends() -> None:
+    """`start_pairs` in a process that then exits without `stop_peers` (a kernel shut down):
+    no peer outlives it."""
+    import subprocess
+    import sys
+    import time
+
+    script = ("from routerlab.notebook.peers import start_pairs, stop_peers\n"
+              "import routerlab.notebook.peers as p\nstart_pairs(2)\n"
+              "print(*[q.pid for peers in p._started for q in peers.processes], flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    pids = [int(pid) for pid in done.stdout.split()]
+    assert len(pids) == 3  # two deployments share peer2
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(map(_a_peer, pids)):  # bounded in time
+        time.sleep(0.05)
+    assert not any(map(_a_peer, pids))
+
+
+def _a_peer(pid: int) -> bool:
+    """Whether `pid` is still a running served peer (not gone, not a zombie)."""
+    try:
+        running = "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+        return running and "routerlab.core.remote" in Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return False
