@@ -24,7 +24,7 @@ def doctor(
     plain: bool = typer.Option(False, "--plain", help="No colour."),
     peer: options.Peers = None,
     scenario: Path | None = typer.Option(
-        None, "--scenario", help="Also probe the served peers this scenario's [peers] names."),
+        None, "--scenario", help="Also probe the served peers this scenario's \\[peers] names."),
 ) -> None:
     from routerlab import BURN_COMMIT, __version__
     from routerlab.cli.render import make_console, print_json, to_rich

@@ -264,8 +264,8 @@ FIX: dict[str, Reaction] = {
     "kill during": Reaction("error", "PeerLost: the target's failed download fails the step, the "
                                      "surviving peers undo it, the dead one's tensors are named "
                                      "lost"),
-    "kill after": Reaction("error", "the step was kept; the next use of the peer's tensors says "
-                                    "which peer took them and when (SessionEnded)"),
+    "kill after": Reaction("error", "the step was kept; the first use of the peer finds it gone "
+                                    "(PeerLost, naming what it held), later ones SessionEnded"),
     "drop": Reaction("error", "MessageLost: each Sync carries how many tasks were sent; a "
                               "peer that received fewer refuses the step, every peer undoes it"),
     "delay": Reaction("error", "TransferTimedOut past the wait: the step is undone on every "
