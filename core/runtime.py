@@ -443,6 +443,18 @@ class Runtime:
         parsed = DType.parse(dtype) if isinstance(dtype, str) else dtype
         return advertise(self._device(device), parsed)
 
+    def served(self, device: DeviceLike) -> bool:
+        """Whether `device` lives on a served peer (`Runtime(peers=...)`), not in this process."""
+        return parse_device(device).peer in self._served
+
+    def counters(self, device: DeviceLike) -> tuple[int, int]:
+        """`(bytes_copied, copies)` of `device`'s backend, wherever it runs (a served device's
+        are asked of its peer)."""
+        session = self.client(device).session
+        if isinstance(session, Session):
+            return session.interpreter.backend.bytes_copied, session.interpreter.backend.copies
+        return session.counters()  # type: ignore[no-any-return,attr-defined]
+
     def bytes_copied(self) -> int:
         """Bytes copied by every backend so far (uploads, readbacks, device copies)."""
         return sum(c.session.interpreter.backend.bytes_copied for c in self._clients.values()

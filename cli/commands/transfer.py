@@ -2,7 +2,8 @@
 
     routerlab transfer (--values JSON [--shape S] | --random SHAPE --seed N) --scheme q8s
                        --from cpu:0 --to cpu:1 --policy native [--path local|bytes|dispatch|bridge]
-                       [--hops K] [--backend ndarray|flex|cubecl] [--json]
+                       [--hops K] [--backend ndarray|flex|cubecl] [--peer NAME=ws://HOST:PORT]
+                       [--json]
 
 The measuring is `routerlab.teaching.measure`; this module parses options, draws a progress
 bar for long work and renders. The exit status is 1 when the transfer did not happen (a refusal,
@@ -16,6 +17,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from routerlab.cli import options
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -57,10 +60,11 @@ def transfer(
     policy: Annotated[str, typer.Option("--policy", help="native, dequantize, requantize, "
                                                          "reject or legacy.")] = "native",
     path: PathOpt = None, hops: Hops = 1, backend: Backend = None, json_out: Json = False,
-    plain: Plain = False,
+    plain: Plain = False, peer: options.Peers = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.core import Policy
+    from routerlab.core.remote import parse_peers
     from routerlab.teaching.measure import measure_transfer, on_backend
 
     chosen = Policy.parse(policy)
@@ -69,7 +73,7 @@ def transfer(
     with progress_bar(make_console(plain, stderr=True), x.size * hops) as progress:
         measured = measure_transfer(x, scheme, policy=chosen, source=on_backend(source, backend),
                                     target=on_backend(target, backend), path=path, hops=hops,
-                                    progress=progress)
+                                    progress=progress, peers=parse_peers(peer or ()))
     if json_out:
         print_json(measured.to_dict())
     else:

@@ -107,6 +107,11 @@ class RemoteSession(Viewable):
     def free_unwound(self) -> None:
         """Nothing here: the peer frees a panicked worker's handles when the step is undone."""
 
+    def counters(self) -> tuple[int, int]:
+        """The peer backend's `(bytes_copied, copies)` for this device."""
+        answer = self.link.request({"k": P.STATS, "device": self.label})
+        return int(answer["bytes_copied"]), int(answer["copies"])
+
     def view(self) -> TableView:
         if self.link.alive:
             try:
@@ -268,6 +273,8 @@ class Deployment(NetworkServer):
         """Commit (or roll back) the step on every peer it touched; a kept step's events join
         the runtime's trace."""
         self._pushes.clear()
+        self.sources.clear()  # downloads into the in-process peer belong to the step that ends
+        self.failed.clear()
         touched = [link for link in self.peers.values() if link.touched and link.alive]
         waiting, lost = {}, []
         for link in touched:

@@ -367,6 +367,13 @@ class PeerHost:
         if kind == P.REGISTRY:
             view = client.session(str(message["device"])).view()
             return [{"k": P.REGISTRY, "id": request_id, **view.to_dict()}]
+        if kind == P.STATS:
+            counters: dict[str, Any] = {"served": self.served.get(client.key, 0),
+                                        "downloaded": dict(client.server.links.received)}
+            if "device" in message:
+                backend = client.session(str(message["device"])).interpreter.backend
+                counters.update(bytes_copied=backend.bytes_copied, copies=backend.copies)
+            return [{"k": P.STATS, "id": request_id, **counters}]
         if kind == P.PUBLISH:
             self._publish(client, message)
             return []
@@ -376,9 +383,6 @@ class PeerHost:
             if FaultKind.parse(fault["kind"]) is FaultKind.OOM:
                 client.limit(str(fault["device"]), int(fault["limit"]))
             return [{"k": P.FAULT, "id": request_id, "armed": armed}]
-        if kind == P.STATS:
-            return [{"k": P.STATS, "id": request_id, "served": self.served.get(client.key, 0),
-                     "downloaded": dict(client.server.links.received)}]
         if kind == P.CLOSE:
             return None
         raise CodecError(f"unknown message kind {kind!r} on /session")

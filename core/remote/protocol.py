@@ -45,7 +45,8 @@ ROLLBACK = "Rollback"
 PUBLISH = "Publish"                  # bytes pushed by the in-process peer (no /data of its own)
 REGISTRY = "Registry"
 FAULT = "Fault"                      # arm a fault (docs/faults.md); refused unless allowed
-STATS = "Stats"                      # what crossed this client's sockets on the peer
+STATS = "Stats"                      # counters: a device's copies (with "device"), and what
+                                     # crossed this client's /data sockets on the peer
 
 # /data: server -> server (ExternalCommMessage, external_comm.rs:32-36)
 DOWNLOAD = "Download"                # TensorRequest(TensorTransferId)

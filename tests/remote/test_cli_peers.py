@@ -16,6 +16,8 @@ from routerlab.core.scenario import load_scenario, parse_scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 SERVED = re.compile(r"; served by ws://\S+")
+IROH_WAIT = re.compile(r"300 s over Iroh \(simulated clock: t = \d+ s\)|0\.3 s over Iroh \(Burn "
+                       r"waits 300 s; served peers scale it down 1000x for teaching\)")
 
 
 @pytest.mark.parametrize("name", ["cross-peer-bytes", "quantized-bytes"])
@@ -71,3 +73,28 @@ def test_a_bad_peers_table_is_refused_with_its_field() -> None:
     text = (SCENARIOS / "cross-peer-bytes.toml").read_text()
     with pytest.raises(Exception, match="field 'peers'"):
         parse_scenario(text.replace("\n[[steps]]", '\npeers = { peer2 = 3 }\n\n[[steps]]', 1))
+
+
+@pytest.mark.parametrize(("source", "target", "policy"), [
+    ("peer1/cpu:0", "peer2/cpu:0", "native"), ("cpu:0", "peer2/cpu:1", "requantize"),
+    ("peer1/cpu:0", "peer1/cpu:1", "dequantize"), ("peer1/cpu:0", "peer2/cpu:0", "legacy")])
+def test_transfer_measures_served_hops_as_in_process(peers: dict[str, str], source: str,
+                                                     target: str, policy: str) -> None:
+    """The counters of a served device are its peer backend's (`Stats`): a served hop copies and
+    changes what the same hop does in-process."""
+    argv = ["transfer", "--random", "4,64", "--seed", "3", "--scheme", "q8s", "--from", source,
+            "--to", target, "--policy", policy, "--hops", "2", "--json"]
+    served = CliRunner().invoke(app, [*argv, "--peer", f"peer1={peers['peer1']}", "--peer",
+                                      f"peer2={peers['peer2']}"])
+    alone = CliRunner().invoke(app, argv)
+    assert served.exit_code == alone.exit_code, served.output
+    got, expected = json.loads(served.output), json.loads(alone.output)
+    for doc in (got, expected):  # only the times may differ, and the Iroh wait is really waited
+        doc.pop("seconds", None)
+        for hop in doc["hops"]:
+            hop.pop("seconds")
+        if doc.get("failure"):
+            doc["failure"]["message"] = IROH_WAIT.sub("<wait>", doc["failure"]["message"])
+    assert got == expected
+    if policy == "native":
+        assert all(hop["bit_exact"] and hop["bytes_moved"] > 0 for hop in got["hops"])

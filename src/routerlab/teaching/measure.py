@@ -185,13 +185,21 @@ class TransferMeasurement(Viewable):
 def measure_transfer(x: Any, scheme: QuantScheme | str, *, policy: Policy | str = Policy.NATIVE,
                      source: DeviceLike = "cpu:0", target: DeviceLike = "cpu:1",
                      path: Path | str | None = None, hops: int = 1, calibration: str = "minmax",
-                     progress: Progress | None = None) -> TransferMeasurement:
+                     progress: Progress | None = None,
+                     peers: dict[str, str] | None = None) -> TransferMeasurement:
     """Quantize `x` on `source`, move it `hops` times (source → target → source …) under
-    `policy`, and measure every hop."""
+    `policy`, and measure every hop. `peers` serves the devices of those peers in their own
+    processes (docs/remote.md); their counters are asked of them."""
     check_hops(hops)
     chosen = Policy.parse(policy)
     ends = [parse_device(source), parse_device(target)]
-    rt = Runtime(dict.fromkeys(ends))
+    with Runtime(dict.fromkeys(ends), peers=peers or None) as rt:
+        return _measure(rt, x, scheme, chosen, ends, path, hops, calibration, progress)
+
+
+def _measure(rt: Runtime, x: Any, scheme: QuantScheme | str, chosen: Policy, ends: list[Device],
+             path: Path | str | None, hops: int, calibration: str,
+             progress: Progress | None) -> TransferMeasurement:
     values = np.asarray(x, dtype=np.float32)
     tensor = rt.quantize(rt.tensor(values, ends[0], "f32"), scheme, calibration=calibration)
     total = hops * HOP_STAGES
@@ -228,7 +236,10 @@ def on_backend(device: DeviceLike, backend: str | None) -> Device:
 
 
 def held(rt: Runtime, tensor: RouterTensor) -> QPrimitive:
-    """The primitive a device's registry holds for `tensor` (a look: no status effect)."""
+    """The primitive a device's registry holds for `tensor` (a look: no status effect; on a
+    served device, a read of its canonical bytes, which leaves it registered)."""
+    if rt.served(tensor.device):
+        return QPrimitive(rt.read_quantized(tensor), tensor.device)
     handle = rt.session(tensor.device).interpreter.handles.get_handle_ref(tensor.id)
     if not isinstance(handle, QPrimitive):
         raise RouterLabError(f"tensor #{int(tensor.id)} on {tensor.device} is not quantized")
@@ -252,24 +263,22 @@ def measure_hop(rt: Runtime, tensor: RouterTensor, there: DeviceLike,
     original = before.tensor if original is None else original
     origin = tensor.device if origin is None else origin
     here = tensor.device
-    backends = [rt.session(d).interpreter.backend for d in rt.devices]
-    target_backend = rt.session(there).interpreter.backend
-    copied, copies, arrived = (sum(b.bytes_copied for b in backends),
-                               sum(b.copies for b in backends), target_backend.bytes_copied)
+    devices = rt.devices  # those that exist now: a target the move creates counts as arrival
+    copied, copies, arrived = _counted(rt, devices, there)
     plan = rt.plan_transfer(tensor, there, path, policy=policy.value)
     if stage is not None:
         stage(0, f"moving {here} -> {there}")
     start = time.perf_counter()
     moved = rt.to_device(tensor, there, path, policy=policy.value)
     seconds = time.perf_counter() - start
+    copied_now, copies_now, arrived_now = _counted(rt, devices, there)  # before `held` reads
     if stage is not None:
         stage(1, "measuring")
     after = held(rt, moved).tensor
     hop = Hop(
         hop=number, source=str(here), target=str(moved.device), path=plan.path.value,
-        seconds=seconds, bytes_moved=target_backend.bytes_copied - arrived,
-        bytes_copied=sum(b.bytes_copied for b in backends) - copied,
-        copies=sum(b.copies for b in backends) - copies, scheme=str(after.scheme),
+        seconds=seconds, bytes_moved=arrived_now - arrived, bytes_copied=copied_now - copied,
+        copies=copies_now - copies, scheme=str(after.scheme),
         scales=_flat(after.scales_f32()), global_scale=_global(after),
         q_changed=_changed(before.tensor, after), q_changed_total=_changed(original, after),
         scale_drift=_drift(original, after),
@@ -277,6 +286,13 @@ def measure_hop(rt: Runtime, tensor: RouterTensor, there: DeviceLike,
         max_abs_error_total=_error(original, origin.profile, after, moved.device.profile),
         bit_exact=original.bit_equal(after))
     return moved, hop
+
+
+def _counted(rt: Runtime, devices: list[Device], there: Device) -> tuple[int, int, int]:
+    """Bytes copied and copies made by the backends of `devices`, and the bytes copied by
+    `there`'s."""
+    counts = [rt.counters(d) for d in devices]
+    return sum(b for b, _ in counts), sum(c for _, c in counts), rt.counters(there)[0]
 
 
 def _flat(array: np.ndarray) -> list[float]:
