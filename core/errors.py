@@ -127,3 +127,21 @@ class UnknownTensorError(RouterLabError):
 class ExtensionMissingError(RouterLabError):
     """A quantized tensor reached a core arm whose behaviour the quantization extension supplies,
     and no extension is installed."""
+
+
+class MessageLost(RouterLabError):
+    """A served peer received fewer of a step's tasks than the client sent (one was lost on the
+    way): the step is undone on every peer before anything it did is kept."""
+
+
+class TransferTimedOut(RouterLabError):
+    """A cross-peer download gave up waiting (Iroh's timeout): Burn logs it and loses the tensor;
+    RouterLab's fix undoes the step on every peer instead."""
+
+
+class DeviceOutOfMemory(RouterLabError):
+    """An allocation over a device's memory limit, refused before anything is registered."""
+
+
+class StaleHandle(RouterLabError):
+    """A tensor id that a served peer held before it restarted: the fresh peer never had it."""

@@ -160,8 +160,7 @@ class Server:
         gave_up = False
         for session in stuck:
             op = session.queue[0][0]
-            if not (isinstance(op, RegisterRemoteOp) and op.request is not None
-                    and op.request.transport is Transport.IROH):
+            if not (isinstance(op, RegisterRemoteOp) and self.gives_up(op)):
                 continue
             session.queue.popleft()
             session.parked_on = None  # the next task has not started yet
@@ -174,6 +173,10 @@ class Server:
                 panic.effects = (*panic.effects, line)
             gave_up = True
         return gave_up
+
+    def gives_up(self, op: RegisterRemoteOp) -> bool:
+        """Whether a target stuck on `op` stops waiting: over Iroh it does (`_give_up`)."""
+        return op.request is not None and op.request.transport is Transport.IROH
 
     def _hang(self, stuck: list[Session], panic: BurnPanic | None) -> None:
         """Sessions that can never run again: Burn would block them forever."""

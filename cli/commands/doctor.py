@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import platform
+from pathlib import Path
 
 import typer
+
+from routerlab.cli import options
+
+PEERS_ENV = "ROUTERLAB_PEERS"
+"""Served peers to probe, as `--peer` takes them, separated by spaces or commas."""
 
 
 def register(app: typer.Typer) -> None:
@@ -15,12 +22,15 @@ def register(app: typer.Typer) -> None:
 def doctor(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     plain: bool = typer.Option(False, "--plain", help="No colour."),
+    peer: options.Peers = None,
+    scenario: Path | None = typer.Option(
+        None, "--scenario", help="Also probe the served peers this scenario's \\[peers] names."),
 ) -> None:
     from routerlab import BURN_COMMIT, __version__
     from routerlab.cli.render import make_console, print_json, to_rich
     from routerlab.teaching.doctor import diagnose
 
-    report = diagnose()
+    report = diagnose(_named_peers(peer or [], scenario))
     if json_out:
         print_json(report.to_dict())
         return
@@ -32,3 +42,16 @@ def doctor(
     missing = {check.name for check in report.checks if not check.ok}
     if "jupyterlab" in missing:  # the report's own probe, not a second one
         console.print("JupyterLab is missing: pip install 'routerlab[notebooks]'")
+
+
+def _named_peers(flags: list[str], scenario: Path | None) -> dict[str, str]:
+    """The peers to probe: ROUTERLAB_PEERS, then a scenario's [peers], then --peer (the later
+    one wins for a name given twice)."""
+    from routerlab.core.remote import parse_peers
+
+    named = parse_peers(os.environ.get(PEERS_ENV, "").replace(",", " ").split())
+    if scenario is not None:
+        from routerlab.core.scenario import load_scenario
+
+        named.update(load_scenario(scenario).peers)
+    return {**named, **parse_peers(flags)}

@@ -4,6 +4,7 @@ devices, listening on a WebSocket address (docs/remote.md).
     routerlab serve [--device cpu:0 --device cpu:1] [--profile flex] [--port 3001]
     routerlab serve --host 0.0.0.0 ...      any interface (a warning: there is no authentication)
     routerlab serve --local 2               two peers on loopback, for a lesson; Ctrl-C stops both
+    routerlab serve --faults ...            clients may inject faults (--local peers always may)
 
 The serving is `routerlab.core.remote.serving`; this module parses options and prints.
 """
@@ -40,6 +41,9 @@ def serve(
     local: Annotated[int | None, typer.Option(
         "--local", min=1, max=16, help="Start this many peers on loopback instead, each its own "
                                        "process on a free port; Ctrl-C stops them all.")] = None,
+    faults: Annotated[bool, typer.Option(
+        "--faults", help="Let clients inject faults (kill, drop, delay, oom, restart; "
+                         "docs/faults.md). Peers started with --local always do.")] = False,
 ) -> None:
     from routerlab.core.remote import run_peer, serve_local
 
@@ -50,7 +54,7 @@ def serve(
         return
     if host not in LOOPBACK:
         typer.echo(OPEN_WARNING.format(host=host), err=True)
-    run_peer(devices, host, port, announce=_say)
+    run_peer(devices, host, port, announce=_say, faults=faults)
 
 
 def _say(line: str) -> None:

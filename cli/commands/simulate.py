@@ -29,17 +29,19 @@ def simulate(
     fusion: options.Fusion = False,
     transport: options.Transport = None,
     peer: options.Peers = None,
+    fault: options.Faults = None,
     trace: Annotated[bool, typer.Option("--trace", help="Also print each step's events.")] = False,
     policy: Annotated[str | None, typer.Option(
         "--policy", help="Run every transfer under this policy (native, dequantize, requantize, "
                          "reject, legacy) instead of the file's.")] = None,
 ) -> None:
     from routerlab.cli.render import make_console, print_json, safe, to_rich
-    from routerlab.core.remote import parse_peers
+    from routerlab.core.remote import parse_fault, parse_peers
     from routerlab.core.scenario import ScenarioRunError, load_scenario, run_scenario
 
     loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,
-                                                peers=parse_peers(peer or ()))
+                                                peers=parse_peers(peer or ()),
+                                                faults=[parse_fault(f) for f in fault or ()])
     steps = run_scenario(loaded, policy=policy)
     if json_out:
         done: list[dict[str, object]] = []

@@ -1,5 +1,6 @@
 """`python -m routerlab.core.remote DEVICE...`: one served peer on a free loopback port, as
-`LocalPeers` starts it (`routerlab serve` is the command to type)."""
+`LocalPeers` starts it for a lesson, so it takes faults (`routerlab serve` is the command to
+type)."""
 
 import sys
 
@@ -9,7 +10,8 @@ from routerlab.core.remote.serving import run_peer
 
 def main() -> None:
     try:
-        run_peer(sys.argv[1:] or ["cpu:0"], announce=lambda line: print(line, flush=True))
+        run_peer(sys.argv[1:] or ["cpu:0"], announce=lambda line: print(line, flush=True),
+                 faults=True)
     except RouterLabError as error:
         sys.exit(f"error: {error}")
 

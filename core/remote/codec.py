@@ -82,7 +82,8 @@ _ERRORS: dict[str, type[E.RouterLabError]] = {cls.__name__: cls for cls in (
     E.RouterLabError, E.BurnPanic, E.BurnTodo, E.BurnUnimplemented, E.MissingHandleError,
     E.DeviceError, E.DTypeError, E.ShapeError, E.UseAfterDropError, E.LimitError,
     E.QuantizationError, E.TransferRejected, E.DeadlockError, E.SessionEnded,
-    E.UnknownTensorError, E.ExtensionMissingError, CodecError)}
+    E.UnknownTensorError, E.ExtensionMissingError, E.MessageLost,
+    E.TransferTimedOut, E.DeviceOutOfMemory, CodecError)}
 """The errors a peer may report, rebuilt on the client as the same class."""
 
 

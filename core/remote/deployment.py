@@ -22,19 +22,29 @@ from collections.abc import Mapping
 from typing import Any
 
 from routerlab.core.devices import LOCAL_PEER, Device
-from routerlab.core.errors import BurnPanic, DeviceError, RouterLabError, SessionEnded
+from routerlab.core.errors import (
+    BurnPanic,
+    DeviceError,
+    RouterLabError,
+    SessionEnded,
+    StaleHandle,
+    TransferTimedOut,
+)
 from routerlab.core.handles import Journal
 from routerlab.core.interpreter import TensorInterpreter
 from routerlab.core.ir import OperationIr, ReadOp, RegisterRemoteOp
 from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.codec import decode_error, encode_data, encode_op, task_kind
-from routerlab.core.remote.link import PeerError, PeerLink
+from routerlab.core.remote.link import PeerError, PeerLink, PeerLost
 from routerlab.core.remote.transfers import NetworkServer, PeerSource
 from routerlab.core.request import DEFAULT_TRANSPORT
 from routerlab.core.session import Reply, Session
 from routerlab.core.trace import Trace
 from routerlab.core.view import TableView, Viewable
+
+RESTART_WAIT_S = 5.0
+"""How long a client waits for a restarting peer to close its connection."""
 
 
 class RemotePolicy:
@@ -68,12 +78,21 @@ class RemoteSession(Viewable):
         self.ended: str | None = None
         self.panicked = False
         self.parked_on: int | None = None
+        self.lost: dict[int, str] = {}
+        """Ids this device held before its peer restarted, and why they are gone."""
+        self.last_kept: list[list[Any]] = []
+        """The peer's registry rows at the last kept step (what its death takes)."""
 
     def check_alive(self) -> None:
         Session.check_alive(self)  # type: ignore[arg-type]  # reads `ended` and `label` only
 
     def submit(self, op: OperationIr, reply: Reply | None = None) -> None:
         self.check_alive()
+        stale = [int(t.id) for t in op.inputs() if int(t.id) in self.lost]
+        if stale and not self.deployment.legacy:  # Burn sends them on (docs/faults.md)
+            raise StaleHandle(f"tensor #{stale[0]} on {self.label} is stale: "
+                              f"{self.lost[stale[0]]}")
+        self.link.sent += 1
         message: dict[str, Any] = {"k": task_kind(op), "device": self.label, "op": encode_op(op)}
         if isinstance(op, ReadOp):
             message["id"] = self.link.next_id()
@@ -94,7 +113,17 @@ class RemoteSession(Viewable):
         return int(answer["bytes_copied"]), int(answer["copies"])
 
     def view(self) -> TableView:
-        answer = self.link.request({"k": P.REGISTRY, "device": self.label})
+        if self.link.alive:
+            try:
+                answer = self.link.request({"k": P.REGISTRY, "device": self.label})
+            except PeerError:
+                if self.link.alive:
+                    raise
+                self.deployment.bury(self.link, "")
+        if not self.link.alive:
+            return TableView(f"Registry {self.label}", ["id", "dtype", "shape", "bytes"],
+                             self.last_kept, f"LOST: {self.ended}",
+                             styles={i: "error" for i in range(len(self.last_kept))})
         return TableView(answer["title"], answer["columns"], answer["rows"],
                          f"{answer['caption']}; served by {self.link.address}")
 
@@ -106,12 +135,14 @@ class Deployment(NetworkServer):
         super().__init__(trace, journal)
         self.peers: dict[str, PeerLink] = {}
         self.policy = Policy.NATIVE
+        self.cubecl_legacy = False
         self._pushes: dict[int, PeerLink] = {}
         """Transfers from the in-process peer to a served one, waiting for their bytes."""
 
     def connect(self, peers: Mapping[str, str], policy: Policy, cubecl_legacy: bool) -> None:
         """Open one link per served peer (closing those opened if one fails)."""
-        self.policy = policy
+        self.policy, self.cubecl_legacy = policy, cubecl_legacy
+        self.legacy = policy is Policy.LEGACY
         try:
             for name, address in peers.items():
                 if name == LOCAL_PEER:
@@ -181,12 +212,16 @@ class Deployment(NetworkServer):
 
     def run(self, first: Session | None = None) -> None:
         """Sync every touched peer, run the in-process sessions meanwhile, then collect."""
-        waiting = {}
+        waiting, gone = {}, []
         for link in self.peers.values():
-            if link.outbox:
+            if link.outbox and link.alive:
                 mine = first is not None and getattr(first, "link", None) is link
-                waiting[link] = link.send_request({"k": P.SYNC, "first": first.label
-                                                   if first is not None and mine else None})
+                try:
+                    waiting[link] = link.send_request({
+                        "k": P.SYNC, "sent": link.sent,
+                        "first": first.label if first is not None and mine else None})
+                except PeerError:
+                    gone.append(link)
         local = first if isinstance(first, Session) else None
         mark = len(self.trace)
         errors: list[RouterLabError] = []
@@ -197,18 +232,29 @@ class Deployment(NetworkServer):
         finally:
             self._push_never()
         notes = [e.detail for e in self.trace.read(mark) if e.kind == "timeout"]
-        for link, request_id in waiting.items():  # every answer is read, whatever the others
+        for link, request_id in waiting.items():
             try:
                 answer = link.answer(request_id)
-            except PeerError as lost:
-                errors.append(lost)
+            except PeerError:
+                if link.alive:
+                    raise
+                gone.append(link)
                 continue
             self._states(link, answer["sessions"])
             if answer.get("error"):
                 errors.append(decode_error(answer["error"]))
             notes += answer.get("notes") or []
+        if errors or notes:  # a failed step: did a peer it touched die meanwhile?
+            gone += [link for link in waiting if link not in gone and not self._answers(link)]
+        lost = [self.bury(link, "during this step") for link in gone]
+        if lost and not self.legacy:  # the fix: the live peers undo the step (settle)
+            raise PeerLost("; ".join([*lost, *map(str, errors)]) + "; every peer still there "
+                           "undoes the step")
         if errors:
             raise _combined(errors, notes)
+        if notes and not self.legacy:
+            raise TransferTimedOut("; ".join(notes) + "; RouterLab's fix undoes the step on "
+                                   "every peer (Burn logs it and loses the tensor)")
         if not self.journal.active:  # a drop outside any step: it is its own step
             self.settle(True)
 
@@ -229,27 +275,122 @@ class Deployment(NetworkServer):
         self._pushes.clear()
         self.sources.clear()  # downloads into the in-process peer belong to the step that ends
         self.failed.clear()
-        waiting: dict[PeerLink, int] = {}
-        lost: list[PeerError] = []
-        for link in self.peers.values():  # every touched peer is told, even if one is gone
-            if not link.touched:
-                continue
-            link.touched = False
-            link.outbox.clear()
+        touched = [link for link in self.peers.values() if link.touched and link.alive]
+        waiting, lost = {}, []
+        for link in touched:
             try:
                 waiting[link] = link.send_request({"k": P.COMMIT if kept else P.ROLLBACK})
-            except PeerError as error:
-                lost.append(error)
+            except PeerError:
+                lost.append(self.bury(link, "before the step could be settled"))
         for link, request_id in waiting.items():
+            link.touched, link.sent = False, 0
+            link.outbox.clear()
             try:
                 answer = link.answer(request_id)
-            except PeerError as error:
-                lost.append(error)
+            except PeerError:
+                if link.alive:
+                    raise
+                lost.append(self.bury(link, "before the step could be settled"))
                 continue
             self._states(link, answer["sessions"])
+            self._kept(link, answer.get("kept"))
             self.trace.events.extend(tuple(event) for event in answer.get("events") or ())
-        if lost:
-            raise lost[0]
+        if lost and kept and not self.legacy:
+            raise PeerLost("; ".join(lost) + "; the step was kept on every other peer")
+
+    def _kept(self, link: PeerLink, kept: Mapping[str, list[list[Any]]] | None) -> None:
+        for session in self._sessions_of(link):
+            if kept is not None and session.label in kept:
+                session.last_kept = kept[session.label]
+
+    def _sessions_of(self, link: PeerLink) -> list[RemoteSession]:
+        return [s for s in self.sessions.values()  # type: ignore[misc]
+                if isinstance(s, RemoteSession) and s.link is link]
+
+    def bury(self, link: PeerLink, when: str) -> str:
+        """A peer that went away: end its sessions and say exactly what it held at the last
+        kept step (a dead process cannot be rolled back; what it held is lost)."""
+        link.alive = False
+        held = [f"#{row[0]} ({row[1]} {row[2]}) on {session.label}"
+                for session in self._sessions_of(link) for row in session.last_kept]
+        what = ("it held " + ", ".join(held) + " at the last kept step: lost") if held else \
+            "it held nothing at the last kept step"
+        text = (f"peer {link.name} ({link.address}, pid {link.pid}) went away"
+                f"{' ' + when if when else ''}: {what}")
+        for session in self._sessions_of(link):
+            if session.ended is None:
+                session.end(text)
+        self.trace.record("lost", link.name, None, None, 0, text)
+        return text
+
+    # --- faults --------------------------------------------------------------------------------
+
+    def inject(self, fault: Any) -> str:
+        """Send a fault (`routerlab.core.remote.faults.Fault`) to its peer; a restart is
+        followed by a reconnect, as a client that notices would do."""
+        link = self.peers.get(fault.target or "")
+        if link is None:
+            raise DeviceError(f"{fault.describe()}: {fault.target!r} is not a served peer of "
+                              f"this runtime (served: {', '.join(self.peers) or 'none'})")
+        answer = link.request({"k": P.FAULT, "fault": fault.wire()})
+        if fault.wire()["kind"] == "restart":
+            link.wait_closed(RESTART_WAIT_S)
+            return self.reconnect(link.name)
+        return str(answer["armed"])
+
+    def reconnect(self, name: str) -> str:
+        """Open a new connection to peer `name`. If it is a new instance of the peer (it
+        restarted), every id its devices held is stale: the fix refuses them on the client
+        (`StaleHandle`); `legacy` sends them on, as a Burn client would."""
+        old = self.peers[name]
+        new = PeerLink(name, old.address, policy=self.policy, cubecl_legacy=self.cubecl_legacy)
+        if old.alive:
+            old.close()
+        self.peers[name] = new
+        restarted = new.instance != old.instance
+        why = f"{name} restarted (instance {old.instance} -> {new.instance}): lost with it"
+        for session in self._sessions_of(old):
+            if restarted:
+                session.lost.update((int(row[0]), why) for row in session.last_kept)
+                session.last_kept = []
+            new.request({"k": P.OPEN, "device": session.label})
+            session.link, session.ended, session.panicked = new, None, False
+        stale = sum(len(session.lost) for session in self._sessions_of(new))
+        return f"reconnected to {name}" + (f"; it restarted: {stale} stale id(s)"
+                                           if restarted else "")
+
+    def wire_view(self) -> TableView:
+        """What crossed which socket, from the connections' own counters: the client's
+        `/session` connections, and each served peer's `/data` downloads."""
+        rows: list[list[Any]] = []
+        for link in self.peers.values():
+            rows.append([f"client -> {link.name} /session", link.wire["frames out"],
+                         link.wire["out"]])
+            rows.append([f"{link.name} -> client /session", link.wire["frames in"],
+                         link.wire["in"]])
+        addresses = {link.address: name for name, link in self.peers.items()}
+        for name, link in self.peers.items():
+            if not link.alive:
+                continue
+            stats = link.request({"k": P.STATS})
+            for address, size in sorted(stats["downloaded"].items()):
+                rows.append([f"{addresses.get(address, address)} -> {name} /data", None, size])
+        for address, size in sorted(self.links.received.items()):
+            rows.append([f"{addresses.get(address, address)} -> client /data", None, size])
+        return TableView("What crossed which socket", ["socket", "frames", "bytes"], rows,
+                         caption="real counters of this client's connections and of the peers' "
+                                 "/data downloads (MessagePack frames, headers included)")
+
+    @staticmethod
+    def _answers(link: PeerLink) -> bool:
+        """Whether `link`'s peer still answers (one round trip, on a failed step only)."""
+        try:
+            link.request({"k": P.STATS})
+        except PeerError:
+            if link.alive:
+                raise
+            return False
+        return True
 
     def _states(self, link: PeerLink, states: Mapping[str, Any]) -> None:
         """Mirror the peer's session states (a panic there ends the session here too)."""
@@ -261,7 +402,8 @@ class Deployment(NetworkServer):
 
     def close(self) -> None:
         for link in self.peers.values():
-            link.close()
+            if link.alive:
+                link.close()
         self.peers.clear()
         super().close()
 

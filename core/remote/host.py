@@ -20,11 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from routerlab.core.devices import LOCAL_PEER, Device, check_topology, parse_device
-from routerlab.core.errors import DeviceError, RouterLabError
+from routerlab.core.errors import DeviceError, MessageLost, RouterLabError
 from routerlab.core.ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
 from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
@@ -35,6 +36,14 @@ from routerlab.core.remote.codec import (
     encode_data,
     encode_error,
     task_kind,
+)
+from routerlab.core.remote.faults import (
+    DELAYABLE,
+    FaultKind,
+    LimitedBackend,
+    PeerFaults,
+    limited_backend,
+    registry_bytes,
 )
 from routerlab.core.remote.transfers import (
     NetworkServer,
@@ -62,8 +71,13 @@ class ServedClient:
     def __init__(self, host: PeerHost, key: int, peer: str, policy: Policy,
                  cubecl_legacy: bool) -> None:
         self.key, self.peer, self.hosted = key, peer, host.devices
-        self.rt = Runtime(policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer)
+        self.rt = Runtime(policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer,
+                          backends=limited_backend)
         self.server: NetworkServer = self.rt.server  # type: ignore[assignment]
+        self.server.on_fetch = host.faults.reached
+        self.server.legacy = self.rt.legacy
+        self.received = 0
+        """Tasks received in this step (the client's `Sync` says how many it sent)."""
         self.reads: list[tuple[Any, Reply]] = []
         self.exposing: dict[int, Session] = {}
         """Transfers this peer's sessions were asked to expose in this step."""
@@ -93,6 +107,7 @@ class ServedClient:
     def task(self, message: dict[str, Any]) -> None:
         """Queue one task on its device's FIFO (fire-and-forget: a refusal waits for `Sync`)."""
         self._begin()
+        self.received += 1
         try:
             op = decode_op(message.get("op"))
             if task_kind(op) != message["k"]:
@@ -124,10 +139,18 @@ class ServedClient:
                     self.server.links, str(source["address"]), int(source["client"]), transport))
         session.submit(op, reply)
 
-    def sync(self, first: str | None) -> tuple[BaseException | None, list[tuple[Any, Any]]]:
-        """Run every session until its queue is empty (a worker thread); report, keep state."""
+    def sync(self, first: str | None, sent: int | None = None
+             ) -> tuple[BaseException | None, list[tuple[Any, Any]]]:
+        """Run every session until its queue is empty (a worker thread); report, keep state.
+        Under the fix a step that lost a task on the way is refused before it runs (`sent`, the
+        client's count); `legacy` runs what arrived, as Burn does."""
         self._begin()
         error = self.refused
+        if error is None and sent is not None and sent != self.received and not self.rt.legacy:
+            error = MessageLost(f"peer {self.peer} received {self.received} of the {sent} tasks "
+                                "sent in this step (the others were lost on the way); the step "
+                                "is undone on every peer")
+            self.server.clear_queues()
         if error is None:
             try:
                 self.server.run(None if first is None else self.session(first))
@@ -140,6 +163,19 @@ class ServedClient:
         reads = [] if error is not None else [(rid, reply.value) for rid, reply in self.reads]
         self.reads.clear()
         return error, reads
+
+    def limit(self, device: str, limit: int) -> None:
+        """An `oom` fault: `device`'s allocations fail past `limit` bytes held."""
+        session = self.session(device)
+        backend = session.interpreter.backend
+        assert isinstance(backend, LimitedBackend)
+        backend.limit, backend.legacy = limit, self.rt.legacy
+        backend.live = lambda: registry_bytes(session.interpreter.handles)
+
+    def kept(self) -> dict[str, Any]:
+        """Every session's registry rows (what the client names if this peer dies)."""
+        return {s.label: s.interpreter.handles.view().rows
+                for s in self.server.sessions.values()}
 
     def commit(self) -> list[list[Any]]:
         """Keep the step; return its trace events for the client's trace."""
@@ -171,6 +207,7 @@ class ServedClient:
         self.server.failed.clear()
         self.server.transfers.clear()
         self.refused = None
+        self.received = 0
 
     def notes(self) -> list[str]:
         """This step's give-ups (Iroh timeouts): a step that fails elsewhere reports them."""
@@ -192,7 +229,8 @@ class ServedClient:
 class PeerHost:
     """The served peer: devices of one backend, and its clients (see the module)."""
 
-    def __init__(self, devices: list[Device], host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, devices: list[Device], host: str = "127.0.0.1", port: int = 0,
+                 faults: bool = False) -> None:
         if not devices:
             raise DeviceError("a served peer hosts at least one device")
         bare = [Device(d.kind, d.index, LOCAL_PEER, d.profile) for d in devices]
@@ -200,6 +238,12 @@ class PeerHost:
         self.devices = list(dict.fromkeys(bare))
         self.host, self.port = host, port
         self.clients: dict[int, ServedClient] = {}
+        self.faults = PeerFaults(faults)
+        self.instance = secrets.token_hex(4)
+        """Which run of this peer a client talks to (a restart makes a new one)."""
+        self.connections: set[ServerConnection] = set()
+        self.served: dict[int, int] = {}
+        """Bytes this peer sent on `/data`, by the client whose transfer they carried."""
 
     @property
     def address(self) -> str:
@@ -227,6 +271,7 @@ class PeerHost:
         from websockets.exceptions import ConnectionClosed
 
         path = connection.request.path if connection.request else ""
+        self.connections.add(connection)
         with contextlib.suppress(ConnectionClosed):
             if path == "/session":
                 await self._session(connection)
@@ -234,6 +279,7 @@ class PeerHost:
                 await self._data(connection)
             else:
                 await connection.close(1008, f"unknown route {path!r}: /session or /data")
+        self.connections.discard(connection)
 
     # --- /session ------------------------------------------------------------------------------
 
@@ -251,6 +297,12 @@ class PeerHost:
                     await _send(connection, [P.error(None, str(error))])
                     continue
                 for message in messages:
+                    if message["k"] in DELAYABLE:  # a fault may drop or hold it back
+                        hold = self.faults.intercept(message["k"])
+                        if hold is None:
+                            continue
+                        if hold:
+                            await asyncio.sleep(hold)
                     if message["k"] == P.PUBLISH and "client" in state:
                         self._publish(state["client"], message)
                     else:
@@ -277,6 +329,10 @@ class PeerHost:
                 replies = [P.error(message.get("id"), f"{message['k']}: {error}")]
             if replies:
                 await _send(connection, replies)
+            if message["k"] == P.FAULT:
+                await self._faulted()
+            elif message["k"] == P.COMMIT:
+                self.faults.reached("commit")  # a kill after the transfer: once it is kept
 
     async def _handle(self, message: dict[str, Any],
                       state: dict[str, ServedClient]) -> list[dict[str, Any]] | None:
@@ -293,7 +349,8 @@ class PeerHost:
             session = client.session(str(message["device"]))
             return [{"k": P.OPEN, "id": request_id, "device": session.label}]
         if kind == P.SYNC:
-            error, reads = await asyncio.to_thread(client.sync, message.get("first"))
+            error, reads = await asyncio.to_thread(client.sync, message.get("first"),
+                                                   message.get("sent"))
             out: list[dict[str, Any]] = [{"k": P.READ_TENSOR, "id": rid, "data": encode_data(d)}
                                          for rid, d in reads]
             out.append({"k": P.SYNC, "id": request_id, "sessions": client.states(),
@@ -303,7 +360,7 @@ class PeerHost:
         if kind == P.COMMIT:
             events = client.commit()
             return [{"k": P.COMMIT, "id": request_id, "events": events,
-                     "sessions": client.states()}]
+                     "sessions": client.states(), "kept": client.kept()}]
         if kind == P.ROLLBACK:
             await asyncio.to_thread(client.rollback)
             return [{"k": P.ROLLBACK, "id": request_id, "sessions": client.states()}]
@@ -311,12 +368,21 @@ class PeerHost:
             view = client.session(str(message["device"])).view()
             return [{"k": P.REGISTRY, "id": request_id, **view.to_dict()}]
         if kind == P.STATS:
-            backend = client.session(str(message["device"])).interpreter.backend
-            return [{"k": P.STATS, "id": request_id, "bytes_copied": backend.bytes_copied,
-                     "copies": backend.copies}]
+            counters: dict[str, Any] = {"served": self.served.get(client.key, 0),
+                                        "downloaded": dict(client.server.links.received)}
+            if "device" in message:
+                backend = client.session(str(message["device"])).interpreter.backend
+                counters.update(bytes_copied=backend.bytes_copied, copies=backend.copies)
+            return [{"k": P.STATS, "id": request_id, **counters}]
         if kind == P.PUBLISH:
             self._publish(client, message)
             return []
+        if kind == P.FAULT:
+            fault = message["fault"]
+            armed = self.faults.arm(fault)
+            if FaultKind.parse(fault["kind"]) is FaultKind.OOM:
+                client.limit(str(fault["device"]), int(fault["limit"]))
+            return [{"k": P.FAULT, "id": request_id, "armed": armed}]
         if kind == P.CLOSE:
             return None
         raise CodecError(f"unknown message kind {kind!r} on /session")
@@ -334,7 +400,23 @@ class PeerHost:
                               bool(message.get("cubecl_legacy", False)))
         state["client"] = self.clients[key] = client
         return {"k": P.INIT, "id": message.get("id"), "version": P.VERSION,
-                "devices": [str(d) for d in self.devices], "pid": os.getpid()}
+                "devices": [str(d) for d in self.devices], "pid": os.getpid(),
+                "instance": self.instance}
+
+    async def _faulted(self) -> None:
+        """After answering a `Fault`: die at once (a kill before) or restart if it says so."""
+        self.faults.reached("now")
+        if self.faults.restart:
+            await self.restart()
+
+    async def restart(self) -> None:
+        """Come back empty on the same address, as a restarted `routerlab serve` would: every
+        connection is closed (1012, service restart), every client's sessions end with it, and
+        a new instance answers the next `Init`."""
+        self.faults = PeerFaults(self.faults.allowed)
+        self.instance = secrets.token_hex(4)
+        for connection in list(self.connections):
+            await connection.close(1012, "the peer restarted")
 
     def _publish(self, client: ServedClient, message: dict[str, Any]) -> None:
         """Bytes pushed by the client's in-process peer (`PushedSource`)."""
@@ -352,15 +434,23 @@ class PeerHost:
         external_comm.rs:229-259), each within its transport's bound."""
         async for frame in connection:
             try:
-                replies = [await self._download(m) for m in await _receive(connection, frame)]
+                messages = await _receive(connection, frame)
+                replies = [await self._download(m) for m in messages]
             except (CodecError, KeyError, TypeError, ValueError, RouterLabError) as error:
-                replies = [P.error(None, f"/data: {error}")]
-            await _send(connection, replies)
+                messages, replies = [], [P.error(None, f"/data: {error}")]
+            sent = await _send(connection, replies)
+            for message in messages[:1]:
+                key = int(message.get("client", 0))
+                self.served[key] = self.served.get(key, 0) + sent
 
     async def _download(self, message: dict[str, Any]) -> dict[str, Any]:
         if message["k"] != P.DOWNLOAD:
             raise CodecError(f"/data takes {P.DOWNLOAD}, not {message['k']!r}")
         transfer_id, transport = int(message["transfer"]), Transport.parse(message["transport"])
+        self.faults.reached("transfer")  # a kill during the transfer: the source dies here
+        hold = self.faults.intercept(P.DOWNLOAD)
+        if hold:
+            await asyncio.sleep(hold)
         loop = asyncio.get_running_loop()
         start, delay = loop.time(), POLL_S[0]
         while True:  # bounded by the transport's wait (answer_download)
@@ -385,6 +475,9 @@ async def _receive(connection: ServerConnection, header: Any) -> list[dict[str, 
     return P.unpack(header, blobs)  # type: ignore[arg-type]  # a text blob is refused there
 
 
-async def _send(connection: ServerConnection, messages: list[dict[str, Any]]) -> None:
-    for frame in P.pack(messages):
+async def _send(connection: ServerConnection, messages: list[dict[str, Any]]) -> int:
+    """Send `messages`; return how many bytes their frames took."""
+    frames = P.pack(messages)
+    for frame in frames:
         await connection.send(P.fragments(frame))
+    return sum(len(frame) for frame in frames)

@@ -31,6 +31,12 @@ class PeerError(RouterLabError):
     """A served peer that cannot be reached, went away, or answered outside the protocol."""
 
 
+class PeerLost(PeerError):
+    """A served peer went away in the middle of a step: the step is undone on every peer still
+    there, and the error says what the lost one held (a dead process cannot be rolled back;
+    docs/faults.md)."""
+
+
 class PeerLink:
     """One client's `/session` connection to one peer, named as the client names it."""
 
@@ -42,6 +48,13 @@ class PeerLink:
         self.replies: dict[int, Reply] = {}
         self.touched = False
         """Whether the step in progress sent this peer anything (it must then be settled)."""
+        self.sent = 0
+        """Tasks sent in the step in progress (its `Sync` says so: a peer that got fewer knows
+        one was lost on the way)."""
+        self.alive = True
+        """False once the connection failed: the peer went away."""
+        self.wire = {"out": 0, "in": 0, "frames out": 0, "frames in": 0}
+        """Bytes and frames this connection carried (the real counters a lesson shows)."""
         self._ids = itertools.count(1)
         self._stack = contextlib.ExitStack()  # websockets wants its connection as a context
         from websockets.exceptions import WebSocketException  # on first use: see __init__
@@ -60,6 +73,8 @@ class PeerLink:
                              "cubecl_legacy": cubecl_legacy})
         self.devices: list[str] = list(info["devices"])
         self.pid: int = int(info["pid"])
+        self.instance: str = str(info.get("instance", ""))
+        """Which run of the peer this is (a restarted peer answers with a new one)."""
 
     def post(self, message: dict[str, Any]) -> None:
         """Queue a fire-and-forget message (sent by the next `flush` or request)."""
@@ -91,9 +106,10 @@ class PeerLink:
             try:
                 if left <= 0:
                     raise TimeoutError(f"no answer within {REQUEST_TIMEOUT_S:g} s")
-                messages = P.receive(lambda: self._ws.recv(
-                    timeout=max(deadline - time.monotonic(), 0.001)))
+                messages = P.receive(lambda: self._counted(self._ws.recv(
+                    timeout=max(deadline - time.monotonic(), 0.001))))
             except (OSError, TimeoutError, WebSocketException) as error:
+                self.alive = False
                 raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
             found = None
             for message in messages:
@@ -115,8 +131,28 @@ class PeerLink:
         try:
             for frame in frames:
                 self._ws.send(P.fragments(frame))
+                self.wire["out"] += len(frame)
+                self.wire["frames out"] += 1
         except (OSError, WebSocketException) as error:
+            self.alive = False
             raise PeerError(f"peer {self.name} ({self.address}) went away: {error}") from None
+
+    def _counted(self, frame: str | bytes) -> str | bytes:
+        self.wire["in"] += len(frame)
+        self.wire["frames in"] += 1
+        return frame
+
+    def wait_closed(self, timeout: float) -> None:
+        """Read (and drop) until the peer closes this connection, at most `timeout` seconds (a
+        restarting peer closes every connection before it answers anew)."""
+        from websockets.exceptions import WebSocketException
+
+        deadline = time.monotonic() + timeout
+        while self.alive and (left := deadline - time.monotonic()) > 0:  # bounded in time
+            try:
+                self._ws.recv(timeout=left)
+            except (OSError, TimeoutError, WebSocketException):
+                self.alive = False
 
     def close(self) -> None:
         """`Close`, then the connection: the peer ends this client's sessions."""

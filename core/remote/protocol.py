@@ -44,7 +44,9 @@ COMMIT = "Commit"
 ROLLBACK = "Rollback"
 PUBLISH = "Publish"                  # bytes pushed by the in-process peer (no /data of its own)
 REGISTRY = "Registry"
-STATS = "Stats"                      # a device's copy counters (what `routerlab transfer` reads)
+FAULT = "Fault"                      # arm a fault (docs/faults.md); refused unless allowed
+STATS = "Stats"                      # counters: a device's copies (with "device"), and what
+                                     # crossed this client's /data sockets on the peer
 
 # /data: server -> server (ExternalCommMessage, external_comm.rs:32-36)
 DOWNLOAD = "Download"                # TensorRequest(TensorTransferId)

@@ -33,9 +33,10 @@ _ADDRESS = re.compile(r"ws://\S+")
 
 
 def run_peer(devices: Sequence[str], host: str = "127.0.0.1", port: int = 0,
-             announce: Callable[[str], None] = print) -> None:
-    """Serve `devices` until told to stop or until the parent process dies."""
-    peer = PeerHost([parse_device(d) for d in devices], host, port)
+             announce: Callable[[str], None] = print, faults: bool = False) -> None:
+    """Serve `devices` until told to stop or until the parent process dies; `faults` lets
+    clients inject faults (docs/faults.md: a lesson's peers take them, a shared server not)."""
+    peer = PeerHost([parse_device(d) for d in devices], host, port, faults)
     try:
         asyncio.run(_serve(peer, announce))
     except OSError as error:  # the address is taken, or not this machine's

@@ -21,11 +21,14 @@ import contextlib
 import itertools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from routerlab.core.data import TensorData
+from routerlab.core.errors import BurnPanic
 from routerlab.core.handles import Journal
+from routerlab.core.ir import RegisterRemoteOp
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.codec import decode_data
 from routerlab.core.remote.protocol import CodecError
@@ -36,6 +39,8 @@ from routerlab.core.trace import Trace
 if TYPE_CHECKING:
     from websockets.sync.client import ClientConnection
 
+DATA_CHANNEL = "crates/burn-communication/src/external_comm.rs:187-192"
+"""Where a download that cannot reach its source panics (`get_data_stream`)."""
 IROH_SCALE = 1000
 """Burn's Iroh wait, divided by this for teaching: 300 s becomes 0.3 s (docs/remote.md)."""
 IROH_WAIT_S = IROH_TIMEOUT_S / IROH_SCALE
@@ -57,6 +62,10 @@ class Outcome:
     kind: str
     data: TensorData | None = None
     reason: str = ""
+    address: str = ""
+    gone: str = ""
+    """Set when the source went away: `unreachable` (no `/data` connection could be opened) or
+    `closed` (the open connection broke), which Burn tells apart (`PeerGone`)."""
 
 
 class Source:
@@ -72,6 +81,8 @@ class DataLinks:
 
     def __init__(self) -> None:
         self._links: dict[str, ClientConnection] = {}
+        self.received: dict[str, int] = {}
+        """Bytes downloaded from each source server (what crossed the `/data` sockets)."""
         self._ids = itertools.count(1)
         self._stack = contextlib.ExitStack()  # websockets wants its connections as contexts
 
@@ -91,23 +102,34 @@ class DataLinks:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError("no answer")
-                (answer,) = P.receive(lambda: link.recv(
-                    timeout=max(deadline - time.monotonic(), 0.001)))
+                (answer,) = P.receive(lambda: self._counted(address, link.recv(
+                    timeout=max(deadline - time.monotonic(), 0.001))))
                 if answer.get("id") == request_id:
                     break
         except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
             broken = self._links.pop(address, None)
             if broken is not None:
                 broken.close()
+            gone = "closed" if broken is not None else "unreachable"
             return Outcome(P.NEVER, reason=f"the source peer at {address} did not answer "
-                                          f"({type(error).__name__}: {error})")
+                                          f"({type(error).__name__}: {error})",
+                           gone="" if isinstance(error, TimeoutError | CodecError) else gone,
+                           address=address)
         if answer["k"] == P.TENSOR:
             return Outcome(P.TENSOR, decode_data(answer["data"]))
         return Outcome(answer["k"] if answer["k"] in (P.NEVER, P.TIMED_OUT) else P.NEVER,
                        reason=str(answer.get("reason", answer.get("message", ""))))
 
+    def _counted(self, address: str, frame: str | bytes) -> str | bytes:
+        self.received[address] = self.received.get(address, 0) + len(frame)
+        return frame
+
     def _link(self, address: str) -> ClientConnection:
+        from websockets.protocol import State  # on first use: see __init__
+
         link = self._links.get(address)
+        if link is not None and link.protocol.state is not State.OPEN:
+            link = None  # closed since its last download (the source restarted): open anew
         if link is None:
             from websockets.sync.client import connect
 
@@ -169,6 +191,11 @@ class NetworkServer(Server):
         self.sources: dict[int, Source] = {}
         self.failed: dict[int, Outcome] = {}
         self.links = DataLinks()
+        self.legacy = False
+        """Replay Burn when a source goes away (set by the owner from its policy)."""
+        self.on_fetch: Callable[[str], None] = lambda point: None
+        """Called before this peer downloads a transfer (where a `kill during` fault strikes a
+        target, `routerlab.core.remote.faults`)."""
 
     def expect(self, transfer_id: int, source: Source) -> None:
         """The target of `transfer_id` will download it from `source` (journaled)."""
@@ -182,9 +209,14 @@ class NetworkServer(Server):
         source = self.sources.get(transfer_id)
         if source is None or transfer_id in self.failed:
             return False
+        self.on_fetch("transfer")
         outcome = source.fetch(transfer_id)
         if outcome.data is None:
             self.journal.set(self.failed, transfer_id, outcome)
+            if outcome.gone == "unreachable" and self.legacy:
+                raise BurnPanic(f"Failed to open remote 'data' channel to {outcome.address}: "
+                                f"{outcome.reason}. Is a `burn-remote` server running at that "
+                                "address?", DATA_CHANNEL)
             return False
         self.journal.set(self._published, transfer_id, (None, outcome.data))
         return True
@@ -200,8 +232,16 @@ class NetworkServer(Server):
         for transfer_id in transfer_ids:
             self._published.pop(transfer_id, None)
 
+    def gives_up(self, op: RegisterRemoteOp) -> bool:
+        """A download whose open connection broke returns None whatever the transport
+        (`download_tensor`, external_comm.rs:160-174): the session goes on without the tensor."""
+        failed = self.failed.get(op.transfer_id)
+        return super().gives_up(op) or (failed is not None and failed.gone == "closed")
+
     def waited_out(self, transfer_id: int) -> str:
         failed = self.failed.get(transfer_id)
+        if failed is not None and failed.gone == "closed":
+            return f"when its source went away ({failed.reason}; download_tensor returned None)"
         if failed is None:
             return super().waited_out(transfer_id)
         return (f"after {IROH_WAIT_S:g} s over Iroh (Burn waits {IROH_TIMEOUT_S:g} s; served peers "

@@ -7,7 +7,7 @@ file is refused with the step and field at fault. The format is documented in do
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
@@ -17,6 +17,7 @@ from routerlab.core.errors import RouterLabError, ScenarioError
 from routerlab.core.limits import MAX_SCENARIO_BYTES
 from routerlab.core.policies import Policy, spelled_policy
 from routerlab.core.remote.address import check_peers
+from routerlab.core.remote.faults import Fault, FaultKind, fault_from_table
 from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, Transport
 from routerlab.core.safe_io import parse_toml, read_text
 from routerlab.core.scenario import fields as f
@@ -33,6 +34,8 @@ TOP_FIELDS = {
     "arrival": f.ARRIVAL,
     "transport": f.TRANSPORT,
     "peers": f.PEERS,
+    "faults": f.Field((list,), False, "faults injected into served peers ([[faults]], "
+                                      "docs/faults.md)"),
     "fusion": f.Field((bool,), False, "the client is built with Burn's fusion feature: a legacy "
                                       "quantize then reaches the server's todo!() and ends the "
                                       "session, instead of the bare router's unimplemented!()"),
@@ -57,6 +60,8 @@ class Scenario:
     peers: Mapping[str, str] = field(default_factory=dict)
     """Served peers by name (`[peers] peer2 = "ws://127.0.0.1:3001"`): their devices run in
     `routerlab serve` processes (docs/remote.md)."""
+    faults: tuple[Fault, ...] = ()
+    """Faults injected before their steps run (`[[faults]]`, `--fault`; docs/faults.md)."""
     kinds: StepKinds = field(default_factory=lambda: BUILTIN, repr=False, compare=False)
 
     @property
@@ -64,16 +69,22 @@ class Scenario:
         return self.policy is Policy.LEGACY
 
     def overridden(self, *, fusion: bool = False, transport: str | None = None,
-                   peers: Mapping[str, str] | None = None) -> Scenario:
+                   peers: Mapping[str, str] | None = None,
+                   faults: Sequence[Fault] = ()) -> Scenario:
         """The scenario with the command line's settings in place of the file's (`--fusion`
         turns fusion on; `--transport` names the transport; `--peer` adds or replaces a served
-        peer)."""
+        peer; `--fault` adds a fault)."""
         changes: dict[str, Any] = {"fusion": True} if fusion else {}
         if transport is not None:
             changes["transport"] = Transport.parse(transport).value
         if peers:
             changes["peers"] = {**self.peers, **peers}
+        if faults:
+            changes["faults"] = (*self.faults, *_checked_faults(faults, self.source, self.steps))
         return replace(self, **changes)
+
+    def faults_at(self, step: int) -> list[Fault]:
+        return [fault for fault in self.faults if fault.step == step]
 
 
 def load_scenario(path: str | FilePath, kinds: StepKinds = BUILTIN) -> Scenario:
@@ -104,7 +115,28 @@ def parse_scenario(text: str, source: str = "<scenario>", kinds: StepKinds = BUI
                     Arrival.parse(doc.get("arrival", Arrival.SOURCE_FIRST)).value,
                     doc.get("fusion", False),
                     Transport.parse(doc.get("transport", DEFAULT_TRANSPORT)).value,
-                    check_peers(doc.get("peers", {})), kinds)
+                    check_peers(doc.get("peers", {})), _faults(doc, source), kinds)
+
+
+def _faults(doc: Mapping[str, Any], source: str) -> tuple[Fault, ...]:
+    tables = doc.get("faults", [])
+    if not all(isinstance(t, dict) for t in tables):
+        raise ScenarioError(f"{source}: field 'faults': expected tables ([[faults]])")
+    faults = [fault_from_table(t, f"{source}: fault {n}") for n, t in enumerate(tables, start=1)]
+    return _checked_faults(faults, source, doc["steps"])
+
+
+def _checked_faults(faults: Sequence[Fault], source: str,
+                    steps: Sequence[Mapping[str, Any]]) -> tuple[Fault, ...]:
+    """Each fault at a step that exists; a race at a transfer step."""
+    for fault in faults:
+        if fault.step > len(steps):
+            raise ScenarioError(f"{source}: {fault.describe()}: the file has {len(steps)} "
+                                "step(s)")
+        if fault.kind is FaultKind.RACE and steps[fault.step - 1].get("op") != "to_device":
+            raise ScenarioError(f"{source}: {fault.describe()}: a race fault races a to_device "
+                                f"step, not {steps[fault.step - 1].get('op')!r}")
+    return tuple(faults)
 
 
 def _policy(doc: Mapping[str, Any], source: str) -> Policy | None:

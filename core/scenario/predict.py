@@ -125,7 +125,7 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
     with Runtime(scenario.devices, policy=run_policy(scenario, override),
                  arrival=scenario.arrival, fusion=scenario.fusion, transport=scenario.transport,
                  backends=twin_backend, peers=scenario.peers or None) as twin:
-        for played in play(scenario, twin, override):
+        for played in play(scenario, twin, override, faults=False):  # faults: simulate only
             report.add(played, scenario.steps[played.step - 1])
     return FlowReport(scenario.source, scenario.title, override, tuple(report.transfers),
                       tuple(report.problems), report.failure)

@@ -8,6 +8,7 @@ run goes on.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from routerlab.core.errors import RouterLabError, ScenarioError
 from routerlab.core.fix.guard import TransferPlan
 from routerlab.core.policies import Policy
+from routerlab.core.remote.faults import run_with_faults
 from routerlab.core.runtime import Runtime
 from routerlab.core.scenario.kinds import RunContext
 from routerlab.core.scenario.load import Scenario
@@ -97,16 +99,25 @@ class Played:
         return expected is None or not matches(self.error, expected)
 
 
-def play(scenario: Scenario, rt: Runtime, override: Policy | None) -> Iterator[Played]:
-    """Play every step on `rt` through its kind: first its plan (if any), then its run. This is
-    the one loop both `simulate` and `validate` use."""
+def play(scenario: Scenario, rt: Runtime, override: Policy | None,
+         faults: bool = True) -> Iterator[Played]:
+    """Play every step on `rt` through its kind: first its plan (if any), then its run (after
+    injecting the step's faults, unless `faults` is False: `validate` rehearses without them).
+    This is the one loop both `simulate` and `validate` use."""
     ctx = RunContext(rt, override=override)
     for number, step in enumerate(scenario.steps, start=1):
         kind = scenario.kinds[step["op"]]
+        at = scenario.faults_at(number) if faults else []
         plan = None
         try:
             plan = kind.plan(ctx, step) if kind.plan is not None else None
-            description = kind.run(ctx, step)
+            if at:
+                move = ((ctx.tensor(step["tensor"]).device, step["device"])
+                        if kind.name == "to_device" else None)
+                description = run_with_faults(rt, at, functools.partial(kind.run, ctx, step),
+                                              move)
+            else:
+                description = kind.run(ctx, step)
         except RouterLabError as failure:
             yield Played(number, kind.name, f"{kind.name} failed", failure, plan)
         else:

@@ -15,7 +15,7 @@ from routerlab.exercises.lint import lint, lint_exercise
 from routerlab.exercises.sealing import open_solution
 
 TOPICS = ("flow", "registry", "lifecycle", "sessions", "transfer", "quant", "gap", "fix",
-          "policy", "gpu")
+          "policy", "gpu", "peers", "faults")
 
 
 def test_at_least_twelve_ordered_exercises_of_both_kinds() -> None:

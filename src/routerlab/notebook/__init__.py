@@ -12,6 +12,7 @@ The notebooks are thin: every computation calls `routerlab.core`, and how things
 - `lesson`: a notebook's checkpoints, exercises of the one catalog (`lesson()`);
 - `diagram`: the router drawn as SVG from a live runtime (`Diagram`);
 - `ordering`: the same tasks submitted to one session in every order (`Reorder`);
+- `peers`: served peers on loopback for a lesson, stopped with the kernel, and their faults;
 - `plots`: a matplotlib theme that reads on light and dark JupyterLab themes.
 
 IPython, ipywidgets and matplotlib are imported lazily, inside the functions that need them.

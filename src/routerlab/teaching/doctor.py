@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import platform
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,11 +28,14 @@ class DoctorReport(Viewable):
     devices: list[str]
     advertised: list[Advertisement]
     """What a router device of each profile claims for a Q8S tensor, beside the truth."""
+    peers: list[Check] = field(default_factory=list)
+    """The served peers asked about (`--peer`, ROUTERLAB_PEERS, a scenario's [peers])."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks],
             "devices": self.devices,
+            "peers": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.peers],
             "advertised": [{"device": str(a.device), "dtype": str(a.dtype),
                             "dtype_usage": sorted(a.usage), "supports_dtype": a.supports,
                             "router_can": a.router_can} for a in self.advertised],
@@ -53,10 +57,12 @@ class DoctorReport(Viewable):
     def view(self) -> TableView:
         rows = [[c.name, "ok" if c.ok else "missing", c.detail] for c in self.checks]
         rows.append(["devices", "ok", ", ".join(self.devices)])
-        return TableView(
-            "RouterLab doctor", ["check", "status", "detail"], rows,
-            styles={i: "muted" for i, c in enumerate(self.checks) if not c.ok},
-        )
+        styles = {i: "muted" for i, c in enumerate(self.checks) if not c.ok}
+        for peer in self.peers:
+            if not peer.ok:
+                styles[len(rows)] = "error"
+            rows.append([peer.name, "reachable" if peer.ok else "unreachable", peer.detail])
+        return TableView("RouterLab doctor", ["check", "status", "detail"], rows, styles=styles)
 
 
 def _package(name: str) -> Check:
@@ -71,8 +77,9 @@ def _package(name: str) -> Check:
         return Check(name, True, "present")
 
 
-def diagnose() -> DoctorReport:
-    """Python, numpy, ml_dtypes, CuPy/GPU (with the reason), Jupyter, and the devices usable now."""
+def diagnose(peers: Mapping[str, str] | None = None) -> DoctorReport:
+    """Python, numpy, ml_dtypes, CuPy/GPU (with the reason), Jupyter, the devices usable now,
+    and whether each served peer named in `peers` answers (a probe of at most 2 s each)."""
     gpu = gpu_status()
     gpu_detail = gpu.reason if not gpu.usable else f"{gpu.device_name} × {gpu.device_count}"
     checks = [
@@ -87,4 +94,11 @@ def diagnose() -> DoctorReport:
     advertised = [advertise(parse_device(d), QFloat(parse_scheme("q8s").resolve(profile)))
                   for d, profile in (("cpu:0", Profile.FLEX), ("cpu:0@ndarray", Profile.NDARRAY),
                                      ("cuda:0", Profile.CUBECL))]
-    return DoctorReport(checks, devices, advertised)
+    return DoctorReport(checks, devices, advertised, _peers(peers or {}))
+
+
+def _peers(peers: Mapping[str, str]) -> list[Check]:
+    from routerlab.core.remote import probe_peer  # websockets only when peers are named
+
+    probes = [probe_peer(name, address) for name, address in peers.items()]
+    return [Check(f"peer {p.name}", p.ok, f"{p.address}: {p.detail}") for p in probes]
