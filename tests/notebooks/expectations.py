@@ -45,6 +45,7 @@ EXPECTED: dict[str, Shows] = {
     "05-the-gap": Shows(tables=1, figures=0, implement=1, opened_steppers=1),
     "06-the-fix": Shows(tables=1, figures=2, sliders=2, implement=1, opened_sliders=2),
     "07-gpu": Shows(tables=0, figures=0),
+    "08-real-peers": Shows(tables=4, figures=0),
 }
 """Per notebook (by stem, in series order): what it shows after a clean top-to-bottom run."""
 
