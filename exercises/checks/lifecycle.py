@@ -65,6 +65,18 @@ class Client:
         self.rt.drop(tensor)
 
 
+class _KeepsClass(RouterTensor):
+    """A RouterTensor whose clones keep its class: the model's `clone` builds a plain one, and a
+    plug-in must see every clone of a tensor it was given."""
+
+    __slots__ = ()
+
+    def clone(self) -> RouterTensor:
+        twin = super().clone()
+        twin.__class__ = type(self)
+        return twin
+
+
 def _plugged_class(sub: Subject) -> type[RouterTensor]:
     """A RouterTensor that asks the student for the status, the count afterwards and whether to
     send Drop, then does exactly what the model's methods do with those answers (including the
@@ -76,13 +88,8 @@ def _plugged_class(sub: Subject) -> type[RouterTensor]:
             raise CheckFailure(f"{call} must return a tuple of {size}", got=repr(got), hint=1)
         return tuple(got)
 
-    class Plugged(RouterTensor):
+    class Plugged(_KeepsClass):
         __slots__ = ()
-
-        def clone(self) -> RouterTensor:
-            twin = super().clone()
-            twin.__class__ = Plugged
-            return twin
 
         def into_ir(self) -> TensorIr:
             self.check()
@@ -233,13 +240,8 @@ def _status_plugged_class(sub: Subject) -> type[RouterTensor]:
     the model's does with it (the bump for ReadWrite, the release that may send Drop)."""
     student_status = sub.function("status_for")
 
-    class Plugged(RouterTensor):
+    class Plugged(_KeepsClass):
         __slots__ = ()
-
-        def clone(self) -> RouterTensor:
-            twin = super().clone()
-            twin.__class__ = Plugged
-            return twin
 
         def into_ir(self) -> TensorIr:
             self.check()
