@@ -41,6 +41,7 @@ EVENTS: dict[str, str] = {
     "dispatch": "into_data on the source, from_data on the target, through the client",
     "timeout": "a target gave up waiting for a transfer; the tensor was never registered",
     "panic": "Burn panics here: the session ends",
+    "lost": "a served peer went away: its sessions ended, and the tensors it held are lost",
     "failed": "the operation failed; its events and registry changes were rolled back",
     "note": "a remark of the model, not an event of Burn's",
 }
