@@ -502,8 +502,13 @@ async def _write_whole(connection: ServerConnection, blob: bytes | memoryview) -
         head = bytes([0x82, 126]) + length.to_bytes(2, "big")
     else:
         head = bytes([0x82, 127]) + length.to_bytes(8, "big")
+    from websockets.protocol import State
+
     connection.transport.write(head)
     view = memoryview(blob)
     for start in range(0, length, P.RECV_BUFFER_BYTES):  # what asyncio buffers stays small
+        if connection.protocol.state is not State.OPEN:  # a close frame went out mid-frame:
+            connection.transport.abort()  # the reader must see the frame cut, not take it
+            return
         connection.transport.write(view[start:start + P.RECV_BUFFER_BYTES])
         await connection.drain()
