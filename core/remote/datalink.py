@@ -1,14 +1,15 @@
 """One `/data` connection of a target server, read straight from its socket into one buffer.
 
-The frames on the wire are the protocol's (`protocol.pack`: a header, then each blob as a
-fragmented binary WebSocket message, RFC 6455); only the reader differs from websockets' client.
-websockets' blocking client copies a downloaded payload four or five times on its way in (its
-read buffer, each frame's bytes, the joined message); this one opens the connection with
-websockets' own handshake (`ClientProtocol`, sans-I/O) and then reads each frame's payload with
-`recv_into` into a buffer that grows in place, so the payload is copied once, by the kernel, as
-a raw socket's is. Burn's WebSocket transport reads a whole message into one `Vec<u8>` too
-(tokio-tungstenite, `crates/burn-communication/src/websocket/base.rs`); its Iroh transport streams
-the bytes over a QUIC stream of their own (docs/remote.md).
+The frames on the wire are WebSocket's (RFC 6455) and the protocol's (`protocol.pack`: a header,
+then each blob as a binary message, one whole frame from a source's `/data`, `host._write_whole`);
+only the reader differs from websockets' client. websockets' blocking client copies a downloaded
+payload four or five times on its way in (its read buffer, each frame's bytes, the joined
+message); this one opens the connection with websockets' own handshake (`ClientProtocol`,
+sans-I/O), then reads each frame's payload with `recv_into` into one buffer (allocated once for a
+whole frame, grown in place for a fragmented one), so the payload is copied once, by the kernel,
+as a raw socket's is. Burn's WebSocket transport reads a whole message into one `Vec<u8>` too
+(`crates/burn-communication/src/websocket/client.rs:73`); its Iroh transport streams the bytes
+over a QUIC stream, a length and then the bytes (docs/remote.md, "The bytes on `/data`").
 
 Frames from a server are never masked (RFC 6455 §5.1); a close frame ends the link
 (`ConnectionError`), a ping is answered, anything malformed is a `CodecError`.
