@@ -37,6 +37,7 @@ class DataSocket:
         from websockets.uri import parse_uri
 
         where = urlsplit(address)
+        self.timeout = timeout
         self.sock = socket.create_connection((where.hostname, where.port), timeout=timeout)
         try:
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -98,6 +99,8 @@ class DataSocket:
             return True  # nothing to read: still open, nothing unasked
         except OSError:
             pass
+        finally:
+            self.sock.settimeout(self.timeout)  # `send` must block again
         return False
 
     def close(self) -> None:

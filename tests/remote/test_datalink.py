@@ -86,3 +86,22 @@ def test_a_close_during_a_whole_frame_cuts_it_and_the_reader_refuses_it() -> Non
                 link.recv(5.0)
         finally:
             link.close()
+
+
+def test_a_link_the_peer_closed_unasked_is_not_reused() -> None:
+    """A restarted source closes its `/data` connections: the next download opens a new one."""
+    async def answer(connection: Any) -> None:
+        await connection.close(1012, "the peer restarted")
+
+    with serving(answer) as address:
+        link = DataSocket(address, 5.0)
+        try:
+            deadline = time.monotonic() + 5
+            while link.reusable() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not link.reusable()
+            link.send(b"still blocking")  # reusable() left the socket as it found it
+        except BrokenPipeError:
+            pass  # the peer may already have gone: the point is no BlockingIOError
+        finally:
+            link.close()
