@@ -85,10 +85,10 @@ class DataSocket:
                 buffer = np.empty(length, np.uint8)
             elif size + length > len(buffer):  # grows in place (realloc), never copied by us
                 buffer.resize(max(size + length, 2 * len(buffer)), refcheck=False)
-            self._into(memoryview(buffer)[size:size + length])
+            self._into(buffer.data[size:size + length])
             size += length
             if fin:
-                return memoryview(buffer)[:size].toreadonly()
+                return buffer.data[:size].toreadonly()
 
     def reusable(self) -> bool:
         """False once the peer closed or wrote unasked (a restart's close frame)."""

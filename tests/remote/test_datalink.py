@@ -1,5 +1,6 @@
-"""The `/data` wire: a blob written as one frame from its own memory (`host._write_whole`) arrives
-bit-exact in one read-only buffer (`DataSocket`), and a frame cut by a close is never taken."""
+"""The `/data` wire: a blob written as one frame from its own memory (`host._write_whole`), or as
+websockets' fragments, arrives bit-exact in one read-only buffer (`DataSocket`), and a frame cut by
+a close is never taken."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from routerlab.core.remote import protocol as P
 from routerlab.core.remote.datalink import DataSocket
 from routerlab.core.remote.host import _write_whole
 
@@ -53,6 +55,7 @@ def test_a_whole_blob_arrives_bit_exact_in_one_read_only_buffer() -> None:
         await connection.recv()
         await _write_whole(connection, memoryview(BLOB))
         await connection.send(b"small")  # the link goes on after a whole frame
+        await connection.send(P.fragments(BLOB))  # websockets' fragments: one grown buffer
         await connection.recv()
 
     with serving(answer) as address:
@@ -62,6 +65,7 @@ def test_a_whole_blob_arrives_bit_exact_in_one_read_only_buffer() -> None:
             got = link.recv(5.0)
             assert got.readonly and got.tobytes() == BLOB
             assert link.recv(5.0).tobytes() == b"small"
+            assert link.recv(5.0).tobytes() == BLOB
             assert link.reusable()
             link.send(b"bye")
         finally:
