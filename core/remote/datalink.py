@@ -46,10 +46,14 @@ class DataSocket:
                                            max_size=P.MAX_FRAME_BYTES)
             self.protocol.send_request(self.protocol.connect())
             self._flush()
-            while not self.protocol.events_received():  # the handshake's answer
-                chunk = self.sock.recv(1 << 16)
-                if not chunk:
+            tail = b""  # read the answer to its end and no further: frames are ours to read
+            while not self.protocol.events_received():
+                peeked = self.sock.recv(1 << 16, socket.MSG_PEEK)
+                if not peeked:
                     raise ConnectionError("the peer closed the connection during the handshake")
+                end = (tail + peeked).find(b"\r\n\r\n")
+                chunk = self._exact(len(peeked) if end < 0 else end + 4 - len(tail))
+                tail = (tail + chunk)[-3:]
                 self.protocol.receive_data(chunk)
             if self.protocol.handshake_exc is not None:
                 raise self.protocol.handshake_exc
