@@ -171,10 +171,12 @@ def decode_data(raw: Any) -> TensorData:
 
 
 def _data(raw: dict[str, Any]) -> TensorData:
-    payload = raw["bytes"]
-    if not isinstance(payload, bytes):
+    payload = raw["bytes"]  # a blob read from /data is a read-only view of its one buffer
+    if not isinstance(payload, bytes) and not (isinstance(payload, memoryview)
+                                               and payload.readonly):
         raise CodecError("tensor data bytes must be a MessagePack bin")
-    return TensorData(payload, _shape(raw["shape"]), decode_dtype(raw["dtype"]))
+    return TensorData(payload, _shape(raw["shape"]),  # type: ignore[arg-type]  # as from_array
+                      decode_dtype(raw["dtype"]))
 
 
 def _shape(raw: Any) -> tuple[int, ...]:

@@ -17,13 +17,12 @@ over Iroh, `_hang` over WebSocket). The wait is real here, so the Iroh timeout i
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from routerlab.core.data import TensorData
 from routerlab.core.errors import BurnPanic
@@ -31,13 +30,11 @@ from routerlab.core.handles import Journal
 from routerlab.core.ir import RegisterRemoteOp
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.codec import decode_data
+from routerlab.core.remote.datalink import DataSocket
 from routerlab.core.remote.protocol import CodecError
 from routerlab.core.request import Transport
 from routerlab.core.server import IROH_TIMEOUT_S, Server
 from routerlab.core.trace import Trace
-
-if TYPE_CHECKING:
-    from websockets.sync.client import ClientConnection
 
 DATA_CHANNEL = "crates/burn-communication/src/external_comm.rs:187-192"
 """Where a download that cannot reach its source panics (`get_data_stream`)."""
@@ -80,16 +77,15 @@ class DataLinks:
     external_comm.rs:177-201). Used only by the thread that runs the sessions."""
 
     def __init__(self) -> None:
-        self._links: dict[str, ClientConnection] = {}
+        self._links: dict[str, DataSocket] = {}
         self.received: dict[str, int] = {}
         """Bytes downloaded from each source server (what crossed the `/data` sockets)."""
         self._ids = itertools.count(1)
-        self._stack = contextlib.ExitStack()  # websockets wants its connections as contexts
 
     def download(self, address: str, client: int, transfer_id: int,
                  transport: Transport) -> Outcome:
         """Ask `address` for transfer `transfer_id` of client `client`; bounded in time."""
-        from websockets.exceptions import WebSocketException  # on first use: see __init__
+        from websockets.exceptions import WebSocketException  # on first use: see the package
 
         request_id = next(self._ids)
         try:
@@ -103,7 +99,7 @@ class DataLinks:
                 if left <= 0:
                     raise TimeoutError("no answer")
                 (answer,) = P.receive(lambda: self._counted(address, link.recv(
-                    timeout=max(deadline - time.monotonic(), 0.001))))
+                    max(deadline - time.monotonic(), 0.001))))
                 if answer.get("id") == request_id:
                     break
         except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
@@ -120,27 +116,22 @@ class DataLinks:
         return Outcome(answer["k"] if answer["k"] in (P.NEVER, P.TIMED_OUT) else P.NEVER,
                        reason=str(answer.get("reason", answer.get("message", ""))))
 
-    def _counted(self, address: str, frame: str | bytes) -> str | bytes:
+    def _counted(self, address: str, frame: memoryview) -> memoryview:
         self.received[address] = self.received.get(address, 0) + len(frame)
         return frame
 
-    def _link(self, address: str) -> ClientConnection:
-        from websockets.protocol import State  # on first use: see __init__
-
+    def _link(self, address: str) -> DataSocket:
         link = self._links.get(address)
-        if link is not None and link.protocol.state is not State.OPEN:
-            link = None  # closed since its last download (the source restarted): open anew
+        if link is not None and not link.reusable():
+            link.close()  # closed since its last download (the source restarted): open anew
+            link = None
         if link is None:
-            from websockets.sync.client import connect
-
-            link = self._links[address] = self._stack.enter_context(connect(
-                f"{address}/data", max_size=P.MAX_FRAME_BYTES, open_timeout=CONNECT_TIMEOUT_S,
-                compression=None))
-            link.recv_bufsize = P.RECV_BUFFER_BYTES
+            link = self._links[address] = DataSocket(address, CONNECT_TIMEOUT_S)
         return link
 
     def close(self) -> None:
-        self._stack.close()
+        for link in self._links.values():
+            link.close()
         self._links.clear()
 
 

@@ -1,0 +1,111 @@
+"""The `/data` wire: a blob written as one frame from its own memory (`host._write_whole`), or as
+websockets' fragments, arrives bit-exact in one read-only buffer (`DataSocket`), and a frame cut by
+a close is never taken."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+
+from routerlab.core.remote import protocol as P
+from routerlab.core.remote.datalink import DataSocket
+from routerlab.core.remote.host import _write_whole
+
+BLOB = np.random.default_rng(1).integers(0, 256, 32 << 20, dtype=np.uint8).tobytes()
+"""Many of `_write_whole`'s slices, more than loopback's socket buffers hold: a writer whose
+reader waits must yield to the loop in between."""
+
+
+@contextmanager
+def serving(handler: Callable[[Any], Awaitable[None]]) -> Iterator[str]:
+    """A websockets server on a free loopback port, in a thread of its own, running `handler`."""
+    from websockets.asyncio.server import serve
+
+    ready: dict[str, Any] = {}
+    started = threading.Event()
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        ready["stop"], ready["loop"] = stop, asyncio.get_running_loop()
+        async with serve(handler, "127.0.0.1", 0, compression=None, ping_interval=None) as server:
+            ready["port"] = next(iter(server.sockets)).getsockname()[1]
+            started.set()
+            await stop.wait()
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),))
+    thread.start()
+    assert started.wait(10)
+    try:
+        yield f"ws://127.0.0.1:{ready['port']}"
+    finally:
+        ready["loop"].call_soon_threadsafe(ready["stop"].set)
+        thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_a_whole_blob_arrives_bit_exact_in_one_read_only_buffer() -> None:
+    async def answer(connection: Any) -> None:
+        await connection.recv()
+        await _write_whole(connection, memoryview(BLOB))
+        await connection.send(b"small")  # the link goes on after a whole frame
+        await connection.send(P.fragments(BLOB))  # websockets' fragments: one grown buffer
+        await connection.recv()
+
+    with serving(answer) as address:
+        link = DataSocket(address, 5.0)
+        try:
+            link.send(b"go")
+            got = link.recv(5.0)
+            assert got.readonly and got.tobytes() == BLOB
+            assert link.recv(5.0).tobytes() == b"small"
+            assert link.recv(5.0).tobytes() == BLOB
+            assert link.reusable()
+            link.send(b"bye")
+        finally:
+            link.close()
+
+
+def test_a_close_during_a_whole_frame_cuts_it_and_the_reader_refuses_it() -> None:
+    """A restart closes every connection (1012): its close frame must not end up inside a blob
+    that the reader then takes as the tensor's bytes."""
+    async def answer(connection: Any) -> None:
+        await connection.recv()
+        closing = asyncio.create_task(connection.close(1012, "the peer restarted"))
+        await _write_whole(connection, memoryview(BLOB))
+        await closing
+
+    with serving(answer) as address:
+        link = DataSocket(address, 5.0)
+        try:
+            link.send(b"go")
+            time.sleep(0.3)  # the socket buffers fill: the writer waits, the close goes out
+            with pytest.raises(ConnectionError):
+                link.recv(5.0)
+        finally:
+            link.close()
+
+
+def test_a_link_the_peer_closed_unasked_is_not_reused() -> None:
+    """A restarted source closes its `/data` connections: the next download opens a new one."""
+    async def answer(connection: Any) -> None:
+        await connection.close(1012, "the peer restarted")
+
+    with serving(answer) as address:
+        link = DataSocket(address, 5.0)
+        try:
+            deadline = time.monotonic() + 5
+            while link.reusable() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not link.reusable()
+            link.send(b"still blocking")  # reusable() left the socket as it found it
+        except ConnectionError:
+            pass  # the peer may have gone (broken pipe, reset): the point is no BlockingIOError
+        finally:
+            link.close()
