@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,6 +48,18 @@ def notebook_dir() -> Path:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def pyplot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """matplotlib on the Agg backend, its rcParams restored after the test."""
+    matplotlib = pytest.importorskip("matplotlib")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context():
+        yield plt
+    plt.close("all")
 
 
 @pytest.fixture(scope="session")

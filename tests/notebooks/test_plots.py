@@ -3,24 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from routerlab.notebook.plots import plot_theme
-
-
-@pytest.fixture
-def pyplot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """matplotlib on the Agg backend, its rcParams restored after the test."""
-    matplotlib = pytest.importorskip("matplotlib")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    import matplotlib.pyplot as plt
-
-    with matplotlib.rc_context():
-        yield plt
-    plt.close("all")
 
 
 def test_plot_theme_makes_figures_transparent_and_chooses_svg(

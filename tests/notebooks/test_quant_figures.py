@@ -3,7 +3,6 @@ the core's own quantizer and transfer measurements. No kernel is started."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
@@ -18,17 +17,6 @@ from routerlab.notebook.quant_figures import (
     drift_sliders,
     frontier,
 )
-
-
-@pytest.fixture
-def pyplot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    matplotlib = pytest.importorskip("matplotlib")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    import matplotlib.pyplot as plt
-
-    with matplotlib.rc_context():
-        yield plt
-    plt.close("all")
 
 
 @pytest.fixture

@@ -3,23 +3,11 @@ that front ends without widgets show. No kernel is started."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from routerlab.notebook.sliders import Sliders, sliders
-
-
-@pytest.fixture
-def pyplot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    matplotlib = pytest.importorskip("matplotlib")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    import matplotlib.pyplot as plt
-
-    with matplotlib.rc_context():
-        yield plt
-    plt.close("all")
 
 
 @pytest.fixture
