@@ -8,6 +8,12 @@
    RouterLab's: above 1.0 RouterLab is faster. PyTorch is optional, never a dependency: without it
    this part is skipped with the reason printed (the CPU build: `.venv/bin/pip install torch
    --index-url https://download.pytorch.org/whl/cpu`).
+   PyTorch's OpenMP workers are made to sleep between calls (`OMP_WAIT_POLICY=PASSIVE`, unless
+   the environment already sets a policy): by default they spin for a while after each call, and
+   in a paired round they took the cores from RouterLab's threads running next. Measured here on
+   2 cores: RouterLab's CPU time rose from 7 to 13-17 ms per call, all of it torch's spinning,
+   and the median speed ratio swung between 0.4x and 1.1x from one torch build to another.
+   PyTorch's own median is not slowed by it (7.5 ms either way on this machine).
 2. The time per value at 512 Ki values against 525,000 (just above the old 512 Ki chunk size, where
    a call used to switch from fresh scratch buffers to threads and ran 4x faster): paired, the
    ratio of the times per value must stay within 1.25.
@@ -19,6 +25,7 @@ chunks otherwise), and say which.
 from __future__ import annotations
 
 import argparse
+import os
 import warnings
 from typing import Any
 
@@ -34,6 +41,7 @@ SCHEME = "q8s:store=native"
 
 def torch_quantize(x: np.ndarray, scale: float) -> Any:
     """`torch.quantize_per_tensor` on `x`, or the reason it cannot run here."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # read once, when torch loads libgomp
     try:
         import torch
     except ImportError as error:

@@ -8,10 +8,10 @@ disk (`cache=True`), so only the first run on a machine compiles. Every loop rel
 
 Each quantize loop is the profile formula of `routerlab.core.quant.reference`, per element, in f32:
 divide (or multiply by the reciprocal), clamp, round (half to even with `rint`, half away from
-zero with `trunc(v ± 0.49999997)`: see `HALF_DOWN`), and a NaN quotient becomes 0 while the loop
-reports that it saw one. Clamping before rounding gives the same integer as Burn's round-then-
-clamp, because the bounds are integers. tests/quant/test_fused_kernel.py proves every loop
-bit-identical to the reference.
+zero with `trunc(v ± 0.49999997)`: see `HALF_DOWN`), and reports whether it saw a NaN quotient;
+where the scales can make one from a finite input, it becomes 0. Clamping before rounding gives
+the same integer as Burn's round-then-clamp, because the bounds are integers.
+tests/quant/test_fused_kernel.py proves every loop bit-identical to the reference.
 """
 
 from __future__ import annotations
@@ -31,41 +31,57 @@ vectorises. Without fast-math LLVM never folds the two additions away."""
 
 
 @numba.njit(inline="always", error_model="numpy")
-def _to_int8(v: np.float32, lo: np.float32, hi: np.float32, half_even: bool) -> np.int8:
-    """One quotient to int8, branch-free so that LLVM vectorises the loop: a NaN becomes 0
-    (selected before the cast), then clamp, then round."""
-    v = np.float32(0) if v != v else v
+def _round(v: np.float32, lo: np.float32, hi: np.float32, half_even: bool) -> np.int8:
+    """A finite or infinite quotient to int8: clamp, then round; branch-free, so that LLVM
+    vectorises the loop. The cast goes through int32, which the vector units convert directly.
+    A NaN gives an unspecified value: callers that can meet one use `_round_nan_to_zero`."""
     v = lo if v < lo else v
     v = hi if v > hi else v
     if half_even:
-        return np.int8((v + RINT_MAGIC) - RINT_MAGIC)
-    return np.int8(v + (HALF_DOWN if v >= 0 else -HALF_DOWN))
+        return np.int8(np.int32((v + RINT_MAGIC) - RINT_MAGIC))
+    return np.int8(np.int32(v + np.copysign(HALF_DOWN, v)))
+
+
+@numba.njit(inline="always", error_model="numpy")
+def _round_nan_to_zero(v: np.float32, lo: np.float32, hi: np.float32,
+                       half_even: bool) -> np.int8:
+    """`_round`, with a NaN quotient becoming 0, as Rust's `as i8` makes it: only for scales
+    that are 0 or whose reciprocal overflows (the caller's `nan_to_zero`), since the select
+    costs a third of the loop's time."""
+    return _round(np.float32(0) if v != v else v, lo, hi, half_even)
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def quantize_flat(x: np.ndarray, factor: np.float32, multiply: bool, lo: np.float32,
-                  hi: np.float32, half_even: bool, out: np.ndarray) -> bool:
-    """`out = q(x)` for one per-tensor factor; returns whether a NaN quotient was seen."""
+                  hi: np.float32, half_even: bool, nan_to_zero: bool, out: np.ndarray) -> bool:
+    """`out = q(x)` for one per-tensor factor; returns whether a NaN quotient was seen. Without
+    `nan_to_zero` a NaN quotient leaves an unspecified value (the caller refuses the tensor)."""
     nan = False
-    if multiply:
+    if nan_to_zero:
+        for i in range(x.size):
+            v = x[i] * factor if multiply else x[i] / factor
+            nan |= v != v
+            out[i] = _round_nan_to_zero(v, lo, hi, half_even)
+    elif multiply:
         for i in range(x.size):
             v = x[i] * factor
             nan |= v != v
-            out[i] = _to_int8(v, lo, hi, half_even)
+            out[i] = _round(v, lo, hi, half_even)
     else:
         for i in range(x.size):
             v = x[i] / factor
             nan |= v != v
-            out[i] = _to_int8(v, lo, hi, half_even)
+            out[i] = _round(v, lo, hi, half_even)
     return nan
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def quantize_rows(x: np.ndarray, factor: np.ndarray, row_base: np.ndarray, extent: int,
                   multiply: bool, lo: np.float32, hi: np.float32, half_even: bool,
-                  out: np.ndarray) -> bool:
+                  nan_to_zero: bool, out: np.ndarray) -> bool:
     """Per-block: `x` and `out` are `[rows, cols]`, row `r`'s blocks start at `row_base[r]` in
-    the flat `factor` grid, one factor per `extent` columns (the last block may be partial)."""
+    the flat `factor` grid, one factor per `extent` columns (the last block may be partial).
+    """
     nan = False
     rows, cols = x.shape
     for r in range(rows):
@@ -75,7 +91,10 @@ def quantize_rows(x: np.ndarray, factor: np.ndarray, row_base: np.ndarray, exten
             for c in range(start, min(start + extent, cols)):
                 v = x[r, c] * f if multiply else x[r, c] / f
                 nan |= v != v
-                out[r, c] = _to_int8(v, lo, hi, half_even)
+                if nan_to_zero:
+                    out[r, c] = _round_nan_to_zero(v, lo, hi, half_even)
+                else:
+                    out[r, c] = _round(v, lo, hi, half_even)
     return nan
 
 

@@ -206,7 +206,7 @@ class Kernel:
         if fused is None:
             split(x.size, lambda b, e: self._numpy_range(flat_in[b:e], factor, flat_out[b:e]))
             return out
-        args = (F32(factor), self.multiply, self.lo, self.hi, self.half_even)
+        args = (F32(factor), self.multiply, self.lo, self.hi, self.half_even, self.fix_nan)
         nans = split(x.size, lambda b, e: fused.quantize_flat(flat_in[b:e], *args, flat_out[b:e]))
         self._check_nan(any(nans))
         return out
@@ -232,7 +232,7 @@ class Kernel:
         out = np.empty(rows.shape, np.int8)
         base = _row_bases(tuple(x.shape), extents)
         flat = np.ascontiguousarray(factor, F32).reshape(-1)
-        args = (extents[-1], self.multiply, self.lo, self.hi, self.half_even)
+        args = (extents[-1], self.multiply, self.lo, self.hi, self.half_even, self.fix_nan)
         nans = split(rows.shape[0], lambda b, e: fused.quantize_rows(
             rows[b:e], flat, base[b:e], *args, out[b:e]))
         self._check_nan(any(nans))
