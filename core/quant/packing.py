@@ -28,6 +28,9 @@ from routerlab.core.quant.arrays import get_array_module, is_numpy
 
 CHUNK = 1 << 16
 """Words per chunk on numpy: 256 KiB of u32 output and at most as much of any temporary."""
+UNPACK_PARALLEL_MIN = 1 << 23
+"""From this many values the fused unpack is split across the quantize thread pool (see
+`_unpack_flat`)."""
 _LITTLE = sys.byteorder == "little"
 
 
@@ -107,10 +110,11 @@ def _unpack_flat(words: np.ndarray, bits: int, out: np.ndarray) -> None:
     """All fields of contiguous `words` into `out` (`per_word` values per word), padding
     included: the fused loop, or the table per chunk.
 
-    The fused loop runs on the calling thread alone. It moves memory and computes little, so a
-    second thread only adds its hand-off: on two cores, unpacking 1 Mi Q4 values took 45 µs on
-    one thread and 97 µs split across two, and 16 Mi took 1.0 ms either way."""
-    from routerlab.core.quant.kernels import FUSED_MIN, fused_module
+    The fused loop moves memory and computes little, so below `UNPACK_PARALLEL_MIN` values a
+    second thread only adds its hand-off; above, one core's memory bandwidth is the limit and two
+    share the work (medians on two idle cores, Q4: 1 Mi values 28 µs on one thread and 210 µs
+    split; 4 Mi 0.24 and 0.28 ms; 16 Mi 0.94 and 0.58 ms; 64 Mi 9.2 and 7.8 ms)."""
+    from routerlab.core.quant.kernels import FUSED_MIN, fused_module, split
 
     per_word = 32 // bits
     if bits == 8:
@@ -118,8 +122,12 @@ def _unpack_flat(words: np.ndarray, bits: int, out: np.ndarray) -> None:
         return
     as_bytes, nbytes, per_byte = words.view(np.uint8), words.size * 4, per_word // 4
     fused = fused_module() if out.size >= FUSED_MIN else None
-    if fused is not None:  # one thread: see the docstring
+    if fused is not None and out.size < UNPACK_PARALLEL_MIN:
         fused.unpack_flat(as_bytes, bits, out)
+        return
+    if fused is not None:
+        split(nbytes, lambda b, e: fused.unpack_flat(as_bytes[b:e], bits,
+                                                     out[b * per_byte:e * per_byte]))
         return
     table, grouped = _table(bits), out.reshape(nbytes, per_byte)
     for begin in range(0, nbytes, CHUNK * 4):

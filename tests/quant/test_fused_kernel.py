@@ -50,11 +50,13 @@ def _scale() -> st.SearchStrategy[float]:
 
 @pytest.fixture(params=TIERS)
 def tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Force one tier on small arrays: every size is 'large', so the thread split runs too."""
+    """Force one tier on small arrays: every size is 'large', so the thread splits (quantize's
+    and the fused unpack's) run too."""
     if request.param == "fused" and kernels.fused_module() is None:
         pytest.skip("numba is not installed (the optional `fast` extra)")
     monkeypatch.setattr(kernels, "FUSED_MIN", 0 if request.param == "fused" else 1 << 62)
     monkeypatch.setattr(kernels, "PARALLEL_MIN", 8)
+    monkeypatch.setattr(packing, "UNPACK_PARALLEL_MIN", 8)
     return str(request.param)
 
 
