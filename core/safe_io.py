@@ -15,7 +15,6 @@ import json
 import os
 import re
 import stat
-import tomllib
 from typing import Any
 
 from routerlab.core.errors import InputError, RouterLabError
@@ -107,6 +106,8 @@ def load_json(path: str | os.PathLike[str], *, what: str = "JSON file",
 
 def parse_toml(text: str, what: str, error: ErrorType = InputError) -> dict[str, Any]:
     """TOML text as a dict, with the same integer and nesting limits as `parse_json`."""
+    import tomllib  # here, not at the top: a command that reads only JSON starts 2 ms sooner
+
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:

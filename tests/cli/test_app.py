@@ -30,7 +30,7 @@ def test_version_and_python_dash_m_agree() -> None:
 
 def test_help_imports_neither_numpy_nor_the_core() -> None:
     """`routerlab --help` stays light: every command imports the core inside its function."""
-    probe = ("import sys; import routerlab.cli.app; "
+    probe = ("import sys; import routerlab.cli.app; routerlab.cli.app.build(); "
              "print(sorted(m for m in sys.modules if m == 'numpy' or "
              "m.startswith('routerlab.core')))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -64,7 +64,7 @@ def test_exit_code_raised_inside_a_command_is_kept(monkeypatch) -> None:
     def ok() -> None:
         pass
 
-    monkeypatch.setattr(app_module, "app", probe)
+    monkeypatch.setattr(app_module, "build", lambda only=None: probe)
     for argv, expected in ((["fail"], 3), (["ok"], 0)):
         monkeypatch.setattr(sys, "argv", ["routerlab", *argv])
         try:
@@ -73,3 +73,16 @@ def test_exit_code_raised_inside_a_command_is_kept(monkeypatch) -> None:
             assert done.code == expected
         else:  # pragma: no cover - main always exits
             raise AssertionError("main() returned without exiting")
+
+
+def test_a_run_of_one_command_builds_that_command_alone_with_the_same_face() -> None:
+    """`main` builds only the command it runs (Typer inspects every registered command on each
+    start); its help, including the usage line a usage error points to, is the whole app's."""
+    from typer.testing import CliRunner
+
+    runner, whole = CliRunner(), app_module.build()
+    for name in app_module.COMMAND_MODULES:
+        alone = app_module.build(name)
+        assert len(alone.registered_commands) + len(alone.registered_groups) == 1
+        assert (runner.invoke(alone, [name, "--help"], env={"NO_COLOR": "1"}).output
+                == runner.invoke(whole, [name, "--help"], env={"NO_COLOR": "1"}).output)
