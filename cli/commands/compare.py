@@ -7,8 +7,6 @@ One table (bytes, copies, time, max error, q changed, drift) and a verdict line,
 `routerlab.teaching.compare`; without a tensor, a seeded random 64×64 one.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

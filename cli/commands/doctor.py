@@ -1,7 +1,5 @@
 """`routerlab doctor`: what this machine offers RouterLab, and why a missing piece is missing."""
 
-from __future__ import annotations
-
 import os
 import platform
 from pathlib import Path

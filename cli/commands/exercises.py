@@ -5,8 +5,6 @@ description `routerlab.exercises.render` builds (the notebook renders the same o
 Imports of the exercise package happen inside the commands so `routerlab --help` stays fast.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,26 +43,26 @@ def register(app: typer.Typer) -> None:
     app.add_typer(exercises_app)
 
 
-def _course(directory: Path | None) -> Course:
+def _course(directory: Path | None) -> "Course":
     from routerlab.exercises.course import Course
     from routerlab.exercises.workspace import find_workspace
 
     return Course(find_workspace(directory))
 
 
-def _console(plain: bool) -> Console:
+def _console(plain: bool) -> "Console":
     from routerlab.cli.render import make_console
 
     return make_console(plain)
 
 
-def _notes(console: Console, course: Course) -> None:
+def _notes(console: "Console", course: "Course") -> None:
     """Report, once, what was repaired in the progress file."""
     for problem in dict.fromkeys(course.problems):
         console.print(f"[{rich_style('warn')}]warning:[/] {problem}", markup=True, highlight=False)
 
 
-def print_report(console: Console, view: ReportView) -> None:
+def print_report(console: "Console", view: "ReportView") -> None:
     """Render a check result: headline, the table of checks, each explained failure, footer."""
     from rich.panel import Panel
     from rich.text import Text
@@ -82,7 +80,7 @@ def print_report(console: Console, view: ReportView) -> None:
         console.print(Text(view.footer))
 
 
-def print_progress(console: Console, view: ProgressView, table: bool = True) -> None:
+def print_progress(console: "Console", view: "ProgressView", table: bool = True) -> None:
     from rich.progress_bar import ProgressBar
     from rich.table import Table
     from rich.text import Text
@@ -235,13 +233,13 @@ def check(
                           highlight=False, soft_wrap=True)
 
 
-def _verdict(report: Any, view: ReportView) -> dict[str, Any]:
+def _verdict(report: Any, view: "ReportView") -> dict[str, Any]:
     return {"id": report.exercise_id, "passed": report.passed, "attempt": report.attempt,
             "checks": [list(row) for row in view.table.rows],
             "problem": report.problem.message if report.problem else None}
 
 
-def _progress(course: Course) -> ProgressView:
+def _progress(course: "Course") -> "ProgressView":
     """Every exercise's status, with the repairs made to the progress file as its notes."""
     from routerlab.exercises.render import progress_view
 

@@ -12,8 +12,6 @@ from the environment and opens `00-welcome` without JupyterLab's news pop-up. No
 imported until the command runs: JupyterLab is a child process of the same Python.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import sys
 from pathlib import Path

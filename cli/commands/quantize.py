@@ -11,8 +11,6 @@ rich nor the router model. `--json` refuses a tensor above `MAX_JSON_ELEMENTS` v
 anything is quantized: its document lists every input, q and dequantized value.
 """
 
-from __future__ import annotations
-
 import typer
 
 

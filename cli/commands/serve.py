@@ -9,8 +9,6 @@ devices, listening on a WebSocket address (docs/remote.md).
 The serving is `routerlab.core.remote.serving`; this module parses options and prints.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

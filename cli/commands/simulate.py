@@ -7,8 +7,6 @@ the colour), or one JSON document with `--json`. A bad file or a failing step ra
 `--json`, a run that stops still prints its document first: the steps that ran and a `failure`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

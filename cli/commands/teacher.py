@@ -3,8 +3,6 @@
 Thin: the work is in `routerlab.exercises.lint`, `.grading` and `.sealing`; this module renders.
 """
 
-from __future__ import annotations
-
 import time
 from pathlib import Path
 

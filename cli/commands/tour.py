@@ -5,8 +5,6 @@ renders each step as a rich panel and waits for Enter between steps, unless `--n
 or stdin is not a terminal (`./run tour` passes `--no-pause` then too).
 """
 
-from __future__ import annotations
-
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -46,7 +44,7 @@ def tour(
                           if not plain else "Enter to continue (Ctrl-C to stop) ")
 
 
-def render_step(console: Console, step: TourStep, total: int, plain: bool) -> None:
+def render_step(console: "Console", step: "TourStep", total: int, plain: bool) -> None:
     """One step: a panel with the text, the code that ran and the error, then its tables."""
     from rich.columns import Columns
     from rich.console import Group

@@ -10,8 +10,6 @@ bar for long work and renders. The exit status is 1 when the transfer did not ha
 or Burn's panic under `legacy`); with `--json` the one JSON object is printed first.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -104,7 +102,7 @@ def read_tensor(values: str | None, shape: str | None, random: str | None, seed:
 
 
 @contextmanager
-def progress_bar(console: Console, work: int) -> Iterator[Progress | None]:
+def progress_bar(console: "Console", work: int) -> Iterator["Progress | None"]:
     """A rich progress bar fed by the core's plain callback, for long work on a terminal only."""
     if work < LONG_WORK or not console.is_terminal:
         yield None
@@ -131,7 +129,7 @@ def progress_bar(console: Console, work: int) -> Iterator[Progress | None]:
         yield advance
 
 
-def render_plan(console: Console, plan: Any, plain: bool) -> None:
+def render_plan(console: "Console", plan: Any, plain: bool) -> None:
     """What the guard said before the transfer ran: path, policy, action, notes, walls."""
     lines = [f"{plan.source} -> {plan.target} by path {plan.path}, policy {plan.policy}: "
              f"{plan.action}"]

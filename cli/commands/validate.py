@@ -7,8 +7,6 @@ transfer's policy, to ask what the flow would do under it. The judging is
 the deployment.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from typing import Annotated
 
