@@ -66,14 +66,16 @@ class TransferRequest:
            legacy: bool | None = None) -> TransferRequest:
         """Parse every field by name. `legacy` is the older spelling of a policy: True means
         `policy="legacy"`, False means `policy="native"`; given beside a policy that says
-        otherwise, it is refused rather than silently ranked."""
-        chosen = spelled_policy(policy, legacy)
-        if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
-            raise RouterLabError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {hops!r}")
-        return cls(parse_device(device), chosen,
-                   None if path is None else Path.parse(path),
-                   None if transport is None else Transport.parse(transport),
-                   None if arrival is None else Arrival.parse(arrival), hops)
+        otherwise, it is refused rather than silently ranked.
+
+        Every `to_device` asks, mostly with the same arguments, so the answer is cached (by
+        type too: `hops=True` is refused where `hops=1` is not); a refusal raises and is not
+        cached, and an unhashable argument is parsed (and refused) without the cache."""
+        args = (cls, device, policy, path, transport, arrival, hops, legacy)
+        try:
+            return _cached_request(*args)
+        except TypeError:  # unhashable: it cannot key the cache
+            return _parse_request(*args)
 
     def to(self, device: Device) -> TransferRequest:
         """The same request, one hop to `device` (itself when it already is: `replace` re-runs
@@ -86,6 +88,23 @@ class TransferRequest:
         """`replace(self, **changes)`, shared by every move that asks for the same change:
         `replace` runs every field through `__init__` again, on every move of a flow."""
         return _replaced(self, tuple(changes.items()))
+
+
+def _parse_request(cls: type[TransferRequest], device: DeviceLike, policy: Policy | str | None,
+                   path: Path | str | None, transport: Transport | str | None,
+                   arrival: Arrival | str | None, hops: int,
+                   legacy: bool | None) -> TransferRequest:
+    """`TransferRequest.of` itself."""
+    chosen = spelled_policy(policy, legacy)
+    if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
+        raise RouterLabError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {hops!r}")
+    return cls(parse_device(device), chosen,
+               None if path is None else Path.parse(path),
+               None if transport is None else Transport.parse(transport),
+               None if arrival is None else Arrival.parse(arrival), hops)
+
+
+_cached_request = lru_cache(maxsize=256, typed=True)(_parse_request)
 
 
 @lru_cache(maxsize=1024)

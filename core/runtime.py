@@ -285,7 +285,7 @@ class Runtime:
         clone = tensor.clone()
         self.trace.begin_step()
         self.trace.record("clone", tensor.client.session.label, tensor.id, None, 0,
-                          Detail("client count now {}", clone.count))
+                          f"client count now {clone.count}")
         return clone
 
     def drop(self, tensor: RouterTensor) -> None:
