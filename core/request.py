@@ -16,7 +16,7 @@ answer to "how should this tensor move?":
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from routerlab.core.choices import Choice
@@ -58,6 +58,17 @@ class TransferRequest:
     """None: the runtime's transport (`Runtime(transport=...)`, Iroh unless told otherwise)."""
     arrival: Arrival | None = None
     hops: int = 1
+    _hash: int = field(init=False, repr=False, compare=False)
+    """Requests key the caches every move consults (`but`, the plan's): the hash is computed
+    once. The codec sends a request field by field, never pickled, so no hash crosses a
+    process."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.device, self.policy, self.path,
+                                                self.transport, self.arrival, self.hops)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @classmethod
     def of(cls, device: DeviceLike, *, policy: Policy | str | None = None,
