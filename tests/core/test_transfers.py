@@ -374,6 +374,9 @@ def test_a_cached_request_still_refuses_by_type_and_takes_unhashable_input() -> 
     assert TransferRequest.of("cpu:1", policy="native") is TransferRequest.of(
         "cpu:1", policy="native")
     assert TransferRequest.of("cpu:1", hops=1).hops == 1
+    changed = TransferRequest.of("cpu:1").but(policy=Policy.NATIVE)  # another object, one hash
+    assert changed == TransferRequest.of("cpu:1", policy="native")
+    assert hash(changed) == hash(TransferRequest.of("cpu:1", policy="native"))
     with pytest.raises(RouterLabError, match="hops must be a whole number"):
         TransferRequest.of("cpu:1", hops=True)
     with pytest.raises(RouterLabError, match="malformed device"):
