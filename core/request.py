@@ -70,8 +70,8 @@ class TransferRequest:
     def __hash__(self) -> int:
         return self._hash
 
-    @classmethod
-    def of(cls, device: DeviceLike, *, policy: Policy | str | None = None,
+    @staticmethod
+    def of(device: DeviceLike, *, policy: Policy | str | None = None,
            path: Path | str | None = None, transport: Transport | str | None = None,
            arrival: Arrival | str | None = None, hops: int = 1,
            legacy: bool | None = None) -> TransferRequest:
@@ -82,11 +82,10 @@ class TransferRequest:
         Every `to_device` asks, mostly with the same arguments, so the answer is cached (by
         type too: `hops=True` is refused where `hops=1` is not); a refusal raises and is not
         cached, and an unhashable argument is parsed (and refused) without the cache."""
-        args = (cls, device, policy, path, transport, arrival, hops, legacy)
         try:
-            return _cached_request(*args)
+            return _cached_request(device, policy, path, transport, arrival, hops, legacy)
         except TypeError:  # unhashable: it cannot key the cache
-            return _parse_request(*args)
+            return _parse_request(device, policy, path, transport, arrival, hops, legacy)
 
     def to(self, device: Device) -> TransferRequest:
         """The same request, one hop to `device` (itself when it already is: `replace` re-runs
@@ -101,18 +100,17 @@ class TransferRequest:
         return _replaced(self, tuple(changes.items()))
 
 
-def _parse_request(cls: type[TransferRequest], device: DeviceLike, policy: Policy | str | None,
-                   path: Path | str | None, transport: Transport | str | None,
-                   arrival: Arrival | str | None, hops: int,
+def _parse_request(device: DeviceLike, policy: Policy | str | None, path: Path | str | None,
+                   transport: Transport | str | None, arrival: Arrival | str | None, hops: int,
                    legacy: bool | None) -> TransferRequest:
     """`TransferRequest.of` itself."""
     chosen = spelled_policy(policy, legacy)
     if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
         raise RouterLabError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {hops!r}")
-    return cls(parse_device(device), chosen,
-               None if path is None else Path.parse(path),
-               None if transport is None else Transport.parse(transport),
-               None if arrival is None else Arrival.parse(arrival), hops)
+    return TransferRequest(parse_device(device), chosen,
+                           None if path is None else Path.parse(path),
+                           None if transport is None else Transport.parse(transport),
+                           None if arrival is None else Arrival.parse(arrival), hops)
 
 
 _cached_request = lru_cache(maxsize=256, typed=True)(_parse_request)
