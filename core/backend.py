@@ -88,10 +88,11 @@ def _check(dtype: AnyDType, kind: Kind, op: str) -> None:
 
 
 QUIET_FLOAT = np.errstate(over="ignore", invalid="ignore", divide="ignore")
-"""The decorator of every backend op that computes floats (here and the quantized ops'
-`dequantize`): an overflow gives inf and 0/0 NaN, as in Burn (Rust float arithmetic never traps),
-and numpy's RuntimeWarning about it would only leak onto a learner's screen. As a decorator it
-enters afresh on every call (an `errstate` object refuses a second `with`); CuPy never warns."""
+"""What the sessions' context sets once (`Server`, where the ops below run), as a decorator for
+float code that also runs on the client (the quantized ops' `dequantize`, which a bridge calls
+there): an overflow gives inf and 0/0 NaN, as in Burn (Rust float arithmetic never traps), and
+numpy's RuntimeWarning about it would only leak onto a learner's screen. As a decorator it enters
+afresh on every call (an `errstate` object refuses a second `with`); CuPy never warns."""
 
 
 class Backend:
@@ -219,24 +220,22 @@ class Backend:
         return self.to_device(primitive)
 
     # --- arithmetic --------------------------------------------------------------------------
-    # Each op runs under `QUIET_FLOAT`; int arithmetic wraps in Burn and numpy and never warned.
+    # The ops run in the sessions' context, where float errors are quiet (`Server`); int
+    # arithmetic wraps in Burn and numpy and never warned.
 
     def _wrap(self, array: Any, dtype: AnyDType) -> Primitive:
         """Keep the declared dtype (numpy upcasts bf16 matmul to f32, for example). Called inside
         the caller's `_on_device()`, where the cast allocates."""
         return Primitive(array.astype(self._storage(dtype), copy=False), dtype, self.device)
 
-    @QUIET_FLOAT
     def add(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         with self._on_device():
             return self._wrap(self.xp.add(lhs.array, rhs.array), lhs.dtype)
 
-    @QUIET_FLOAT
     def mul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         with self._on_device():
             return self._wrap(self.xp.multiply(lhs.array, rhs.array), lhs.dtype)
 
-    @QUIET_FLOAT
     def matmul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         with self._on_device():
             return self._wrap(self.xp.matmul(lhs.array, rhs.array), lhs.dtype)
@@ -250,7 +249,6 @@ class Backend:
             swapped = self.xp.ascontiguousarray(self.xp.swapaxes(primitive.array, dim1, dim2))
             return self._wrap(swapped, primitive.dtype)
 
-    @QUIET_FLOAT
     def cast(self, primitive: Primitive, dtype: AnyDType) -> Primitive:
         """numpy's `astype`, except float to int, which saturates like Rust's `as`."""
         with self._on_device():

@@ -36,11 +36,10 @@ class RouterClient:
         self.session = session
         self.server = server
         self.device: Device = session.device
+        self.journal: Journal = server.journal
+        """The server's journal (one per runtime, never replaced), which every use of a tensor
+        consults: kept here rather than looked up through the server each time."""
         self._new_id = new_id
-
-    @property
-    def journal(self) -> Journal:
-        return self.server.journal
 
     def create_empty_handle(self) -> TensorId:
         """Mint an id for a tensor that does not exist yet."""
@@ -80,15 +79,17 @@ def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTe
     """Validate, consume the inputs, mint the output, register; return the output tensor.
 
     `op_type` is an op class with `infer(*inputs, *params)` (inputs are the live tensors: only
-    their shape and dtype are read) and `create(*input_irs, *params, new_id=...)` (see `ir.py`).
+    their shape and dtype are read, which their IRs carry unchanged, so inferring once is
+    enough) and `create(*input_irs, *params, out=...)` (see `ir.py`).
     """
     client = _common_client(inputs)
-    op_type.infer(*inputs, *params)
+    shape, dtype = op_type.infer(*inputs, *params)
     client.session.check_alive()
     irs = [t.into_ir() for t in inputs]
-    op = op_type.create(*irs, *params, new_id=client.create_empty_handle)
-    (out,) = client.register(op)
-    return out
+    out = TensorIr.uninit(client.create_empty_handle(), shape, dtype)
+    tensor = RouterTensor(out.id, out.shape, dtype, client)  # `register`: the tensor, then submit
+    client.register_op(op_type.create(*irs, *params, out=out))
+    return tensor
 
 
 def _common_client(inputs: list[RouterTensor]) -> RouterClient:

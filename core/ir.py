@@ -6,6 +6,8 @@ Operations embed a `TensorIr` for every input and output and list them through `
 `outputs()`, as `OperationIr` does in Burn. Each op's `infer` derives the output shape and dtype
 from the inputs alone, so the client can refuse a bad shape before it consumes any input or
 submits anything (Burn's builders `unwrap()` the same checks: `crates/burn-ir/src/builder.rs`).
+The client infers once, on the live inputs, and makes the output from the answer; `create` then
+only puts the op together around it (`client.build_op`).
 
 Besides Burn's `OperationIr` variants, this module holds the session *tasks* that carry data or a
 transfer (`RegisterData`, `ExposeLocal`, ...): in Burn those are `Task` variants of burn-remote
@@ -222,9 +224,8 @@ class BinaryOp(OperationIr):
         return broadcast(lhs.shape, rhs.shape, cls.name), dtype
 
     @classmethod
-    def create(cls, lhs: TensorIr, rhs: TensorIr, new_id: NewId) -> BinaryOp:
-        shape, dtype = cls.infer(lhs, rhs)
-        return cls(lhs, rhs, TensorIr.uninit(new_id(), shape, dtype))
+    def create(cls, lhs: TensorIr, rhs: TensorIr, *, out: TensorIr) -> BinaryOp:
+        return cls(lhs, rhs, out)
 
 
 @dataclass(frozen=True)
@@ -274,9 +275,8 @@ class UnaryOp(OperationIr):
         raise NotImplementedError
 
     @classmethod
-    def create(cls, input: TensorIr, param: Any, new_id: NewId) -> UnaryOp:
-        shape, dtype = cls.infer(input, param)
-        return cls(input, TensorIr.uninit(new_id(), shape, dtype))
+    def create(cls, input: TensorIr, param: Any, *, out: TensorIr) -> UnaryOp:
+        return cls(input, out)
 
 
 def refuse_quantized_layout(input: TensorMeta, source: str) -> None:
@@ -329,9 +329,8 @@ class SwapDimsOp(OperationIr):
         return tuple(shape), input.dtype
 
     @classmethod
-    def create(cls, input: TensorIr, dim1: int, dim2: int, new_id: NewId) -> SwapDimsOp:
-        shape, dtype = cls.infer(input, dim1, dim2)
-        return cls(input, dim1, dim2, TensorIr.uninit(new_id(), shape, dtype))
+    def create(cls, input: TensorIr, dim1: int, dim2: int, *, out: TensorIr) -> SwapDimsOp:
+        return cls(input, dim1, dim2, out)
 
 
 @dataclass(frozen=True)
@@ -371,9 +370,8 @@ class QuantizeOp(OperationIr):
 
     @classmethod
     def create(cls, tensor: TensorIr, scheme: Any, params: Any = None, *,
-               new_id: NewId) -> QuantizeOp:
-        shape, dtype = cls.infer(tensor, scheme)
-        return cls(tensor, scheme, TensorIr.uninit(new_id(), shape, dtype), params)
+               out: TensorIr) -> QuantizeOp:
+        return cls(tensor, scheme, out, params)
 
 
 @dataclass(frozen=True)

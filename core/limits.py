@@ -84,9 +84,12 @@ too much for every small op)."""
 def check_result(shape: tuple[int, ...], itemsize: int, what: str,
                  error: type[RouterLabError] = LimitError) -> None:
     """Refuse a tensor about to be made: too many dims or elements, or surely more bytes than
-    this machine has free."""
-    check_elements(shape, what, error)
-    nbytes = math.prod(shape) * itemsize
+    this machine has free. Every op output passes here, so the element count is computed once
+    and `check_elements` runs only to word the refusal."""
+    count = math.prod(shape)
+    if count > MAX_ELEMENTS or len(shape) > MAX_DIMS:
+        check_elements(shape, what, error)
+    nbytes = count * itemsize
     if nbytes >= MEMORY_CHECK_FROM:
         require_memory(nbytes, f"{what} {list(shape)}")
 

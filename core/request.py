@@ -16,7 +16,7 @@ answer to "how should this tensor move?":
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from routerlab.core.choices import Choice
@@ -58,22 +58,34 @@ class TransferRequest:
     """None: the runtime's transport (`Runtime(transport=...)`, Iroh unless told otherwise)."""
     arrival: Arrival | None = None
     hops: int = 1
+    _hash: int = field(init=False, repr=False, compare=False)
+    """Requests key the caches every move consults (`but`, the plan's): the hash is computed
+    once. The codec sends a request field by field, never pickled, so no hash crosses a
+    process."""
 
-    @classmethod
-    def of(cls, device: DeviceLike, *, policy: Policy | str | None = None,
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.device, self.policy, self.path,
+                                                self.transport, self.arrival, self.hops)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @staticmethod
+    def of(device: DeviceLike, *, policy: Policy | str | None = None,
            path: Path | str | None = None, transport: Transport | str | None = None,
            arrival: Arrival | str | None = None, hops: int = 1,
            legacy: bool | None = None) -> TransferRequest:
         """Parse every field by name. `legacy` is the older spelling of a policy: True means
         `policy="legacy"`, False means `policy="native"`; given beside a policy that says
-        otherwise, it is refused rather than silently ranked."""
-        chosen = spelled_policy(policy, legacy)
-        if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
-            raise RouterLabError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {hops!r}")
-        return cls(parse_device(device), chosen,
-                   None if path is None else Path.parse(path),
-                   None if transport is None else Transport.parse(transport),
-                   None if arrival is None else Arrival.parse(arrival), hops)
+        otherwise, it is refused rather than silently ranked.
+
+        Every `to_device` asks, mostly with the same arguments, so the answer is cached (by
+        type too: `hops=True` is refused where `hops=1` is not); a refusal raises and is not
+        cached, and an unhashable argument is parsed (and refused) without the cache."""
+        try:
+            return _cached_request(device, policy, path, transport, arrival, hops, legacy)
+        except TypeError:  # unhashable: it cannot key the cache
+            return _parse_request(device, policy, path, transport, arrival, hops, legacy)
 
     def to(self, device: Device) -> TransferRequest:
         """The same request, one hop to `device` (itself when it already is: `replace` re-runs
@@ -86,6 +98,22 @@ class TransferRequest:
         """`replace(self, **changes)`, shared by every move that asks for the same change:
         `replace` runs every field through `__init__` again, on every move of a flow."""
         return _replaced(self, tuple(changes.items()))
+
+
+def _parse_request(device: DeviceLike, policy: Policy | str | None, path: Path | str | None,
+                   transport: Transport | str | None, arrival: Arrival | str | None, hops: int,
+                   legacy: bool | None) -> TransferRequest:
+    """`TransferRequest.of` itself."""
+    chosen = spelled_policy(policy, legacy)
+    if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
+        raise RouterLabError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {hops!r}")
+    return TransferRequest(parse_device(device), chosen,
+                           None if path is None else Path.parse(path),
+                           None if transport is None else Transport.parse(transport),
+                           None if arrival is None else Arrival.parse(arrival), hops)
+
+
+_cached_request = lru_cache(maxsize=256, typed=True)(_parse_request)
 
 
 @lru_cache(maxsize=1024)

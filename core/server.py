@@ -14,6 +14,10 @@ everything it touched.
 
 from __future__ import annotations
 
+import contextvars
+
+import numpy as np
+
 from routerlab.core.backend import HandleKind
 from routerlab.core.data import TensorData
 from routerlab.core.devices import Device
@@ -42,6 +46,14 @@ class Server:
         self._next_transfer = 0
         self.clock = 0.0
         """Simulated seconds spent waiting (a transport timeout advances it; nothing sleeps)."""
+        self._workers = contextvars.Context()
+        """The context the sessions run in: a fresh one, as a worker thread starts with
+        (`crates/burn-remote/src/server/worker.rs:20-33`), in which numpy's float errors are
+        quiet. An overflow gives inf and 0/0 NaN, as in Burn (Rust float arithmetic never traps),
+        and numpy's RuntimeWarning about it would only leak onto a learner's screen. Set once
+        here rather than around every op (`np.errstate` costs more than a small op)."""
+        self._workers.run(np.seterr, over="ignore", invalid="ignore", divide="ignore")
+        self._running = False
 
     def add(self, session: Session) -> None:
         self.sessions[session.device] = session
@@ -90,13 +102,23 @@ class Server:
     # --- scheduling ------------------------------------------------------------------------
 
     def run(self, first: Session | None = None) -> None:
-        """Run every session until all queues are empty.
+        """Run every session until all queues are empty, in the sessions' own context.
 
         A task that fails with a `BurnPanic` ends its session (its exposed entries are purged, as
         `purge_session` does) and the other sessions keep running, which is how a target left
         waiting for a dead source is found. Any other error stops everything at once. Either
         way the caller rolls the operation back.
         """
+        if self._running:  # run again from inside (sessions that gave up go on): already there
+            self._schedule(first)
+            return
+        self._running = True
+        try:
+            self._workers.run(self._schedule, first)
+        finally:
+            self._running = False
+
+    def _schedule(self, first: Session | None) -> None:
         order = [s for s in self.sessions.values() if s.queue]
         if not order:
             return

@@ -86,15 +86,16 @@ class RouterTensor:
         """Consume this reference as an op input (tensor.rs:67).
 
         The status comes from the count. For ReadWrite the count is bumped first, so the drop
-        that ends `into_ir` sees 2 and sends nothing: a last use never also emits a `Drop`.
+        that ends `into_ir` sees 2 and sends nothing: a last use never also emits a `Drop`. Net,
+        the bump and that drop cancel out, and a ReadOnly use gives its one reference back: so
+        `into_ir` never sends anything, and only a shared count changes (by one).
         """
         self.check()
         self._remember()
         status = status_for(self._count.value)
-        if status is READ_WRITE:
-            self._count.value += 1
+        if status is READ_ONLY:
+            self._count.value -= 1
         self._alive = False
-        self._release()
         return TensorIr(self.id, self.shape, status, self.dtype)
 
     def drop(self) -> None:

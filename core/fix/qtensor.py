@@ -249,5 +249,10 @@ _HOST = Device("host", 0)
 """Where bytes that arrived over the wire sit before an upload: not a RouterLab device."""
 
 
+_U32 = np.dtype(np.uint32)
+"""Compared with a dtype, not with `np.uint32`, which numpy would turn into a dtype on every
+move."""
+
+
 def _values_dtype(tensor: QuantizedTensor) -> DType:
-    return DType.U32 if tensor.layout.storage_dtype == np.uint32 else DType.I8
+    return DType.U32 if tensor.layout.storage_dtype == _U32 else DType.I8

@@ -49,3 +49,24 @@ def test_devices_are_created_on_first_use_without_a_list() -> None:
     rt = Runtime()
     rt.tensor([1.0], "cpu:5@ndarray")
     assert [str(d) for d in rt.devices] == ["cpu:5@ndarray"]
+
+
+def test_float_errors_are_quiet_in_the_sessions_and_untouched_outside() -> None:
+    """Rust float arithmetic never traps (overflow is inf, 0/0 NaN): the sessions run in a
+    context of their own where numpy does not warn, and the caller's numpy state is left as it
+    was, a raising one included."""
+    import warnings
+
+    rt = Runtime(["cpu:0"])
+    big = rt.tensor([3e38, 0.0], "cpu:0", "f32")
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        doubled = rt.add(big, rt.clone(big))
+        nan = rt.mul(rt.cast(doubled, "f32"), rt.tensor([0.0, 0.0], "cpu:0", "f32"))
+        assert rt.read(rt.cast(rt.tensor([float("inf")], "cpu:0", "f32"), "i32")).tolist() == [
+            2**31 - 1]
+        assert np.geterr()["over"] == "raise"
+    assert rt.read(nan)[0] != rt.read(nan)[0]  # inf * 0 is NaN
+    before = np.geterr()
+    rt.add(rt.tensor([1.0], "cpu:0", "f32"), rt.tensor([2.0], "cpu:0", "f32"))
+    assert np.geterr() == before

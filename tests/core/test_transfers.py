@@ -365,3 +365,19 @@ def test_devices_equal_by_their_fields_and_survive_pickling() -> None:
     assert built != "peer2/cpu:1@ndarray"
     loaded = pickle.loads(pickle.dumps(parsed))
     assert loaded == parsed and loaded.__reduce__()[1] == ("cpu", 1, "peer2", Profile.NDARRAY)
+
+
+def test_a_cached_request_still_refuses_by_type_and_takes_unhashable_input() -> None:
+    """`TransferRequest.of` is cached: the same arguments give the same request, `hops=True`
+    stays refused after `hops=1` was accepted (the cache keys by type), and an unhashable device
+    is parsed, and refused, without the cache."""
+    assert TransferRequest.of("cpu:1", policy="native") is TransferRequest.of(
+        "cpu:1", policy="native")
+    assert TransferRequest.of("cpu:1", hops=1).hops == 1
+    changed = TransferRequest.of("cpu:1").but(policy=Policy.NATIVE)  # another object, one hash
+    assert changed == TransferRequest.of("cpu:1", policy="native")
+    assert hash(changed) == hash(TransferRequest.of("cpu:1", policy="native"))
+    with pytest.raises(RouterLabError, match="hops must be a whole number"):
+        TransferRequest.of("cpu:1", hops=True)
+    with pytest.raises(RouterLabError, match="malformed device"):
+        TransferRequest.of(["cpu:1"])  # type: ignore[arg-type]
