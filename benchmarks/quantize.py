@@ -14,6 +14,11 @@
    2 cores: RouterLab's CPU time rose from 7 to 13-17 ms per call, all of it torch's spinning,
    and the median speed ratio swung between 0.4x and 1.1x from one torch build to another.
    PyTorch's own median is not slowed by it (7.5 ms either way on this machine).
+   Beside it, with no goal, torch against the floor of any such kernel on this machine: a loop
+   that only converts each f32 to int8, split across the same threads as RouterLab's quantize
+   (numba's compiled loop, or numpy's one-pass cast without numba). A ratio near 1.0 says torch
+   runs at the speed of memory, and no quantizer that reads f32 and writes int8 can beat it by
+   more than what is left.
 2. The time per value at 512 Ki values against 525,000 (just above the old 512 Ki chunk size, where
    a call used to switch from fresh scratch buffers to threads and ran 4x faster): paired, the
    ratio of the times per value must stay within 1.25.
@@ -34,7 +39,7 @@ from _paired import Goal, finish, paired
 
 from routerlab.core.profiles import Profile
 from routerlab.core.quant import quantize
-from routerlab.core.quant.kernels import fused_module
+from routerlab.core.quant.kernels import fused_module, split
 
 SCHEME = "q8s:store=native"
 
@@ -49,6 +54,31 @@ def torch_quantize(x: np.ndarray, scale: float) -> Any:
     warnings.filterwarnings("ignore", message=".*quantize_per_tensor.*", category=UserWarning)
     tensor = torch.from_numpy(x)
     return lambda: torch.quantize_per_tensor(tensor, scale, 0, torch.qint8)
+
+
+def convert_only(x: np.ndarray) -> Any:
+    """`int8(x)` in one pass over the same threads as `quantize`: the floor of a quantizer."""
+    fused = fused_module()
+    if fused is None:
+        def convert(source: np.ndarray, out: np.ndarray) -> None:
+            np.copyto(out, source, casting="unsafe")
+    else:
+        import numba
+
+        convert = numba.njit(nogil=True)(_convert_loop)
+
+    def run() -> np.ndarray:
+        out = np.empty(x.size, np.int8)
+        split(x.size, lambda b, e: convert(x[b:e], out[b:e]))
+        return out
+
+    run()  # compiles the loop once, before anything is timed
+    return run
+
+
+def _convert_loop(source: np.ndarray, out: np.ndarray) -> None:
+    for i in range(source.size):
+        out[i] = np.int8(np.int32(source[i]))
 
 
 def run(mi: int, rounds: int) -> dict[str, Any]:
@@ -73,6 +103,10 @@ def run(mi: int, rounds: int) -> dict[str, Any]:
                   f"best {1 / pair.min:.2f}x; CPU ratio {pair.cpu_median:.2f}), {path}")
             goals.append(Goal(f"quantize q8s ({profile.value}) vs torch, {mi} Mi", speed, 1.0,
                               ">=", note=f"(best round {1 / pair.min:.2f}x)"))
+        floor = paired(convert_only(x), reference, rounds=rounds)
+        results["floor vs torch"] = floor.to_dict()
+        print(f"convert-only floor {mi} Mi: torch takes {1 / floor.median:.2f}x the time of a "
+              f"loop that only converts f32 to int8 (median; CPU ratio {floor.cpu_median:.2f})")
     small, big = x[: 512 << 10], x[:525_000]
     pair = paired(lambda: quantize(small, SCHEME, [scale]), lambda: quantize(big, SCHEME, [scale]),
                   rounds=max(rounds, 15))
