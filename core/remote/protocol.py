@@ -13,7 +13,7 @@ Two routes, as burn-remote's WebSocket server has (`transport/websocket/server.r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import Any
 
 import msgpack
@@ -78,8 +78,9 @@ class Blob:
 
     __slots__ = ("data",)
 
-    def __init__(self, data: bytes | memoryview) -> None:
+    def __init__(self, data: bytes | memoryview | Sized) -> None:
         self.data = data
+        """The bytes, or a readback still copying them (`streams.Readback`: sent as it goes)."""
 
 
 def pack(messages: list[dict[str, Any]]) -> list[bytes | memoryview]:
@@ -156,10 +157,12 @@ def fragments(frame: bytes | memoryview) -> bytes | memoryview | list[memoryview
     return [view[i:i + FRAGMENT_BYTES] for i in range(0, len(view), FRAGMENT_BYTES)]
 
 
-def receive(recv: Callable[[], Any]) -> list[dict[str, Any]]:
-    """One message's messages from a blocking `recv()` (a header, then its blobs)."""
+def receive(recv: Callable[[], Any], recv_blob: Callable[[], Any] | None = None
+            ) -> list[dict[str, Any]]:
+    """One message's messages from a blocking `recv()` (a header, then its blobs, each read with
+    `recv_blob` when given)."""
     header = recv()
-    return unpack(header, [recv() for _ in range(blobs_after(header))])
+    return unpack(header, [(recv_blob or recv)() for _ in range(blobs_after(header))])
 
 
 def error(request_id: Any, message: str) -> dict[str, Any]:

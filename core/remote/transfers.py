@@ -25,13 +25,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from routerlab.core.data import TensorData
+from routerlab.core.dtypes import QFloat
 from routerlab.core.errors import BurnPanic
+from routerlab.core.fix.qtensor import CopiedData
 from routerlab.core.handles import Journal
 from routerlab.core.ir import RegisterRemoteOp
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.codec import decode_data
 from routerlab.core.remote.datalink import DataSocket
 from routerlab.core.remote.protocol import CodecError
+from routerlab.core.remote.streams import Readback
 from routerlab.core.request import Transport
 from routerlab.core.server import IROH_TIMEOUT_S, Server
 from routerlab.core.trace import Trace
@@ -82,9 +85,11 @@ class DataLinks:
         """Bytes downloaded from each source server (what crossed the `/data` sockets)."""
         self._ids = itertools.count(1)
 
-    def download(self, address: str, client: int, transfer_id: int,
-                 transport: Transport) -> Outcome:
-        """Ask `address` for transfer `transfer_id` of client `client`; bounded in time."""
+    def download(self, address: str, client: int, transfer_id: int, transport: Transport,
+                 copy: bool = False) -> Outcome:
+        """Ask `address` for transfer `transfer_id` of client `client`; bounded in time. With
+        `copy`, quantized bytes arrive as `q_from_data`'s own copy (`CopiedData`): each chunk is
+        read into a small buffer and copied on at once, while the next one is on its way."""
         from websockets.exceptions import WebSocketException  # on first use: see the package
 
         request_id = next(self._ids)
@@ -94,12 +99,16 @@ class DataLinks:
                                   "transfer": transfer_id, "transport": transport.value}]):
                 link.send(frame)
             deadline = time.monotonic() + wait_bound(transport) + CONNECT_TIMEOUT_S
+
+            def recv(blob: bool) -> memoryview:
+                return self._counted(address, link.recv(max(deadline - time.monotonic(), 0.001),
+                                                        copy=blob and copy))
+
             while True:  # bounded: each recv waits at most until the deadline
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError("no answer")
-                (answer,) = P.receive(lambda: self._counted(address, link.recv(
-                    max(deadline - time.monotonic(), 0.001))))
+                (answer,) = P.receive(lambda: recv(False), lambda: recv(True))
                 if answer.get("id") == request_id:
                     break
         except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
@@ -112,7 +121,10 @@ class DataLinks:
                            gone="" if isinstance(error, TimeoutError | CodecError) else gone,
                            address=address)
         if answer["k"] == P.TENSOR:
-            return Outcome(P.TENSOR, decode_data(answer["data"]))
+            data = decode_data(answer["data"])
+            if copy and isinstance(data.dtype, QFloat):
+                data = CopiedData(data.bytes, data.shape, data.dtype)
+            return Outcome(P.TENSOR, data)
         return Outcome(answer["k"] if answer["k"] in (P.NEVER, P.TIMED_OUT) else P.NEVER,
                        reason=str(answer.get("reason", answer.get("message", ""))))
 
@@ -138,11 +150,15 @@ class DataLinks:
 class PeerSource(Source):
     """Another server's `/data` route (Burn's direction: the target downloads)."""
 
-    def __init__(self, links: DataLinks, address: str, client: int, transport: Transport) -> None:
+    def __init__(self, links: DataLinks, address: str, client: int, transport: Transport,
+                 copy: bool = False) -> None:
         self.links, self.address, self.client, self.transport = links, address, client, transport
+        self.copy = copy
+        """Whether the bytes arrive as the target's own copy (`DataLinks.download`)."""
 
     def fetch(self, transfer_id: int) -> Outcome:
-        return self.links.download(self.address, self.client, transfer_id, self.transport)
+        return self.links.download(self.address, self.client, transfer_id, self.transport,
+                                   self.copy)
 
 
 class PushedSource(Source):
@@ -248,7 +264,7 @@ class NetworkServer(Server):
         self.links.close()
 
 
-def answer_download(data: TensorData | None, dead: dict[int, str], transfer_id: int,
+def answer_download(data: TensorData | Readback | None, dead: dict[int, str], transfer_id: int,
                     transport: Transport, waited: float) -> tuple[str, Any] | None:
     """The source's answer to a download once `waited` seconds have passed, or None to keep
     waiting: the bytes when published; over WebSocket, `Never` as soon as the expose is known
