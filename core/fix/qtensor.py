@@ -232,10 +232,12 @@ def readback(backend: Backend, regions: list[Any], progress: Progress | None = N
 
 
 @dataclass(frozen=True, slots=True)
-class CopiedData(TensorData):
-    """Canonical bytes that were already copied, as they arrived, into a host buffer no one else
-    holds (a served target copies each chunk off its socket's buffer, docs/remote.md): that was
-    `q_from_data`'s copy, so on a host device it keeps views of them and copies nothing more."""
+class ReceivedData(TensorData):
+    """Canonical bytes received straight into a host buffer that no one else holds (a served
+    target reads a download into one, docs/remote.md): that receive was the arrival's copy, so on
+    a host device `q_from_data` keeps views of them, as Flex's keeps the `Vec` it is handed
+    (`read_bytes_to_i8`, crates/burn-std/src/tensor/quantization.rs:464-472, in
+    crates/burn-flex/src/ops/qtensor.rs:43-65), and counts that copy."""
 
 
 def q_from_data(backend: Backend, data: TensorData) -> QPrimitive:
@@ -247,7 +249,7 @@ def q_from_data(backend: Backend, data: TensorData) -> QPrimitive:
     if backend.xp is np:
         backend.count_copy(data.num_bytes)
         arrived = arrive(backend, tensor)  # views of `data`, unless repacking wrote new arrays
-        if not isinstance(data, CopiedData) and np.may_share_memory(arrived.tensor.values,
+        if not isinstance(data, ReceivedData) and np.may_share_memory(arrived.tensor.values,
                                                                     tensor.values):
             arrived = QPrimitive(arrived.tensor.with_arrays(
                 tensor.values.copy(), tensor.scales.copy()), backend.device)  # the counted copy

@@ -27,8 +27,6 @@ from routerlab.core.remote import protocol as P
 from routerlab.core.remote.protocol import CodecError
 
 CLOSE, PING, PONG, CONTINUATION = 0x8, 0x9, 0xA, 0x0
-COPY_CHUNK = 1 << 20
-"""Bytes of the buffer a copying `recv` reads through (a core's cache holds it)."""
 
 
 class DataSocket:
@@ -40,7 +38,6 @@ class DataSocket:
 
         where = urlsplit(address)
         self.timeout = timeout
-        self._chunk: memoryview | None = None
         self.sock = socket.create_connection((where.hostname, where.port), timeout=timeout)
         try:
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -69,9 +66,8 @@ class DataSocket:
         self.protocol.send_binary(bytes(frame))
         self._flush()
 
-    def recv(self, timeout: float, copy: bool = False) -> memoryview:
-        """The next binary message, read-only, its fragments read into one buffer in place; with
-        `copy`, through a small buffer (`_copied`)."""
+    def recv(self, timeout: float) -> memoryview:
+        """The next binary message, read-only, its fragments read into one buffer in place."""
         self.sock.settimeout(timeout)
         buffer, size, started = np.empty(0, np.uint8), 0, False
         while True:
@@ -93,7 +89,7 @@ class DataSocket:
                 buffer = np.empty(length, np.uint8)
             elif size + length > len(buffer):  # grows in place (realloc), never copied by us
                 buffer.resize(max(size + length, 2 * len(buffer)), refcheck=False)
-            (self._copied if copy else self._into)(buffer.data[size:size + length])
+            self._into(buffer.data[size:size + length])
             size += length
             if fin:
                 return buffer.data[:size].toreadonly()
@@ -135,19 +131,6 @@ class DataSocket:
             got = self.sock.recv_into(view)
             if not got:
                 raise ConnectionError("the peer closed the connection")
-            view = view[got:]
-
-    def _copied(self, view: Any) -> None:
-        """Fill `view` a chunk at a time: the kernel copies each into a buffer of `COPY_CHUNK`
-        bytes, which stays in cache, and this copies it on into `view` at once, while the next
-        chunk is on its way (`q_from_data`'s copy, made as the bytes arrive)."""
-        if self._chunk is None:
-            self._chunk = memoryview(bytearray(COPY_CHUNK))
-        while len(view):
-            got = self.sock.recv_into(self._chunk, min(len(view), COPY_CHUNK))
-            if not got:
-                raise ConnectionError("the peer closed the connection")
-            view[:got] = self._chunk[:got]
             view = view[got:]
 
     def _flush(self) -> None:
