@@ -139,8 +139,8 @@ class ServedClient:
             self.exposing[op.transfer_id] = (session, int(op.tensor.id))
         elif isinstance(op, RegisterRemoteOp):
             transport = (op.request.transport if op.request else None) or DEFAULT_TRANSPORT
-            interp = session.interpreter  # a native host arrival copies the bytes as they come
-            copy = isinstance(op.out.dtype, QFloat) and interp.backend.xp is np and \
+            interp = session.interpreter  # a native host arrival keeps the buffer received
+            adopt = isinstance(op.out.dtype, QFloat) and interp.backend.xp is np and \
                 interp.policy_for(op.request) is Policy.NATIVE
             source = message.get("source") or {}
             if source.get("push"):
@@ -150,7 +150,7 @@ class ServedClient:
             else:
                 self.server.expect(op.transfer_id, PeerSource(
                     self.server.links, str(source["address"]), int(source["client"]), transport,
-                    copy))
+                    adopt))
         session.submit(op, reply)
 
     def sync(self, first: str | None, sent: int | None = None

@@ -157,12 +157,10 @@ def fragments(frame: bytes | memoryview) -> bytes | memoryview | list[memoryview
     return [view[i:i + FRAGMENT_BYTES] for i in range(0, len(view), FRAGMENT_BYTES)]
 
 
-def receive(recv: Callable[[], Any], recv_blob: Callable[[], Any] | None = None
-            ) -> list[dict[str, Any]]:
-    """One message's messages from a blocking `recv()` (a header, then its blobs, each read with
-    `recv_blob` when given)."""
+def receive(recv: Callable[[], Any]) -> list[dict[str, Any]]:
+    """One message's messages from a blocking `recv()` (a header, then its blobs)."""
     header = recv()
-    return unpack(header, [(recv_blob or recv)() for _ in range(blobs_after(header))])
+    return unpack(header, [recv() for _ in range(blobs_after(header))])
 
 
 def error(request_id: Any, message: str) -> dict[str, Any]:

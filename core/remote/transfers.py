@@ -27,7 +27,7 @@ from typing import Any
 from routerlab.core.data import TensorData
 from routerlab.core.dtypes import QFloat
 from routerlab.core.errors import BurnPanic
-from routerlab.core.fix.qtensor import CopiedData
+from routerlab.core.fix.qtensor import ReceivedData
 from routerlab.core.handles import Journal
 from routerlab.core.ir import RegisterRemoteOp
 from routerlab.core.remote import protocol as P
@@ -86,10 +86,10 @@ class DataLinks:
         self._ids = itertools.count(1)
 
     def download(self, address: str, client: int, transfer_id: int, transport: Transport,
-                 copy: bool = False) -> Outcome:
+                 adopt: bool = False) -> Outcome:
         """Ask `address` for transfer `transfer_id` of client `client`; bounded in time. With
-        `copy`, quantized bytes arrive as `q_from_data`'s own copy (`CopiedData`): each chunk is
-        read into a small buffer and copied on at once, while the next one is on its way."""
+        `adopt`, quantized bytes are `ReceivedData`: the buffer `DataSocket` read them into is the
+        arrival's own (its one copy, made by the socket as the bytes came)."""
         from websockets.exceptions import WebSocketException  # on first use: see the package
 
         request_id = next(self._ids)
@@ -99,16 +99,12 @@ class DataLinks:
                                   "transfer": transfer_id, "transport": transport.value}]):
                 link.send(frame)
             deadline = time.monotonic() + wait_bound(transport) + CONNECT_TIMEOUT_S
-
-            def recv(blob: bool) -> memoryview:
-                return self._counted(address, link.recv(max(deadline - time.monotonic(), 0.001),
-                                                        copy=blob and copy))
-
             while True:  # bounded: each recv waits at most until the deadline
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError("no answer")
-                (answer,) = P.receive(lambda: recv(False), lambda: recv(True))
+                (answer,) = P.receive(lambda: self._counted(address, link.recv(
+                    max(deadline - time.monotonic(), 0.001))))
                 if answer.get("id") == request_id:
                     break
         except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
@@ -122,8 +118,8 @@ class DataLinks:
                            address=address)
         if answer["k"] == P.TENSOR:
             data = decode_data(answer["data"])
-            if copy and isinstance(data.dtype, QFloat):
-                data = CopiedData(data.bytes, data.shape, data.dtype)
+            if adopt and isinstance(data.dtype, QFloat):
+                data = ReceivedData(data.bytes, data.shape, data.dtype)
             return Outcome(P.TENSOR, data)
         return Outcome(answer["k"] if answer["k"] in (P.NEVER, P.TIMED_OUT) else P.NEVER,
                        reason=str(answer.get("reason", answer.get("message", ""))))
@@ -151,14 +147,15 @@ class PeerSource(Source):
     """Another server's `/data` route (Burn's direction: the target downloads)."""
 
     def __init__(self, links: DataLinks, address: str, client: int, transport: Transport,
-                 copy: bool = False) -> None:
+                 adopt: bool = False) -> None:
         self.links, self.address, self.client, self.transport = links, address, client, transport
-        self.copy = copy
-        """Whether the bytes arrive as the target's own copy (`DataLinks.download`)."""
+        self.adopt = adopt
+        """Whether the arrival keeps the buffer the bytes were received into
+        (`DataLinks.download`)."""
 
     def fetch(self, transfer_id: int) -> Outcome:
         return self.links.download(self.address, self.client, transfer_id, self.transport,
-                                   self.copy)
+                                   self.adopt)
 
 
 class PushedSource(Source):
