@@ -534,7 +534,7 @@ async def _write_whole(connection: ServerConnection, blob: bytes | memoryview | 
         except (ConnectionError, TimeoutError):
             connection.transport.abort()
             return
-        view = memoryview(blob.buffer if isinstance(blob, Readback) else blob)
+        view = blob.view() if isinstance(blob, Readback) else memoryview(blob)
         for start in range(sent, ready, WRITE_BYTES):
             if connection.protocol.state is not State.OPEN:  # a close frame went out mid-frame:
                 connection.transport.abort()  # the reader must see the frame cut, not take it

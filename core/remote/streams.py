@@ -28,6 +28,7 @@ from routerlab.core.fix.arms import QuantizedTransfers
 from routerlab.core.interpreter import TensorInterpreter
 from routerlab.core.ir import TensorIr
 from routerlab.core.policies import Policy
+from routerlab.core.remote import protocol as P
 
 STALL_S = 5.0
 """The longest a sender waits for the next chunk of a readback before it gives the download up
@@ -49,6 +50,11 @@ class Readback:
     def __len__(self) -> int:
         assert self.buffer is not None, "a readback is found only once its buffer exists"
         return int(self.buffer.nbytes)
+
+    def view(self) -> memoryview:
+        """The buffer, of which the first `done` bytes are final."""
+        assert self.buffer is not None, "a readback is found only once its buffer exists"
+        return self.buffer.data
 
     def advance(self, buffer: np.ndarray, done: int) -> None:
         """`qtensor.Progress`, on the session's thread: `done` leading bytes are final."""
@@ -102,7 +108,10 @@ class ServedTransfers(QuantizedTransfers):
                 del self.streams[key]
 
     def stream(self, device: Device, tensor_id: int) -> Readback | None:
-        """The readback of that tensor in progress, once its buffer exists."""
+        """The readback of that tensor in progress, once its buffer exists and if it travels as a
+        blob of its own (smaller bytes go inside the header: they are waited for, a moment)."""
         stream = self.streams.get((device, tensor_id))
-        return stream if stream is not None and stream.buffer is not None else None
+        if stream is None or stream.buffer is None or len(stream) < P.BLOB_FROM:
+            return None
+        return stream
 

@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from routerlab.core import Runtime
 from routerlab.core.fix import qtensor
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.datalink import DataSocket
 from routerlab.core.remote.host import _write_whole
-from routerlab.core.remote.streams import Readback
+from routerlab.core.remote.streams import Readback, ServedTransfers
 
 BLOB = np.random.default_rng(1).integers(0, 256, 32 << 20, dtype=np.uint8).tobytes()
 """Many of `_write_whole`'s slices, more than loopback's socket buffers hold: a writer whose
@@ -199,3 +200,30 @@ def test_a_readback_that_fails_midway_cuts_the_frame() -> None:
         finally:
             link.close()
 
+
+
+def test_a_readback_is_found_while_it_runs_if_it_travels_as_a_blob(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A download finds a native readback in progress by its tensor, only while it runs, and only
+    one large enough to be a blob of its own (a smaller one goes inside the header, once done)."""
+    loop = asyncio.new_event_loop()
+    quantized = ServedTransfers(loop)
+    rt = Runtime(quantized=quantized)
+    found: list[bool] = []
+    advance = Readback.advance
+
+    def spy(stream: Readback, buffer: np.ndarray, done: int) -> None:
+        advance(stream, buffer, done)
+        found.append(quantized.stream(rt.devices[0], int(tensor.id)) is stream)
+
+    monkeypatch.setattr(Readback, "advance", spy)
+    try:
+        for elements, travels in ((P.BLOB_FROM, True), (P.BLOB_FROM // 2, False)):
+            values = np.random.default_rng(elements).standard_normal(elements, np.float32)
+            tensor = rt.quantize(rt.tensor(values, device="cpu:0"), "q8s")
+            found.clear()
+            assert rt.read_quantized(tensor).to_bytes() == rt.read_quantized(tensor).to_bytes()
+            assert found and set(found) == {travels}
+            assert not quantized.streams
+    finally:
+        loop.close()
