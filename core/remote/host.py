@@ -139,15 +139,15 @@ class ServedClient:
             self.exposing[op.transfer_id] = (session, int(op.tensor.id))
         elif isinstance(op, RegisterRemoteOp):
             transport = (op.request.transport if op.request else None) or DEFAULT_TRANSPORT
-            interp = session.interpreter  # a native host arrival keeps the buffer received
-            adopt = isinstance(op.out.dtype, QFloat) and interp.backend.xp is np and \
-                interp.policy_for(op.request) is Policy.NATIVE
             source = message.get("source") or {}
             if source.get("push"):
                 pushed = self.pushed.setdefault(op.transfer_id, PushedSource())
                 pushed.transport = transport
                 self.server.expect(op.transfer_id, pushed)
             else:
+                interp = session.interpreter  # a native host arrival keeps the buffer received
+                adopt = isinstance(op.out.dtype, QFloat) and interp.backend.xp is np and \
+                    interp.policy_for(op.request) is Policy.NATIVE
                 self.server.expect(op.transfer_id, PeerSource(
                     self.server.links, str(source["address"]), int(source["client"]), transport,
                     adopt))
