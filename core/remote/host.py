@@ -88,9 +88,8 @@ class ServedClient:
         self.received = 0
         """Tasks received in this step (the client's `Sync` says how many it sent)."""
         self.reads: list[tuple[Any, Reply]] = []
-        self.exposing: dict[int, tuple[Session, int]] = {}
-        """Transfers this peer's sessions were asked to expose in this step, and the tensor each
-        exposes."""
+        self.exposing: dict[int, tuple[Session, ExposeRemoteOp]] = {}
+        """Transfers this peer's sessions were asked to expose in this step, and each expose."""
         self.dead: dict[int, str] = {}
         """Transfers whose expose failed in this step, and why (a download is told at once)."""
         self.downloaded: set[int] = set()
@@ -136,7 +135,7 @@ class ServedClient:
             reply = Reply()
             self.reads.append((message.get("id"), reply))
         elif isinstance(op, ExposeRemoteOp):
-            self.exposing[op.transfer_id] = (session, int(op.tensor.id))
+            self.exposing[op.transfer_id] = (session, op)
         elif isinstance(op, RegisterRemoteOp):
             transport = (op.request.transport if op.request else None) or DEFAULT_TRANSPORT
             source = message.get("source") or {}
@@ -179,10 +178,15 @@ class ServedClient:
         return error, reads
 
     def readback(self, transfer_id: int) -> Readback | None:
-        """The readback in progress that will publish `transfer_id`, if it has begun."""
+        """The readback in progress that will publish `transfer_id`, once its expose has begun
+        (a readback of the tensor before, for another task, is not taken for it)."""
         exposing = self.exposing.get(transfer_id)
-        return None if exposing is None else self.quantized.stream(exposing[0].device,
-                                                                   exposing[1])
+        if exposing is None:
+            return None
+        session, op = exposing
+        if any(queued is op for queued, _ in list(session.queue)):  # list(): one step, GIL held
+            return None
+        return self.quantized.stream(session.device, int(op.tensor.id))
 
     def limit(self, device: str, limit: int) -> None:
         """An `oom` fault: `device`'s allocations fail past `limit` bytes held."""

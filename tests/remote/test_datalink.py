@@ -16,10 +16,14 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
+from routerlab.core.devices import parse_device
+from routerlab.core.dtypes import DType
 from routerlab.core.fix import qtensor
+from routerlab.core.ir import ExposeRemoteOp, TensorId, TensorIr, TensorStatus
+from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.datalink import DataSocket
-from routerlab.core.remote.host import _write_whole
+from routerlab.core.remote.host import PeerHost, ServedClient, _write_whole
 from routerlab.core.remote.streams import Readback, ServedTransfers
 
 BLOB = np.random.default_rng(1).integers(0, 256, 32 << 20, dtype=np.uint8).tobytes()
@@ -227,3 +231,24 @@ def test_a_readback_is_found_while_it_runs_if_it_travels_as_a_blob(
             assert not quantized.streams
     finally:
         loop.close()
+
+
+def test_a_readback_before_its_expose_began_is_not_taken_for_it() -> None:
+    """A download takes the readback of the exposed tensor only once the expose is running: one
+    that runs while the expose still waits in the session's queue belongs to another task."""
+    async def check() -> None:
+        client = ServedClient(PeerHost([parse_device("cpu:0")]), 1, "peer1", Policy.NATIVE,
+                              False)
+        session = client.session("peer1/cpu:0")
+        tensor = TensorIr(TensorId(3), (P.BLOB_FROM,), TensorStatus.READ_ONLY, DType.I8)
+        expose = ExposeRemoteOp(tensor, 7)
+        stream = client.quantized.streams[(session.device, 3)] = Readback(
+            asyncio.get_running_loop(), tensor.shape, tensor.dtype)
+        stream.advance(np.empty(P.BLOB_FROM, np.uint8), 0)
+        client.exposing[7] = (session, expose)
+        session.queue.append((expose, None))
+        assert client.readback(7) is None
+        session.queue.popleft()  # the session starts the expose: its readback is this one
+        assert client.readback(7) is stream
+
+    asyncio.run(check())
