@@ -24,6 +24,7 @@ measurements read what really moved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -179,35 +180,64 @@ def q_to_device(backend: Backend, q: QPrimitive) -> QPrimitive:
     return arrive(backend, moved)
 
 
-def q_into_data(backend: Backend, q: QPrimitive) -> TensorData:
+Progress = Callable[[np.ndarray, int], None]
+"""Told, as a readback goes, its host buffer and how many leading bytes of it are final (first
+with 0, once the buffer exists): a served source sends those while the rest is still copied."""
+READBACK_CHUNK = 1 << 20
+"""Bytes a readback with `progress` copies between two reports (small enough to stay in cache
+until the socket reads them)."""
+
+
+def q_into_data(backend: Backend, q: QPrimitive, progress: Progress | None = None) -> TensorData:
     """`B::q_into_data`: one readback into the canonical layout (no intermediate buffers)."""
     tensor = q.tensor
     regions = [tensor.values, tensor.scales]
     if tensor.global_scale is not None:
         regions.append(np.asarray([tensor.global_scale], np.float32))
-    return TensorData(readback(backend, regions), tensor.shape, tensor.dtype)
+    return TensorData(readback(backend, regions, progress), tensor.shape, tensor.dtype)
 
 
-def readback(backend: Backend, regions: list[Any]) -> bytes:
-    """Copy arrays (device or host) back to back into one host buffer, counted as one copy.
+def readback(backend: Backend, regions: list[Any], progress: Progress | None = None) -> bytes:
+    """Copy arrays (device or host) back to back into one host buffer, counted as one copy;
+    with `progress`, a C-contiguous host array is copied a chunk at a time, each reported.
 
     The buffer is returned as a read-only `memoryview`, which every reader of `TensorData.bytes`
     takes like `bytes` (`len`, `numpy.frombuffer`); building real `bytes` would copy it again."""
     sizes = [int(r.nbytes) for r in regions]
     out = np.empty(sum(sizes), np.uint8)
+    report = progress or (lambda buffer, done: None)
+    report(out, 0)
     start = 0
     for region, size in zip(regions, sizes, strict=True):
-        view = out[start:start + size].view(region.dtype).reshape(region.shape)
-        if isinstance(region, np.ndarray):
-            np.copyto(view, region)
+        if progress is not None and isinstance(region, np.ndarray) and \
+                region.flags.c_contiguous:
+            flat = region.reshape(-1).view(np.uint8)
+            for at in range(0, size, READBACK_CHUNK):
+                end = min(at + READBACK_CHUNK, size)
+                np.copyto(out[start + at:start + end], flat[at:end])
+                report(out, start + end)
         else:
-            region.get(out=view)
+            view = out[start:start + size].view(region.dtype).reshape(region.shape)
+            if isinstance(region, np.ndarray):
+                np.copyto(view, region)
+            else:
+                region.get(out=view)
+            report(out, start + size)
         start += size
     backend.count_copy(out.nbytes)
     # `out.data` is `memoryview(out)`: numpy's stubs declare ndarray's `__buffer__` only for
     # Python >= 3.12, so under 3.11 mypy would not accept `memoryview(out)`. The read-only view
     # stands in for `bytes` on purpose (see the docstring), which the annotation cannot say.
     return out.data.toreadonly()  # type: ignore[return-value]  # memoryview read as bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedData(TensorData):
+    """Canonical bytes received straight into a host buffer that no one else holds (a served
+    target reads a download into one, docs/remote.md): that receive was the arrival's copy, so on
+    a host device `q_from_data` keeps views of them, as Flex's keeps the `Vec` it is handed
+    (`read_bytes_to_i8`, crates/burn-std/src/tensor/quantization.rs:464-472, in
+    crates/burn-flex/src/ops/qtensor.rs:43-65), and counts that copy."""
 
 
 def q_from_data(backend: Backend, data: TensorData) -> QPrimitive:
@@ -219,7 +249,8 @@ def q_from_data(backend: Backend, data: TensorData) -> QPrimitive:
     if backend.xp is np:
         backend.count_copy(data.num_bytes)
         arrived = arrive(backend, tensor)  # views of `data`, unless repacking wrote new arrays
-        if np.may_share_memory(arrived.tensor.values, tensor.values):
+        if not isinstance(data, ReceivedData) and np.may_share_memory(arrived.tensor.values,
+                                                                    tensor.values):
             arrived = QPrimitive(arrived.tensor.with_arrays(
                 tensor.values.copy(), tensor.scales.copy()), backend.device)  # the counted copy
         return arrived

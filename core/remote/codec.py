@@ -57,6 +57,7 @@ from routerlab.core.quant.scheme import (
 )
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.protocol import CodecError
+from routerlab.core.remote.streams import Readback
 from routerlab.core.request import Arrival, TransferRequest, Transport
 
 OPS: dict[str, type[OperationIr]] = {cls.__name__: cls for cls in (
@@ -159,9 +160,10 @@ def decode_scheme(raw: Any) -> QuantScheme:
     return scheme
 
 
-def encode_data(data: TensorData) -> dict[str, Any]:
-    return {"~": "data", "bytes": P.Blob(data.bytes), "shape": list(data.shape),
-            "dtype": encode_dtype(data.dtype)}
+def encode_data(data: TensorData | Readback) -> dict[str, Any]:
+    """Tensor data; a readback in progress goes as the blob it will be (`streams`)."""
+    return {"~": "data", "bytes": P.Blob(data.bytes if isinstance(data, TensorData) else data),
+            "shape": list(data.shape), "dtype": encode_dtype(data.dtype)}
 
 
 def decode_data(raw: Any) -> TensorData:

@@ -40,8 +40,9 @@ class DataSocket:
         self.timeout = timeout
         self.sock = socket.create_connection((where.hostname, where.port), timeout=timeout)
         try:
-            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, P.RECV_BUFFER_BYTES)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # the receive
+            # buffer is left to the kernel's autotuning: a fixed size (SO_RCVBUF) turns it off,
+            # and a raw socket's grows past what one would set (tcp_rmem's maximum)
             self.protocol = ClientProtocol(parse_uri(f"{address}/data"),
                                            max_size=P.MAX_FRAME_BYTES)
             self.protocol.send_request(self.protocol.connect())

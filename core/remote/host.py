@@ -24,7 +24,10 @@ import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from routerlab.core.devices import LOCAL_PEER, Device, check_topology, parse_device
+from routerlab.core.dtypes import QFloat
 from routerlab.core.errors import DeviceError, MessageLost, RouterLabError
 from routerlab.core.ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
 from routerlab.core.policies import Policy
@@ -45,6 +48,7 @@ from routerlab.core.remote.faults import (
     limited_backend,
     registry_bytes,
 )
+from routerlab.core.remote.streams import Readback, ServedTransfers
 from routerlab.core.remote.transfers import (
     NetworkServer,
     Outcome,
@@ -63,6 +67,10 @@ QUEUE_BOUND = 4096
 """Messages a connection may have waiting for its worker before the reader stops reading."""
 POLL_S = (0.0001, 0.001)
 """A download polls its source's publications from the first delay up to the second."""
+WRITE_BYTES = 1 << 20
+"""What `/data` hands the transport at once: asyncio copies whatever the socket does not take
+into its own buffer, so a slice much larger than the socket's buffer is mostly copied twice (4
+MiB slices cost about 1.7 times the CPU of 1 MiB ones, sending 64 MiB over loopback)."""
 
 
 class ServedClient:
@@ -71,16 +79,17 @@ class ServedClient:
     def __init__(self, host: PeerHost, key: int, peer: str, policy: Policy,
                  cubecl_legacy: bool) -> None:
         self.key, self.peer, self.hosted = key, peer, host.devices
+        self.quantized = ServedTransfers(asyncio.get_running_loop())
         self.rt = Runtime(policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer,
-                          backends=limited_backend)
+                          backends=limited_backend, quantized=self.quantized)
         self.server: NetworkServer = self.rt.server  # type: ignore[assignment]
         self.server.on_fetch = host.faults.reached
         self.server.legacy = self.rt.legacy
         self.received = 0
         """Tasks received in this step (the client's `Sync` says how many it sent)."""
         self.reads: list[tuple[Any, Reply]] = []
-        self.exposing: dict[int, Session] = {}
-        """Transfers this peer's sessions were asked to expose in this step."""
+        self.exposing: dict[int, tuple[Session, ExposeRemoteOp]] = {}
+        """Transfers this peer's sessions were asked to expose in this step, and each expose."""
         self.dead: dict[int, str] = {}
         """Transfers whose expose failed in this step, and why (a download is told at once)."""
         self.downloaded: set[int] = set()
@@ -126,7 +135,7 @@ class ServedClient:
             reply = Reply()
             self.reads.append((message.get("id"), reply))
         elif isinstance(op, ExposeRemoteOp):
-            self.exposing[op.transfer_id] = session
+            self.exposing[op.transfer_id] = (session, op)
         elif isinstance(op, RegisterRemoteOp):
             transport = (op.request.transport if op.request else None) or DEFAULT_TRANSPORT
             source = message.get("source") or {}
@@ -135,8 +144,12 @@ class ServedClient:
                 pushed.transport = transport
                 self.server.expect(op.transfer_id, pushed)
             else:
+                interp = session.interpreter  # a native host arrival keeps the buffer received
+                adopt = isinstance(op.out.dtype, QFloat) and interp.backend.xp is np and \
+                    interp.policy_for(op.request) is Policy.NATIVE
                 self.server.expect(op.transfer_id, PeerSource(
-                    self.server.links, str(source["address"]), int(source["client"]), transport))
+                    self.server.links, str(source["address"]), int(source["client"]), transport,
+                    adopt))
         session.submit(op, reply)
 
     def sync(self, first: str | None, sent: int | None = None
@@ -156,13 +169,24 @@ class ServedClient:
                 self.server.run(None if first is None else self.session(first))
             except Exception as failure:  # noqa: BLE001 - any failure is the step's, reported
                 error = failure
-        for transfer_id, session in self.exposing.items():
+        for transfer_id, (session, _) in self.exposing.items():
             if self.server.publication(transfer_id) is None and transfer_id not in self.downloaded:
                 self.dead[transfer_id] = (f"its source {session.label} ended" if session.ended
                                           else "nothing will ever expose it")
         reads = [] if error is not None else [(rid, reply.value) for rid, reply in self.reads]
         self.reads.clear()
         return error, reads
+
+    def readback(self, transfer_id: int) -> Readback | None:
+        """The readback in progress that will publish `transfer_id`, once its expose has begun
+        (a readback of the tensor before, for another task, is not taken for it)."""
+        exposing = self.exposing.get(transfer_id)
+        if exposing is None:
+            return None
+        session, op = exposing
+        if any(queued is op for queued, _ in list(session.queue)):  # list(): one step, GIL held
+            return None
+        return self.quantized.stream(session.device, int(op.tensor.id))
 
     def limit(self, device: str, limit: int) -> None:
         """An `oom` fault: `device`'s allocations fail past `limit` bytes held."""
@@ -455,7 +479,8 @@ class PeerHost:
         start, delay = loop.time(), POLL_S[0]
         while True:  # bounded by the transport's wait (answer_download)
             client = self.clients.get(int(message["client"]))
-            data = None if client is None else client.server.publication(transfer_id)
+            data = None if client is None else (client.server.publication(transfer_id)
+                                                or client.readback(transfer_id))
             dead = {} if client is None else client.dead
             answer = answer_download(data, dead, transfer_id, transport, loop.time() - start)
             if answer is not None:
@@ -490,11 +515,12 @@ async def _send(connection: ServerConnection, messages: list[dict[str, Any]],
     return len(header) + sum(len(blob) for blob in blobs)
 
 
-async def _write_whole(connection: ServerConnection, blob: bytes | memoryview) -> None:
+async def _write_whole(connection: ServerConnection, blob: bytes | memoryview | Readback) -> None:
     """One unfragmented binary frame (RFC 6455 5.2: a server's frames are unmasked): its header,
     then the blob handed to the transport as it is. websockets would copy the payload into the
     serialized frame first; asyncio copies only what the socket does not take at once, a slice at
-    a time."""
+    a time. A readback in progress is written as its chunks become final (`streams`); one that
+    fails or stalls cuts the connection, so the target never takes a partial frame."""
     length = len(blob)
     if length < 126:
         head = bytes([0x82, length])
@@ -505,10 +531,18 @@ async def _write_whole(connection: ServerConnection, blob: bytes | memoryview) -
     from websockets.protocol import State
 
     connection.transport.write(head)
-    view = memoryview(blob)
-    for start in range(0, length, P.RECV_BUFFER_BYTES):  # what asyncio buffers stays small
-        if connection.protocol.state is not State.OPEN:  # a close frame went out mid-frame:
-            connection.transport.abort()  # the reader must see the frame cut, not take it
+    sent = 0
+    while sent < length:  # bounded: a readback that stalls raises within STALL_S
+        try:
+            ready = await blob.ready(sent) if isinstance(blob, Readback) else length
+        except (ConnectionError, TimeoutError):
+            connection.transport.abort()
             return
-        connection.transport.write(view[start:start + P.RECV_BUFFER_BYTES])
-        await connection.drain()
+        view = blob.view() if isinstance(blob, Readback) else memoryview(blob)
+        for start in range(sent, ready, WRITE_BYTES):
+            if connection.protocol.state is not State.OPEN:  # a close frame went out mid-frame:
+                connection.transport.abort()  # the reader must see the frame cut, not take it
+                return
+            connection.transport.write(view[start:min(start + WRITE_BYTES, ready)])
+            await connection.drain()
+        sent = ready

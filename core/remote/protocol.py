@@ -13,7 +13,7 @@ Two routes, as burn-remote's WebSocket server has (`transport/websocket/server.r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import Any
 
 import msgpack
@@ -78,8 +78,9 @@ class Blob:
 
     __slots__ = ("data",)
 
-    def __init__(self, data: bytes | memoryview) -> None:
+    def __init__(self, data: bytes | memoryview | Sized) -> None:
         self.data = data
+        """The bytes, or a readback still copying them (`streams.Readback`: sent as it goes)."""
 
 
 def pack(messages: list[dict[str, Any]]) -> list[bytes | memoryview]:
@@ -92,7 +93,7 @@ def pack(messages: list[dict[str, Any]]) -> list[bytes | memoryview]:
             raise CodecError(f"a {type(value).__name__} cannot cross the wire")
         if len(value.data) < BLOB_FROM:
             return value.data  # type: ignore[return-value]
-        blobs.append(value.data)
+        blobs.append(value.data)  # type: ignore[arg-type]  # a Readback: host._write_whole
         return msgpack.ExtType(BLOB, (len(blobs) - 1).to_bytes(4, "little"))
 
     header = msgpack.packb(messages, use_bin_type=True, default=blob)

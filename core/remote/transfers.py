@@ -25,13 +25,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from routerlab.core.data import TensorData
+from routerlab.core.dtypes import QFloat
 from routerlab.core.errors import BurnPanic
+from routerlab.core.fix.qtensor import ReceivedData
 from routerlab.core.handles import Journal
 from routerlab.core.ir import RegisterRemoteOp
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.codec import decode_data
 from routerlab.core.remote.datalink import DataSocket
 from routerlab.core.remote.protocol import CodecError
+from routerlab.core.remote.streams import Readback
 from routerlab.core.request import Transport
 from routerlab.core.server import IROH_TIMEOUT_S, Server
 from routerlab.core.trace import Trace
@@ -82,9 +85,11 @@ class DataLinks:
         """Bytes downloaded from each source server (what crossed the `/data` sockets)."""
         self._ids = itertools.count(1)
 
-    def download(self, address: str, client: int, transfer_id: int,
-                 transport: Transport) -> Outcome:
-        """Ask `address` for transfer `transfer_id` of client `client`; bounded in time."""
+    def download(self, address: str, client: int, transfer_id: int, transport: Transport,
+                 adopt: bool = False) -> Outcome:
+        """Ask `address` for transfer `transfer_id` of client `client`; bounded in time. With
+        `adopt`, quantized bytes are `ReceivedData`: the buffer `DataSocket` read them into is the
+        arrival's own (its one copy, made by the socket as the bytes came)."""
         from websockets.exceptions import WebSocketException  # on first use: see the package
 
         request_id = next(self._ids)
@@ -112,7 +117,10 @@ class DataLinks:
                            gone="" if isinstance(error, TimeoutError | CodecError) else gone,
                            address=address)
         if answer["k"] == P.TENSOR:
-            return Outcome(P.TENSOR, decode_data(answer["data"]))
+            data = decode_data(answer["data"])
+            if adopt and isinstance(data.dtype, QFloat):
+                data = ReceivedData(data.bytes, data.shape, data.dtype)
+            return Outcome(P.TENSOR, data)
         return Outcome(answer["k"] if answer["k"] in (P.NEVER, P.TIMED_OUT) else P.NEVER,
                        reason=str(answer.get("reason", answer.get("message", ""))))
 
@@ -138,11 +146,16 @@ class DataLinks:
 class PeerSource(Source):
     """Another server's `/data` route (Burn's direction: the target downloads)."""
 
-    def __init__(self, links: DataLinks, address: str, client: int, transport: Transport) -> None:
+    def __init__(self, links: DataLinks, address: str, client: int, transport: Transport,
+                 adopt: bool = False) -> None:
         self.links, self.address, self.client, self.transport = links, address, client, transport
+        self.adopt = adopt
+        """Whether the arrival keeps the buffer the bytes were received into
+        (`DataLinks.download`)."""
 
     def fetch(self, transfer_id: int) -> Outcome:
-        return self.links.download(self.address, self.client, transfer_id, self.transport)
+        return self.links.download(self.address, self.client, transfer_id, self.transport,
+                                   self.adopt)
 
 
 class PushedSource(Source):
@@ -248,7 +261,7 @@ class NetworkServer(Server):
         self.links.close()
 
 
-def answer_download(data: TensorData | None, dead: dict[int, str], transfer_id: int,
+def answer_download(data: TensorData | Readback | None, dead: dict[int, str], transfer_id: int,
                     transport: Transport, waited: float) -> tuple[str, Any] | None:
     """The source's answer to a download once `waited` seconds have passed, or None to keep
     waiting: the bytes when published; over WebSocket, `Never` as soon as the expose is known

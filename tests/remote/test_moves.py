@@ -16,7 +16,9 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
+from routerlab.core.data import TensorData
 from routerlab.core.errors import RouterLabError
+from routerlab.core.fix.qtensor import ReceivedData, q_from_data
 
 VALUES = np.random.default_rng(7).standard_normal((4, 64)).astype(np.float32)
 MOVES = {  # (source, target, forced path)
@@ -96,3 +98,49 @@ def test_same_peer_target_first_waits_then_takes(peers: dict[str, str]) -> None:
         assert ("wait", "peer2/cpu:1") in events  # the target arrived first and parked
         assert events.index(("wait", "peer2/cpu:1")) < events.index(("expose", "peer2/cpu:0"))
         assert "take" in [e.kind for e in rt.explain(y.id)]
+
+
+@pytest.mark.parametrize("scheme", ["q8s", "q4s:block=32:scale=f16",
+                                    "q8s:block=32:scale=f16:global=f32"])
+def test_a_move_of_many_chunks_arrives_bit_exact_with_burns_copies(peers: dict[str, str],
+                                                                   scheme: str) -> None:
+    """The source sends while its readback still copies, the target keeps the buffer it received
+    (docs/remote.md, "The bytes on `/data`"): a tensor of several chunks, with scales and a
+    global after the values, arrives bit-exact, and each peer counts the copies the same hop counts
+    in-process (Burn's readback and the target's one copy, no more)."""
+    values = np.random.default_rng(3).standard_normal((2048, 1568)).astype(np.float32)
+
+    def hop(rt: Runtime) -> tuple[Any, Any, list[tuple[int, int]]]:
+        ends = ("peer1/cpu:0", "peer2/cpu:0")
+        q = rt.quantize(rt.tensor(values, device=ends[0]), scheme)
+        sent = rt.read_quantized(q)
+        before = [rt.counters(d) for d in ends]
+        moved = rt.to_device(q, ends[1], policy="native")
+        after = [rt.counters(d) for d in ends]
+        copied = [(a[0] - b[0], a[1] - b[1]) for a, b in zip(after, before, strict=True)]
+        return sent, rt.read_quantized(moved), copied
+
+    with Runtime(peers=peers) as served:
+        sent, arrived, copied = hop(served)
+    assert sent.nbytes > 3 << 20
+    assert sent.to_bytes() == arrived.to_bytes()
+    assert copied == hop(Runtime())[2]
+    assert [nbytes for nbytes, _ in copied] == [sent.nbytes, sent.nbytes]
+
+
+def test_bytes_received_into_a_buffer_of_their_own_are_kept_not_copied_again() -> None:
+    """`ReceivedData` was copied once already, by the socket that received it into a buffer no one
+    else holds (a served target's `DataSocket`): the arrival keeps views of it and counts that
+    copy, as Flex's `q_from_data` keeps the `Vec` it is handed (burn-std quantization.rs:464-472);
+    other data is copied."""
+    rt = Runtime()
+    sent = rt.read_quantized(rt.quantize(rt.tensor(VALUES, device="cpu:0"), "q8s"))
+    backend = rt.session("cpu:1").interpreter.backend
+    data = TensorData(sent.to_bytes(), sent.shape, sent.dtype)
+    for given, shared in ((data, False), (ReceivedData(data.bytes, data.shape, data.dtype), True)):
+        before = (backend.bytes_copied, backend.copies)
+        arrived = q_from_data(backend, given).tensor
+        assert np.shares_memory(arrived.values, np.frombuffer(given.bytes, np.uint8)) == shared
+        assert (backend.bytes_copied - before[0], backend.copies - before[1]) == (len(data.bytes),
+                                                                                  1)
+        assert arrived.to_bytes() == sent.to_bytes()
