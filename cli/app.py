@@ -1,11 +1,10 @@
 """The `routerlab` command: a thin Typer shell over `routerlab.core`.
 
 Each command lives in `routerlab.cli.commands.<name>` and exposes `register(app)`. Heavy imports
-(numpy, the core) happen inside the command functions, so `routerlab --help` stays fast; a run of
-one command builds an app of that command alone (`build`), since Typer inspects every
-registered command's signature on every start (13 ms for all of RouterLab's), as click's lazy
-groups avoid. Every `RouterLabError` becomes one readable line on stderr and exit code 1; nothing
-a user can cause ends in a traceback.
+(numpy, the core) happen inside the command functions, so `routerlab --help` stays fast. A run of
+one command builds an app of that command alone (`build`), as click's lazy groups do: Typer
+inspects every registered command's signature on every start. Every `RouterLabError` becomes one
+readable line on stderr and exit code 1; nothing a user can cause ends in a traceback.
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ COMMAND_MODULES = [
     "serve",
 ]
 """Modules under `routerlab.cli.commands`, in the order `--help` lists them."""
-
 
 
 def _version(value: bool) -> None:
