@@ -229,3 +229,15 @@ def choice(*allowed: str) -> Callable[[Any], str]:
         return by_key[key]
 
     return form
+
+
+def choices(form: Callable[[Any], str], what: str) -> Callable[[Any], list[str]]:
+    """The form of an answer that is a set of choices: a list (tuple, set) of `form`'s answers,
+    compared sorted; anything else is refused as "write a list of `what`"."""
+
+    def many(value: Any) -> list[str]:
+        if not isinstance(value, list | tuple | set):
+            raise CheckFailure(f"write a list of {what} ([] for none)", got=repr(value), hint=1)
+        return sorted(form(v) for v in value)
+
+    return many

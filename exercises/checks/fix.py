@@ -42,6 +42,7 @@ from routerlab.exercises.checks.base import (
     Subject,
     Suite,
     choice,
+    choices,
 )
 from routerlab.exercises.checks.forms import floats, number, whole
 from routerlab.teaching.measure import measure_transfer
@@ -378,10 +379,7 @@ def _policy_answers() -> dict[str, Any]:
     }
 
 
-def _policies(value: Any) -> list[str]:
-    if not isinstance(value, list | tuple | set):
-        raise CheckFailure("write a list of policy names ([] for none)", got=repr(value), hint=1)
-    return sorted(_policy(v) for v in value)
+_policies = choices(_policy, "policy names")
 
 
 choose = PredictSuite(
@@ -427,10 +425,7 @@ def _drift_experiment_answers() -> dict[str, Any]:
             "LARGEST_ERROR": max(DRIFT_VALUES, key=errors.__getitem__)}
 
 
-def _values_list(value: Any) -> list[str]:
-    if not isinstance(value, list | tuple | set):
-        raise CheckFailure("write a list of value types ([] for none)", got=repr(value), hint=1)
-    return sorted(_value(v) for v in value)
+_values_list = choices(_value, "value types")
 
 
 drift_experiment = PredictSuite(
