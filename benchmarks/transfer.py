@@ -17,6 +17,10 @@ has stopped, so freeing the source is timed on its own (`free_median_s`). Betwee
 tensor moves back, untimed. The copies column is what the backends' counters saw during one move:
 the copies RouterLab makes, each of which Burn's path makes too (docs/performance.md).
 
+At 1 Mi the report also gives the router's fixed cost per move: the same move of a 1 Ki-value
+tensor (`fixed_median_s`), the work that does not grow with the tensor (the step's journal, the
+plan, the sessions, the arms, the trace), so a reader sees how much of the ratio it is.
+
 Goals checked (exit status 1 when one is missed): native Q8S same-peer <= 1.25x at 16 and 64 Mi,
 <= 1.5x at 1 Mi; Q4S packed CubeCL -> Flex through Dispatch <= 3x at 16 and 64 Mi; both
 cross-peer paths make the two copies Burn's makes (readback on the source, the received buffer
@@ -26,6 +30,7 @@ on the target, unpacked into i8 across backends) and no more.
 from __future__ import annotations
 
 import argparse
+import statistics
 from typing import Any
 
 import numpy as np
@@ -43,6 +48,8 @@ PATHS: dict[str, tuple[str, str, str | None]] = {
 """Source, target and forced path (None: the router's automatic one) of each case."""
 BITS = {8: "q8s", 4: "q4s", 2: "q2s"}
 GRAINS = {"per tensor": "", "per block": ":block=32"}
+FIXED_VALUES = 1024
+"""Values of the tensor whose move gives the router's fixed cost per move."""
 SMALL_ROUNDS = 3
 """At 1 Mi values a round lasts about 0.1 ms, and one tick of another process on the shared cores
 doubles a single ratio: three times the rounds (still cheap) steady the median."""
@@ -58,6 +65,7 @@ def run_case(path: str, bits: int, grain: str, mi: int, rounds: int) -> dict[str
     scheme = BITS[bits] + GRAINS[grain]
     rt = Runtime([source, target])
     x = np.random.default_rng(bits).standard_normal(mi << 20, dtype=np.float32)
+    fixed = fixed_cost(rt, x[:FIXED_VALUES], scheme, forced, rounds) if mi == 1 else None
     tensor = rt.quantize(rt.tensor(x.reshape(-1, 1024), source, "f32"), scheme)
     del x
     stored = held(rt, tensor).tensor
@@ -88,7 +96,26 @@ def run_case(path: str, bits: int, grain: str, mi: int, rounds: int) -> dict[str
     return {"path": path, "bits": bits, "grain": grain, "mi": mi, "scheme": str(stored.scheme),
             "arrived_as": str(arrived.scheme), "carried_bytes": int(sum(p.nbytes for p in parts)),
             "copies": copies, "bytes_copied": int(copied), "burn_copies": BURN_COPIES[path],
-            **result.to_dict()}
+            **result.to_dict(), **({} if fixed is None else {"fixed_median_s": fixed})}
+
+
+def fixed_cost(rt: Runtime, x: np.ndarray, scheme: str, forced: str | None,
+               rounds: int) -> float:
+    """Median wall time of one move of `x`, a small tensor, on the case's path (moved back
+    untimed between rounds): the per-move work that does not grow with the tensor."""
+    source, target = rt.devices
+    tensor = rt.quantize(rt.tensor(x.reshape(1, -1), source, "f32"), scheme)
+    state = {"t": tensor}
+
+    def move() -> None:
+        state["t"] = rt.to_device(state["t"], target, forced)
+
+    def back() -> None:
+        state["t"] = rt.to_device(state["t"], source, forced)
+
+    walls = paired(move, lambda: None, rounds=rounds, between=back).contender.wall
+    rt.drop(state["t"])
+    return statistics.median(walls)
 
 
 def goals(cases: list[dict[str, Any]]) -> list[Goal]:
@@ -101,8 +128,13 @@ def goals(cases: list[dict[str, Any]]) -> list[Goal]:
     for mi, limit in ((64, 1.25), (16, 1.25), (1, 1.5)):
         case = find("same-peer", 8, mi)
         if case:
+            fixed = case.get("fixed_median_s")
+            share = "" if fixed is None else (
+                f"; the router's fixed cost, the same move of {FIXED_VALUES} values, is "
+                f"{fixed * 1e6:.0f} of the move's {case['contender']['wall_median_s'] * 1e6:.0f}"
+                " µs")
             out.append(Goal(f"native q8s move vs raw copy, {mi} Mi", case["ratio_median"], limit,
-                            "<=", note=f"(min {case['ratio_min']:.2f})"))
+                            "<=", note=f"(min {case['ratio_min']:.2f}{share})"))
     for mi in (64, 16):
         case = find("dispatch", 4, mi)
         if case:
@@ -130,7 +162,9 @@ def run(sizes: list[int], rounds: int) -> dict[str, Any]:
                           f"{case['ratio_median']:6.2f} (min {case['ratio_min']:5.2f}, CPU "
                           f"{case['cpu_ratio_median']:5.2f}), {case['copies']} copies "
                           f"(Burn {case['burn_copies']}), free "
-                          f"{case['contender']['free_median_s'] * 1e3:.2f} ms", flush=True)
+                          f"{case['contender']['free_median_s'] * 1e3:.2f} ms"
+                          + (f", fixed {case['fixed_median_s'] * 1e6:.0f} µs"
+                             if "fixed_median_s" in case else ""), flush=True)
     return {"rounds": rounds, "cases": cases, "goals": [g.to_dict() for g in goals(cases)]}
 
 

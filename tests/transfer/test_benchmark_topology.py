@@ -44,3 +44,21 @@ def test_every_gpu_case_is_a_topology_the_runtime_accepts(name: str, source: str
     check_topology(devices)
     if forced is not None:
         check_forced_path(TransferPath.parse(forced), *devices)
+
+
+def test_fixed_cost_times_real_moves_of_a_small_tensor_and_cleans_up() -> None:
+    rt = Runtime(["cpu:0", "cpu:1"])
+    seconds = transfer.fixed_cost(rt, np.ones(transfer.FIXED_VALUES, np.float32), "q8s", None,
+                                  rounds=3)
+    assert seconds > 0
+    takes = [e for e in rt.trace.read() if e.kind == "take"]
+    assert len(takes) == 2 * (3 + 1)  # there and back, each round and the warm-up round
+    assert all(rt.handle_ids(d) == [] for d in rt.devices)
+
+
+def test_the_1_mi_goal_says_how_much_of_the_move_is_fixed_cost() -> None:
+    case = {"path": "same-peer", "bits": 8, "mi": 1, "grain": "per tensor", "ratio_median": 2.0,
+            "ratio_min": 1.5, "fixed_median_s": 40e-6, "contender": {"wall_median_s": 120e-6}}
+    (goal,) = transfer.goals([case])
+    assert goal.value == 2.0 and not goal.met
+    assert "fixed cost" in goal.note and "40 of the move's 120 µs" in goal.note
