@@ -64,6 +64,12 @@ class Server:
         del self.sessions[session.device]
         self.journal.unwatch(session.interpreter.handles)
 
+    def number_transfers_as(self, other: Server) -> None:
+        """Give this server's next transfer the id `other`'s next one gets: two clients, each
+        with its own counter, can pick the same id (`faults.race` makes them, as Burn's
+        per-process counters would)."""
+        self._next_transfer = other._next_transfer
+
     def new_transfer(self, source: Device, target: Device) -> int:
         """A process-unique transfer id (`get_next_transfer_id`, client/runner.rs:431)."""
         transfer_id = self._next_transfer

@@ -426,7 +426,7 @@ def race(rt: Any, run: Callable[[], str], source: Device, target: str) -> str:
     outcome: dict[str, Any] = {}
     with Runtime(peers=peers, policy=rt.policy, transport=rt.transport) as racer:
         mine = racer.tensor(values, device=source)
-        racer.server._next_transfer = rt.server._next_transfer  # the same id as this client's
+        racer.server.number_transfers_as(rt.server)
 
         def move() -> None:
             try:

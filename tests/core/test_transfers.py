@@ -381,3 +381,15 @@ def test_a_cached_request_still_refuses_by_type_and_takes_unhashable_input() -> 
         TransferRequest.of("cpu:1", hops=True)
     with pytest.raises(RouterLabError, match="malformed device"):
         TransferRequest.of(["cpu:1"])  # type: ignore[arg-type]
+
+
+def test_a_server_can_number_its_transfers_as_another_does() -> None:
+    """Two clients each count transfer ids from 0, as Burn's per-process counters do
+    (client/runner.rs:431); the race fault lines one up with the other to make them collide."""
+    first, second = Runtime(["cpu:0", "cpu:1"]), Runtime(["cpu:0", "cpu:1"])
+    source, target = first.devices
+    for _ in range(3):
+        first.server.new_transfer(source, target)
+    second.server.number_transfers_as(first.server)
+    assert second.server.new_transfer(source, target) == 3
+    assert first.server.new_transfer(source, target) == 3
