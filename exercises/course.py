@@ -111,6 +111,11 @@ class Course:
         state = self._load()
         return [Status(e, state.records.get(e.id, Record())) for e in self.catalog]
 
+    def status(self, exercise_id: str) -> Status:
+        """One exercise's status; an unknown id is refused, with the closest known ones."""
+        exercise = self.catalog.get(exercise_id)
+        return Status(exercise, self._load().records.get(exercise.id, Record()))
+
     def next_exercise(self) -> Exercise | None:
         """The first exercise not passed yet, in catalog order (what `check` with no id runs)."""
         return next((s.exercise for s in self.statuses() if not s.done), None)

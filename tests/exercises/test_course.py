@@ -47,7 +47,7 @@ def test_starter_fails_solution_passes_and_unchanged_code_is_not_a_new_attempt(
     solve(course.workspace, "quant-1")
     passed = course.check("quant-1")
     assert passed.passed and passed.first_pass and passed.attempt == 2
-    record = course.statuses()[[s.exercise.id for s in course.statuses()].index("quant-1")].record
+    record = course.status("quant-1").record
     assert record.status == "passed" and record.attempts_to_pass == 2
 
 
@@ -60,7 +60,7 @@ def test_the_solution_is_refused_before_a_pass_and_opened_after(
     assert course.check("registry-2").passed
     found = course.solution("registry-2")
     assert "worked solution" in found.text and found.path.read_text() == found.text
-    status = next(s for s in course.statuses() if s.exercise.id == "registry-2")
+    status = course.status("registry-2")
     assert status.record.solution_viewed
 
 
@@ -69,7 +69,7 @@ def test_hints_come_in_three_levels_and_the_highest_seen_is_recorded(course: Cou
     assert levels == [1, 2, 3, 3]
     assert course.hint("quant-2", level=3).text == load_catalog().get("quant-2").hints[2]
     course.hint("quant-2", level=1)
-    record = next(s for s in course.statuses() if s.exercise.id == "quant-2").record
+    record = course.status("quant-2").record
     assert record.hint_level == 3
 
 
@@ -78,7 +78,7 @@ def test_reset_restores_the_starter_and_keeps_the_history(course: Course, solve:
     assert course.check("quant-3").passed
     course.reset("quant-3")
     assert path.read_text() == load_catalog().get("quant-3").starter()
-    status = next(s for s in course.statuses() if s.exercise.id == "quant-3")
+    status = course.status("quant-3")
     assert status.record.status == "pending" and status.done, "the earlier pass still counts"
 
 
@@ -127,3 +127,12 @@ def test_corrupted_progress_is_reported_once_and_other_progress_survives(
     assert len(fresh.problems) == 1 and "quant-1" in fresh.problems[0]
     assert statuses["quant-3"].done and statuses["quant-1"].record.attempts == 0
     assert Course(course.workspace).statuses() and not Course(course.workspace).problems
+
+
+def test_one_status_is_the_one_statuses_lists(course: Course) -> None:
+    course.check("quant-1")
+    listed = {s.exercise.id: s for s in course.statuses()}
+    for exercise_id in ("quant-1", "registry-2"):
+        assert course.status(exercise_id) == listed[exercise_id]
+    with pytest.raises(UnknownExerciseError, match="did you mean"):
+        course.status("quant-99")

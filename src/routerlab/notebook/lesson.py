@@ -77,11 +77,10 @@ class Lesson:
     def reveal(self, exercise_id: str, show: Callable[[], Any]) -> Any:
         """What `show()` returns, once the checkpoint is passed or given up; until then a locked
         note, and `show` is not even called (its output would be the answer)."""
-        course = Course(self.workspace)
-        exercise = course.catalog.get(exercise_id)
-        status = next(s for s in course.statuses() if s.exercise.id == exercise.id)
+        status = Course(self.workspace).status(exercise_id)
         if status.revealed:
             return show()
+        exercise = status.exercise
         return Callout("info", f"🔒 Answer {exercise.id} first",
                        f"This cell shows the answer to {exercise.id} ({exercise.title}). It "
                        f"opens once the checkpoint passes, or after "
