@@ -1,37 +1,48 @@
-"""Maps the repository's top-level folders onto the single `routerlab` import package.
+"""The checkout's root is the `routerlab` import package, so an import's name is its path.
 
-The user asked for `core/`, `cli/` and `exercises/` at the top level; installed, they must be
-`routerlab.core`, `routerlab.cli` and `routerlab.exercises`, never bare `core` or `cli`.
+The user asked for `core/`, `cli/` and the other layers at the top level. Rather than map each
+folder onto a package name (which hid the structure from every tool that reads imports by path),
+the root holds the package's `__init__.py` and each layer is a sub-package beside it:
+`routerlab.core` is `core/`, `routerlab.cli` is `cli/`. Inside the package every import is
+relative, so `from ..core import Runtime` resolves on disk (docs/ARCHITECTURE.md, "Packaging").
 Sub-packages are discovered here so that adding one needs no edit to pyproject.toml.
 """
 
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).parent
-MAPPED = {"routerlab": "src/routerlab", "routerlab.core": "core", "routerlab.cli": "cli",
-          "routerlab.exercises": "exercises"}
+LAYERS = ("core", "present", "teaching", "notebook", "exercises", "cli")
+"""The top-level folders that are part of the package; everything else at the root (tests,
+benchmarks, notebooks, docs, scenarios) is not installed."""
 
 
-def _packages() -> tuple[list[str], dict[str, str]]:
-    packages, package_dir = [], {}
-    for name, folder in MAPPED.items():
-        package_dir[name] = folder
+def _packages() -> list[str]:
+    packages = ["routerlab"]
+    for folder in LAYERS:
         for init in sorted((ROOT / folder).rglob("__init__.py")):
-            rel = init.parent.relative_to(ROOT / folder)
-            parts = [] if rel == Path(".") else list(rel.parts)
-            if "__pycache__" in parts:
-                continue
-            packages.append(".".join([name, *parts]))
-    return packages, package_dir
+            parts = init.parent.relative_to(ROOT).parts
+            if "__pycache__" not in parts:
+                packages.append(".".join(["routerlab", *parts]))
+    return packages
 
 
-PACKAGES, PACKAGE_DIR = _packages()
+class BuildPy(build_py):
+    """Ships the root package's own modules only: setup.py sits beside them but is not one."""
 
-setup(
-    packages=PACKAGES,
-    package_dir=PACKAGE_DIR,
-    package_data={"routerlab.exercises": ["catalog/**/*"], "routerlab": ["py.typed"]},
-    include_package_data=False,
-)
+    def find_package_modules(self, package: str, package_dir: str) -> list[tuple[str, str, str]]:
+        modules = super().find_package_modules(package, package_dir)
+        return [m for m in modules if (m[0], m[1]) != ("routerlab", "setup")]
+
+
+if __name__ == "__main__":  # the build backend runs it as a script; a walk of the package
+    # (pkgutil, an editable install's `routerlab.setup`) only imports it
+    setup(
+        packages=_packages(),
+        package_dir={"routerlab": "."},
+        package_data={"routerlab.exercises": ["catalog/**/*"], "routerlab": ["py.typed"]},
+        include_package_data=False,
+        cmdclass={"build_py": BuildPy},
+    )

@@ -27,7 +27,7 @@ import numpy as np
 from _paired import Goal, finish, paired
 
 from routerlab.core import Runtime
-from routerlab.core.remote import LocalPeers
+from routerlab.core.serving import LocalPeers
 
 SINK = """
 import socket, sys

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import typer
 
-from routerlab import __version__
+from .. import __version__
 
 COMMAND_MODULES = [
     "tour",
@@ -95,7 +95,7 @@ def main() -> None:
         _fail("out of memory: try a smaller tensor or fewer hops (docs/limits.md)", 1)
     except Exception as error:
         # Imported only now: `routerlab.core` is not loaded by `--help` or by argument parsing.
-        from routerlab.core import RouterLabError
+        from ..core import RouterLabError
 
         if not isinstance(error, RouterLabError):
             raise
@@ -110,7 +110,7 @@ def _fail(message: str, code: int) -> NoReturn:
 
 def one_line(text: str) -> str:
     """`routerlab.present.terminal.one_line`, imported only when there is an error to print."""
-    from routerlab.present.terminal import one_line as escape
+    from ..present.terminal import one_line as escape
 
     return escape(text)
 

@@ -7,7 +7,7 @@ same palette as the notebooks.
 
 from __future__ import annotations
 
-from routerlab.cli.output import JSON_HINT, print_json
-from routerlab.present.rich import make_console, safe, to_rich
+from ..present.rich import make_console, safe, to_rich
+from .output import JSON_HINT, print_json
 
 __all__ = ["JSON_HINT", "make_console", "print_json", "safe", "to_rich"]

@@ -13,7 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from routerlab.core.backend import (
+    from .backend import (
         Backend,
         HandleKind,
         Kind,
@@ -21,22 +21,22 @@ if TYPE_CHECKING:
         kind_of,
         make_backend,
     )
-    from routerlab.core.data import TensorData
-    from routerlab.core.deployment import Deployment
-    from routerlab.core.devices import (
+    from .data import TensorData
+    from .deployment import Deployment
+    from .devices import (
         Device,
         DeviceLike,
         Path,
         automatic_path,
         parse_device,
     )
-    from routerlab.core.dtypes import (
+    from .dtypes import (
         AnyDType,
         DType,
         QFloat,
         is_quantized,
     )
-    from routerlab.core.errors import (
+    from .errors import (
         BurnPanic,
         BurnTodo,
         BurnUnimplemented,
@@ -56,17 +56,17 @@ if TYPE_CHECKING:
         UnknownTensorError,
         UseAfterDropError,
     )
-    from routerlab.core.fix import (
+    from .fix import (
         TransferPlan,
         can_move_to_device,
         is_quantized_handle,
         plan_transfer,
     )
-    from routerlab.core.fix.advertised import Advertisement
-    from routerlab.core.gpu import gpu_status
-    from routerlab.core.handles import HandleContainer, Journal
-    from routerlab.core.interpreter import Arm, QuantizedExtension, TensorInterpreter
-    from routerlab.core.ir import (
+    from .fix.advertised import Advertisement
+    from .gpu import gpu_status
+    from .handles import HandleContainer, Journal
+    from .interpreter import Arm, QuantizedExtension, TensorInterpreter
+    from .ir import (
         NOT_INIT,
         READ_ONLY,
         READ_WRITE,
@@ -91,13 +91,13 @@ if TYPE_CHECKING:
         TensorIr,
         TensorStatus,
     )
-    from routerlab.core.policies import Policy
-    from routerlab.core.profiles import Profile
-    from routerlab.core.request import Arrival, TransferRequest, Transport
-    from routerlab.core.runtime import Runtime
-    from routerlab.core.tensor import RouterTensor, status_for
-    from routerlab.core.trace import Trace, TraceEvent
-    from routerlab.core.view import (
+    from .policies import Policy
+    from .profiles import Profile
+    from .request import Arrival, TransferRequest, Transport
+    from .runtime import Runtime
+    from .tensor import RouterTensor, status_for
+    from .trace import Trace, TraceEvent
+    from .view import (
         Cell,
         TableView,
         Viewable,

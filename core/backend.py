@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.data import TensorData
-from routerlab.core.devices import Device
-from routerlab.core.dtypes import AnyDType, DType
-from routerlab.core.errors import DTypeError
-from routerlab.core.gpu import require_cupy
-from routerlab.core.profiles import Profile
+from .data import TensorData
+from .devices import Device
+from .dtypes import AnyDType, DType
+from .errors import DTypeError
+from .gpu import require_cupy
+from .profiles import Profile
 
 
 @dataclass(slots=True, eq=False)

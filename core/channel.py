@@ -19,21 +19,21 @@ holds a new id) and a shared one ReadOnly (it is *copied*: clones keep the old i
 
 from __future__ import annotations
 
-from routerlab.core.backend import Kind, kind_of
-from routerlab.core.client import RouterClient
-from routerlab.core.devices import Path, automatic_path, check_forced_path
-from routerlab.core.errors import BurnPanic, BurnUnimplemented, DeviceError
-from routerlab.core.ir import (
+from .backend import Kind, kind_of
+from .client import RouterClient
+from .devices import Path, automatic_path, check_forced_path
+from .errors import BurnPanic, BurnUnimplemented, DeviceError
+from .ir import (
     ExposeLocalOp,
     ExposeRemoteOp,
     RegisterLocalOp,
     RegisterRemoteOp,
     TensorIr,
 )
-from routerlab.core.policies import Policy
-from routerlab.core.request import Arrival, TransferRequest
-from routerlab.core.session import Session
-from routerlab.core.tensor import RouterTensor
+from .policies import Policy
+from .request import Arrival, TransferRequest
+from .session import Session
+from .tensor import RouterTensor
 
 SRC_BRIDGE = "crates/burn-router/src/channel/base.rs:58"
 SRC_REGISTER = "crates/burn-remote/src/client/channel.rs:42"

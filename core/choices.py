@@ -14,7 +14,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, ClassVar, Self
 
-from routerlab.core.errors import RouterLabError
+from .errors import RouterLabError
 
 
 class IdentityHashEnum(Enum):

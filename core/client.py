@@ -16,17 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from routerlab.core.data import TensorData
-from routerlab.core.devices import Device
-from routerlab.core.errors import DeviceError, UseAfterDropError
-from routerlab.core.handles import Journal
-from routerlab.core.ir import InitOp, OperationIr, ReadOp, RegisterDataOp, TensorId, TensorIr
-from routerlab.core.server import Server
-from routerlab.core.session import Reply, Session
-from routerlab.core.tensor import RouterTensor
+from .data import TensorData
+from .devices import Device
+from .errors import DeviceError, UseAfterDropError
+from .handles import Journal
+from .ir import InitOp, OperationIr, ReadOp, RegisterDataOp, TensorId, TensorIr
+from .server import Server
+from .session import Reply, Session
+from .tensor import RouterTensor
 
 if TYPE_CHECKING:
-    from routerlab.core.request import TransferRequest
+    from .request import TransferRequest
 
 
 class RouterClient:

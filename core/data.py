@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.dtypes import AnyDType, DType, QFloat
-from routerlab.core.errors import DTypeError, ShapeError
+from .dtypes import AnyDType, DType, QFloat
+from .errors import DTypeError, ShapeError
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from routerlab.core.session import Session
+from .session import Session
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from routerlab.core.choices import Choice
-from routerlab.core.errors import DeviceError, RouterLabError
-from routerlab.core.limits import MAX_DEVICE_INDEX
-from routerlab.core.profiles import DEFAULT_CPU_PROFILE, DEFAULT_GPU_PROFILE, Profile
-from routerlab.core.safe_io import parse_int
+from .choices import Choice
+from .errors import DeviceError, RouterLabError
+from .limits import MAX_DEVICE_INDEX
+from .profiles import DEFAULT_CPU_PROFILE, DEFAULT_GPU_PROFILE, Profile
+from .safe_io import parse_int
 
 LOCAL_PEER = "local"
 KINDS = ("cpu", "cuda")

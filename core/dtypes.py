@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-from routerlab.core.choices import Choice
-from routerlab.core.errors import DTypeError
+from .choices import Choice
+from .errors import DTypeError
 
 if TYPE_CHECKING:
-    from routerlab.core.quant.scheme import QuantScheme
+    from .quant.scheme import QuantScheme
 
 
 class DType(Choice, noun="dtype", error=DTypeError):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 
-from routerlab.core.errors import GpuUnavailableError
+from .errors import GpuUnavailableError
 
 FORCE_NUMPY_ENV = "ROUTERLAB_FORCE_NUMPY"
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-from routerlab.core.errors import BurnPanic, MissingHandleError
-from routerlab.core.ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus
-from routerlab.core.trace import Trace
-from routerlab.core.view import TableView, Viewable
+from .errors import BurnPanic, MissingHandleError
+from .ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus
+from .trace import Trace
+from .view import TableView, Viewable
 
 _MISSING = object()
 UndoEntry = tuple[Any, Any, Any]

@@ -23,18 +23,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from routerlab.core.backend import Backend, HandleKind, Kind, Primitive, kind_of
-from routerlab.core.data import TensorData
-from routerlab.core.dtypes import AnyDType, DType, QFloat
-from routerlab.core.errors import (
+from .backend import Backend, HandleKind, Kind, Primitive, kind_of
+from .data import TensorData
+from .dtypes import AnyDType, DType, QFloat
+from .errors import (
     BurnPanic,
     BurnTodo,
     BurnUnimplemented,
     ExtensionMissingError,
     RouterLabError,
 )
-from routerlab.core.handles import HandleContainer
-from routerlab.core.ir import (
+from .handles import HandleContainer
+from .ir import (
     AddOp,
     CastOp,
     DequantizeOp,
@@ -49,11 +49,11 @@ from routerlab.core.ir import (
     TensorId,
     TensorIr,
 )
-from routerlab.core.policies import DEFAULT_POLICY, Policy
-from routerlab.core.trace import Trace
+from .policies import DEFAULT_POLICY, Policy
+from .trace import Trace
 
 if TYPE_CHECKING:
-    from routerlab.core.request import TransferRequest
+    from .request import TransferRequest
 
 SRC = "crates/burn-router/src/interpreter.rs"
 SRC_GET_TENSOR = f"{SRC}:98"
@@ -102,8 +102,8 @@ inputs from `interp.handles` (with each input's status) and registers its output
 def burn_debug(dtype: AnyDType) -> str:
     """A dtype as Rust's `{:?}` prints it inside Burn's todo! text: `U8`, `QFloat(…)`."""
     if isinstance(dtype, QFloat):
-        from routerlab.core.quant.debug import scheme_debug
-        from routerlab.core.quant.scheme import QuantScheme
+        from .quant.debug import scheme_debug
+        from .quant.scheme import QuantScheme
 
         scheme = dtype.scheme  # a test's stand-in scheme prints as its repr
         text = scheme_debug(scheme) if isinstance(scheme, QuantScheme) else repr(scheme)

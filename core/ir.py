@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
-from routerlab.core.dtypes import AnyDType, DType, QFloat
-from routerlab.core.errors import BurnUnimplemented, DTypeError, ShapeError
-from routerlab.core.limits import check_result
+from .dtypes import AnyDType, DType, QFloat
+from .errors import BurnUnimplemented, DTypeError, ShapeError
+from .limits import check_result
 
 if TYPE_CHECKING:
-    from routerlab.core.data import TensorData
-    from routerlab.core.request import TransferRequest
+    from .data import TensorData
+    from .request import TransferRequest
 
 Shape = tuple[int, ...]
 

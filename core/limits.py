@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from routerlab.core.errors import LimitError, RouterLabError
+from .errors import LimitError, RouterLabError
 
 MAX_ELEMENTS = 1 << 31
 """The most elements a typed, random or computed tensor may have: 2**31, 8 GiB of f32."""

@@ -23,21 +23,21 @@ from functools import lru_cache
 
 import numpy as np
 
-from routerlab.core.channel import to_device
-from routerlab.core.client import RouterClient
-from routerlab.core.data import TensorData
-from routerlab.core.devices import Device
-from routerlab.core.dtypes import AnyDType, QFloat, is_quantized
-from routerlab.core.errors import BurnUnimplemented, DTypeError, QuantizationError
-from routerlab.core.fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
-from routerlab.core.fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
-from routerlab.core.policies import Policy
-from routerlab.core.profiles import Profile
-from routerlab.core.quant import Calibration, QuantScheme, check_quantizable, parse_scheme
-from routerlab.core.quant.calibration import check_calibration
-from routerlab.core.quant.ops import given_scales
-from routerlab.core.request import Arrival, TransferRequest
-from routerlab.core.tensor import RouterTensor
+from .channel import to_device
+from .client import RouterClient
+from .data import TensorData
+from .devices import Device
+from .dtypes import AnyDType, QFloat, is_quantized
+from .errors import BurnUnimplemented, DTypeError, QuantizationError
+from .fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
+from .fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
+from .policies import Policy
+from .profiles import Profile
+from .quant import Calibration, QuantScheme, check_quantizable, parse_scheme
+from .quant.calibration import check_calibration
+from .quant.ops import given_scales
+from .request import Arrival, TransferRequest
+from .tensor import RouterTensor
 
 _cached_plan = lru_cache(maxsize=1024)(plan_transfer)
 """A plan depends only on its (hashable) arguments, and a frozen `TransferPlan` can be shared, so

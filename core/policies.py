@@ -19,8 +19,8 @@ except `legacy`, which also replays Burn's unsigned-int walls.
 
 from __future__ import annotations
 
-from routerlab.core.choices import Choice
-from routerlab.core.errors import RouterLabError
+from .choices import Choice
+from .errors import RouterLabError
 
 
 class UnknownPolicyError(RouterLabError):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from routerlab.core.choices import Choice
+from .choices import Choice
 
 
 @dataclass(frozen=True)

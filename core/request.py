@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from routerlab.core.choices import Choice
-from routerlab.core.devices import Device, DeviceLike, Path, parse_device
-from routerlab.core.errors import DeviceError, RouterLabError
-from routerlab.core.policies import Policy, spelled_policy
+from .choices import Choice
+from .devices import Device, DeviceLike, Path, parse_device
+from .errors import DeviceError, RouterLabError
+from .policies import Policy, spelled_policy
 
 MAX_HOPS = 10_000
 """More hops than any lesson needs; a larger count is refused before anything moves."""

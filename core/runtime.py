@@ -23,18 +23,18 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from routerlab.core.backend import Backend, make_backend
-from routerlab.core.client import RouterClient, build_op
-from routerlab.core.data import TensorData
-from routerlab.core.deployment import Deployment, describe
-from routerlab.core.devices import Device, DeviceLike, Path, check_topology, parse_device
-from routerlab.core.dtypes import AnyDType, DType, QFloat, is_quantized
-from routerlab.core.errors import BurnUnimplemented, DeviceError, DTypeError, UnknownTensorError
-from routerlab.core.fix.advertised import Advertisement, advertise
-from routerlab.core.fix.guard import TransferPlan
-from routerlab.core.handles import Journal
-from routerlab.core.interpreter import Arm, QuantizedExtension, TensorInterpreter
-from routerlab.core.ir import (
+from .backend import Backend, make_backend
+from .client import RouterClient, build_op
+from .data import TensorData
+from .deployment import Deployment, describe
+from .devices import Device, DeviceLike, Path, check_topology, parse_device
+from .dtypes import AnyDType, DType, QFloat, is_quantized
+from .errors import BurnUnimplemented, DeviceError, DTypeError, UnknownTensorError
+from .fix.advertised import Advertisement, advertise
+from .fix.guard import TransferPlan
+from .handles import Journal
+from .interpreter import Arm, QuantizedExtension, TensorInterpreter
+from .ir import (
     AddOp,
     CastOp,
     DequantizeOp,
@@ -47,16 +47,16 @@ from routerlab.core.ir import (
     SwapDimsOp,
     TensorId,
 )
-from routerlab.core.moves import check_quantize, move, plan, q_to_device, upload
-from routerlab.core.policies import DEFAULT_POLICY, Policy, spelled_policy
-from routerlab.core.profiles import Profile
-from routerlab.core.quant import QuantizedTensor, QuantScheme, from_bytes
-from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
-from routerlab.core.server import Server
-from routerlab.core.session import Reply, Session
-from routerlab.core.tensor import RouterTensor
-from routerlab.core.trace import Detail, Trace, TraceEvent
-from routerlab.core.view import TableView
+from .moves import check_quantize, move, plan, q_to_device, upload
+from .policies import DEFAULT_POLICY, Policy, spelled_policy
+from .profiles import Profile
+from .quant import QuantizedTensor, QuantScheme, from_bytes
+from .request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
+from .server import Server
+from .session import Reply, Session
+from .tensor import RouterTensor
+from .trace import Detail, Trace, TraceEvent
+from .view import TableView
 
 T = TypeVar("T")
 SRC_ROUTER_QUANT = "crates/burn-router/src/ops/qtensor.rs"
@@ -102,8 +102,8 @@ class Runtime:
         self.policy = spelled_policy(policy, legacy) or DEFAULT_POLICY
         self._served: frozenset[str] = frozenset(peers or ())
         if peers:
-            from routerlab.core.remote.address import check_peers
-            from routerlab.core.remote.deployment import Deployment
+            from .remote.address import check_peers
+            from .remote.deployment import Deployment
 
             deployment = Deployment(self.trace, self.journal)
             deployment.connect(check_peers(peers), self.policy, cubecl_legacy)
@@ -112,7 +112,7 @@ class Runtime:
             self.server = server(self.trace, self.journal)
         self.arrival = Arrival.parse(arrival)
         if quantized is None:
-            from routerlab.core.fix.arms import QuantizedTransfers
+            from .fix.arms import QuantizedTransfers
 
             quantized = QuantizedTransfers()
         self._quantized = quantized or None

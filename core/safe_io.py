@@ -17,8 +17,8 @@ import re
 import stat
 from typing import Any
 
-from routerlab.core.errors import InputError, RouterLabError
-from routerlab.core.limits import MAX_INT_BITS, MAX_NESTING, MAX_USER_FILE_BYTES, human_bytes
+from .errors import InputError, RouterLabError
+from .limits import MAX_INT_BITS, MAX_NESTING, MAX_USER_FILE_BYTES, human_bytes
 
 ErrorType = type[RouterLabError]
 

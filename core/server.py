@@ -18,15 +18,15 @@ import contextvars
 
 import numpy as np
 
-from routerlab.core.backend import HandleKind
-from routerlab.core.data import TensorData
-from routerlab.core.devices import Device
-from routerlab.core.errors import BurnPanic, DeadlockError
-from routerlab.core.handles import Journal
-from routerlab.core.ir import RegisterRemoteOp
-from routerlab.core.request import Transport
-from routerlab.core.session import Session
-from routerlab.core.trace import Trace
+from .backend import HandleKind
+from .data import TensorData
+from .devices import Device
+from .errors import BurnPanic, DeadlockError
+from .handles import Journal
+from .ir import RegisterRemoteOp
+from .request import Transport
+from .session import Session
+from .trace import Trace
 
 IROH_TIMEOUT_S = 300.0
 """How long an Iroh download waits for its source (`crates/burn-remote/src/transport/iroh/

@@ -16,10 +16,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from routerlab.core.devices import Device
-from routerlab.core.errors import SessionEnded
-from routerlab.core.interpreter import TensorInterpreter
-from routerlab.core.ir import (
+from .devices import Device
+from .errors import SessionEnded
+from .interpreter import TensorInterpreter
+from .ir import (
     DropOp,
     ExposeLocalOp,
     ExposeRemoteOp,
@@ -29,10 +29,10 @@ from routerlab.core.ir import (
     RegisterLocalOp,
     RegisterRemoteOp,
 )
-from routerlab.core.view import TableView, Viewable
+from .view import TableView, Viewable
 
 if TYPE_CHECKING:
-    from routerlab.core.server import Server
+    from .server import Server
 
 
 class Reply:

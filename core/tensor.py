@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from routerlab.core.dtypes import AnyDType
-from routerlab.core.errors import UseAfterDropError
-from routerlab.core.ir import READ_ONLY, READ_WRITE, DropOp, TensorId, TensorIr, TensorStatus
+from .dtypes import AnyDType
+from .errors import UseAfterDropError
+from .ir import READ_ONLY, READ_WRITE, DropOp, TensorId, TensorIr, TensorStatus
 
 if TYPE_CHECKING:
-    from routerlab.core.client import RouterClient
-    from routerlab.core.devices import Device
+    from .client import RouterClient
+    from .devices import Device
 
 
 class Count:

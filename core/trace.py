@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Iterable
 from typing import Any, NamedTuple, TypeAlias
 
-from routerlab.core.view import TableView, Viewable
+from .view import TableView, Viewable
 
 Event: TypeAlias = tuple[Any, ...]
 """One recorded event: `(kind, device, tensor_id, status, nbytes, detail)`, as `TraceEvent`

@@ -2,7 +2,7 @@
 
 In a notebook inside a workspace (made by `routerlab exercises init DIR`):
 
-    from routerlab.exercises import check, hint, solution, progress
+    from . import check, hint, solution, progress
     check("registry-1")
 
 The terminal twin is `routerlab exercises ...`; both share the workspace's progress file. The
@@ -10,6 +10,6 @@ grading logic (catalog, runner, state, grades) lives in this package and knows n
 terminal; see docs/exercises.md.
 """
 
-from routerlab.exercises.notebook import check, give_up, hint, progress, show, solution
+from .notebook import check, give_up, hint, progress, show, solution
 
 __all__ = ["check", "give_up", "hint", "progress", "show", "solution"]

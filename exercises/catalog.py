@@ -24,7 +24,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any
 
-from routerlab.exercises.errors import CatalogError, UnknownExerciseError
+from .errors import CatalogError, UnknownExerciseError
 
 HINT_LEVELS = ("nudge", "concept", "near solution")
 """What each hint level is for, in the order a student gets them."""

@@ -16,15 +16,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from routerlab.core.safe_io import read_bytes
-from routerlab.exercises.answers import unseal
-from routerlab.exercises.catalog import HINT_LEVELS, Catalog, Exercise, load_catalog
-from routerlab.exercises.errors import LockedError, WorkspaceError
-from routerlab.exercises.files import os_errors
-from routerlab.exercises.report import CheckReport
-from routerlab.exercises.runner import Candidate, run_checks
-from routerlab.exercises.state import Record, State, StateStore
-from routerlab.exercises.workspace import Workspace
+from ..core.safe_io import read_bytes
+from .answers import unseal
+from .catalog import HINT_LEVELS, Catalog, Exercise, load_catalog
+from .errors import LockedError, WorkspaceError
+from .files import os_errors
+from .report import CheckReport
+from .runner import Candidate, run_checks
+from .state import Record, State, StateStore
+from .workspace import Workspace
 
 T = TypeVar("T")
 
@@ -159,7 +159,7 @@ class Course:
         record = self._load().records.get(exercise.id, Record())
         sealed = exercise.sealed()
         if record.gave_up and sealed is not None:
-            from routerlab.exercises.sealing import model_key
+            from .sealing import model_key
 
             return self._write_solution(exercise, unseal(sealed.solution, model_key(exercise)))
         if not record.passed_ever or sealed is None or not opens(exercise, record.unlock):
@@ -175,9 +175,9 @@ class Course:
         before), and the model's answers and the worked solution are shown. The key is derived
         from the model, as a teacher's `open_solution` does: giving up is a recorded choice,
         not a way around the seal."""
-        from routerlab.exercises.checks import suite_for  # the model: loaded only when needed
-        from routerlab.exercises.checks.base import PredictSuite
-        from routerlab.exercises.sealing import model_key
+        from .checks import suite_for  # the model: loaded only when needed
+        from .checks.base import PredictSuite
+        from .sealing import model_key
 
         exercise = self.catalog.get(exercise_id)
         sealed = exercise.sealed()

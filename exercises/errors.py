@@ -7,7 +7,7 @@ not a bug.
 
 from __future__ import annotations
 
-from routerlab.core import RouterLabError
+from ..core import RouterLabError
 
 
 class ExerciseError(RouterLabError):

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from routerlab.exercises.errors import ExerciseError, WorkspaceError
+from .errors import ExerciseError, WorkspaceError
 
 ErrorType = type[ExerciseError]
 

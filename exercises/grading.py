@@ -26,15 +26,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from routerlab import __version__
-from routerlab.core import RouterLabError
-from routerlab.core.safe_io import load_json, read_bytes
-from routerlab.exercises.catalog import Catalog, Exercise
-from routerlab.exercises.course import Course, workers
-from routerlab.exercises.errors import GradesError
-from routerlab.exercises.files import check_target, write_text
-from routerlab.exercises.report import CheckReport
-from routerlab.exercises.runner import Candidate, run_checks
+from .. import __version__
+from ..core import RouterLabError
+from ..core.safe_io import load_json, read_bytes
+from .catalog import Catalog, Exercise
+from .course import Course, workers
+from .errors import GradesError
+from .files import check_target, write_text
+from .report import CheckReport
+from .runner import Candidate, run_checks
 
 RESULTS_FORMAT = "routerlab-exercise-results"
 RESULTS_VERSION = 2
@@ -322,7 +322,7 @@ def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Pat
     """The student and their file per exercise: a workspace (its marker names the student), or
     any folder holding files named like a workspace's (`registry_1.py`, or the numbered
     `01_registry_1.py` of older RouterLabs), named after the folder. State files are ignored."""
-    from routerlab.exercises.workspace import MARKER, open_workspace
+    from .workspace import MARKER, open_workspace
 
     if (folder / MARKER).is_file():
         workspace = open_workspace(folder)

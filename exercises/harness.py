@@ -28,19 +28,19 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, TextIO
 
-from routerlab.exercises.report import ERROR, FAILED, Outcome
+from .report import ERROR, FAILED, Outcome
 
 
 def main(argv: list[str]) -> int:
     request = json.loads(argv[0])
-    from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.checks import suite_for
+    from .catalog import load_catalog
+    from .checks import suite_for
 
     exercise = load_catalog().get(request["exercise"])
     suite = suite_for(exercise)
     _preload()
     out = os.fdopen(int(os.environ["ROUTERLAB_RESULT_FD"]), "w", encoding="utf-8")
-    from routerlab.exercises import guard
+    from . import guard
 
     path, display = request["path"], request["display"]
     guard.protect(exercise.delegation, [path], os.environ.get("ROUTERLAB_SCRATCH", os.getcwd()))
@@ -54,15 +54,17 @@ def main(argv: list[str]) -> int:
 def _preload() -> None:
     """Import every RouterLab module now: once the guard is up, the student's code may not read
     RouterLab's sources, and a lazy import inside the model would need to."""
-    # The mapped packages (core/, exercises/) live outside routerlab's own folder in a source
-    # install, so each is walked from its own path.
-    for root in ("routerlab", "routerlab.core", "routerlab.exercises"):
+    # The layers the checks reach, each walked from its folder (the package's root also holds
+    # setup.py, which is no module of RouterLab's).
+    for root in ("routerlab.core", "routerlab.present", "routerlab.teaching",
+                 "routerlab.exercises"):
         package = importlib.import_module(root)
         for info in pkgutil.walk_packages(package.__path__, f"{root}."):
             # served peers (asyncio, websockets) run only in the parent: no check of a
             # student's code reaches them, and importing them costs every check ~0.16 s
             if info.name.startswith(("routerlab.cli", "routerlab.exercises.sandbox",
-                                     "routerlab.notebook", "routerlab.core.remote")):
+                                     "routerlab.notebook", "routerlab.core.remote",
+                                     "routerlab.core.serving")):
                 continue
             try:
                 importlib.import_module(info.name)
@@ -71,7 +73,7 @@ def _preload() -> None:
 
 
 def _run(suite: Any, path: str, display: str, out: TextIO) -> None:
-    from routerlab.exercises.checks.base import PredictSuite, Submission, to_data
+    from .checks.base import PredictSuite, Submission, to_data
 
     try:
         module = _load(path, "routerlab_student")
@@ -96,9 +98,9 @@ def _run(suite: Any, path: str, display: str, out: TextIO) -> None:
 
 def _probe(check: Any, submission: Any, path: str, display: str) -> dict[str, Any]:
     """Run one probe on the student's code: the data it saw, or why it saw none."""
-    from routerlab.core import BurnPanic
-    from routerlab.exercises.checks.base import CheckFailure, to_data
-    from routerlab.exercises.guard import DelegationError
+    from ..core import BurnPanic
+    from .checks.base import CheckFailure, to_data
+    from .guard import DelegationError
 
     try:
         seen = check.probe(submission)

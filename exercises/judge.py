@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from routerlab.exercises.answers import answer_digest, canonical, unlock_key
-from routerlab.exercises.catalog import Exercise, Tolerance, load_catalog
-from routerlab.exercises.checks import suite_for
-from routerlab.exercises.checks.base import (
+from .answers import answer_digest, canonical, unlock_key
+from .catalog import Exercise, Tolerance, load_catalog
+from .checks import suite_for
+from .checks.base import (
     Check,
     CheckFailure,
     Observation,
@@ -31,7 +31,7 @@ from routerlab.exercises.checks.base import (
     is_close,
     to_data,
 )
-from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, PASSED, Outcome, printable
+from .report import ERROR, FAILED, NOT_RUN, PASSED, Outcome, printable
 
 NEAR = 100.0
 """An answer within NEAR times the tolerance is 'close': the student is told about precision."""

@@ -16,11 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from routerlab.exercises.catalog import Catalog, Exercise
-from routerlab.exercises.course import workers
-from routerlab.exercises.errors import ExerciseError
-from routerlab.exercises.report import CheckReport
-from routerlab.exercises.runner import Candidate, run_checks
+from .catalog import Catalog, Exercise
+from .course import workers
+from .errors import ExerciseError
+from .report import CheckReport
+from .runner import Candidate, run_checks
 
 
 @dataclass
@@ -46,9 +46,9 @@ def lint(catalog: Catalog, only: list[str] | None = None) -> list[LintResult]:
 
 
 def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
-    from routerlab.exercises import judge
-    from routerlab.exercises.checks import suite_for
-    from routerlab.exercises.sealing import open_solution, open_wrong
+    from . import judge
+    from .checks import suite_for
+    from .sealing import open_solution, open_wrong
 
     started = time.monotonic()
     result = LintResult(exercise)

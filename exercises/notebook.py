@@ -24,11 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from routerlab.core.safe_io import read_bytes
-from routerlab.exercises.course import Course
-from routerlab.exercises.errors import ExerciseError, WorkspaceError
-from routerlab.exercises.files import os_errors
-from routerlab.exercises.render import (
+from ..core.safe_io import read_bytes
+from .course import Course
+from .errors import ExerciseError, WorkspaceError
+from .files import os_errors
+from .render import (
     NOTEBOOK,
     ProgressView,
     ReportView,
@@ -36,9 +36,9 @@ from routerlab.exercises.render import (
     give_up_view,
     hint_view,
 )
-from routerlab.exercises.render import progress_view as _progress_view
-from routerlab.exercises.render import report_view as _report_view
-from routerlab.exercises.workspace import find_workspace
+from .render import progress_view as _progress_view
+from .render import report_view as _report_view
+from .workspace import find_workspace
 
 
 def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values: Any) -> ReportView:

@@ -14,12 +14,12 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from routerlab.core import Cell, TableView
-from routerlab.exercises.catalog import HINT_LEVELS, Exercise
-from routerlab.exercises.course import GiveUp, Hint, Status
-from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome
-from routerlab.present import html as present
-from routerlab.present.html import table as to_html
+from ..core import Cell, TableView
+from ..present import html as present
+from ..present.html import table as to_html
+from .catalog import HINT_LEVELS, Exercise
+from .course import GiveUp, Hint, Status
+from .report import ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome
 
 TERMINAL, NOTEBOOK = "terminal", "notebook"
 MAX_DETAILED_FAILURES = 3

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from routerlab.exercises.catalog import Exercise
-from routerlab.exercises.checks import suite_for
-from routerlab.exercises.checks.base import PredictSuite
-from routerlab.exercises.report import ERROR, CheckReport, Outcome, printable
+from .catalog import Exercise
+from .checks import suite_for
+from .checks.base import PredictSuite
+from .report import ERROR, CheckReport, Outcome, printable
 
 OUTPUT_LIMIT = 4000
 """Bytes of the student's printed output kept for the report (the end of it)."""
@@ -63,7 +63,7 @@ def run_checks(exercise: Exercise, candidate: Candidate,
                     + (" (more than 8 MB)" if reply.get("result_truncated") else "")
                     + "; nothing it sent counts. Does your code write to files it did not open?")
         return report
-    from routerlab.exercises import judge
+    from . import judge
 
     suite = suite_for(exercise)
     expected = judge.expected(exercise.id)

@@ -23,13 +23,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from routerlab.core.safe_io import read_text
-from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
-from routerlab.exercises.catalog import Exercise, WrongSubmission
-from routerlab.exercises.checks import suite_for
-from routerlab.exercises.checks.base import CheckFailure, PredictSuite
-from routerlab.exercises.errors import CatalogError
-from routerlab.exercises.files import os_errors, write_text
+from ..core.safe_io import read_text
+from .answers import canonical, seal, unlock_key, unseal
+from .catalog import Exercise, WrongSubmission
+from .checks import suite_for
+from .checks.base import CheckFailure, PredictSuite
+from .errors import CatalogError
+from .files import os_errors, write_text
 
 
 def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
@@ -91,9 +91,9 @@ def literal_assignments(source: str) -> dict[str, Any]:
 
 
 def _seal_implement(exercise: Exercise, solution_file: Path, text: str) -> Path:
-    from routerlab.exercises import judge
-    from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.runner import Candidate, run_checks
+    from . import judge
+    from .catalog import load_catalog
+    from .runner import Candidate, run_checks
 
     suite = suite_for(exercise)
     observations = judge.model_observations(suite)
@@ -124,7 +124,7 @@ def _seal_implement(exercise: Exercise, solution_file: Path, text: str) -> Path:
 
 def model_key(exercise: Exercise) -> str:
     """The key a passing submission gives, derived here from the model's own answers."""
-    from routerlab.exercises import judge
+    from . import judge
 
     suite = suite_for(exercise)
     if isinstance(suite, PredictSuite):

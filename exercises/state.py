@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from routerlab.core.safe_io import decode_utf8, parse_json, read_bytes
-from routerlab.exercises.errors import ExerciseError, WorkspaceError
-from routerlab.exercises.files import os_errors
+from ..core.safe_io import decode_utf8, parse_json, read_bytes
+from .errors import ExerciseError, WorkspaceError
+from .files import os_errors
 
 STATE_VERSION = 1
 STATUSES = ("pending", "failed", "passed")

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from routerlab.core.safe_io import read_bytes
-from routerlab.exercises.catalog import Exercise
-from routerlab.exercises.course import Course
-from routerlab.exercises.errors import WorkspaceError
-from routerlab.exercises.files import os_errors
-from routerlab.exercises.report import CheckReport
+from ..core.safe_io import read_bytes
+from .catalog import Exercise
+from .course import Course
+from .errors import WorkspaceError
+from .files import os_errors
+from .report import CheckReport
 
 DEBOUNCE = 0.15
 """Editors save in steps (write, rename, chmod); changes this close together are one save."""

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from routerlab.core.safe_io import load_toml
-from routerlab.exercises.catalog import Catalog, Exercise, load_catalog
-from routerlab.exercises.errors import NoWorkspaceError, WorkspaceError
-from routerlab.exercises.files import os_errors
+from ..core.safe_io import load_toml
+from .catalog import Catalog, Exercise, load_catalog
+from .errors import NoWorkspaceError, WorkspaceError
+from .files import os_errors
 
 MARKER = "routerlab-exercises.toml"
 EXERCISE_DIR = "exercises"
@@ -40,7 +40,7 @@ Each file in `exercises/` is one exercise: read its docstring, replace the `TODO
 
 In a notebook started anywhere inside this folder:
 
-    from routerlab.exercises import check
+    from . import check
     check("registry-1")
 
 Your progress is in `.routerlab/state.json`; the terminal and the notebook share it.

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from routerlab.cli.commands.transfer import (
+from .transfer import (
     Backend,
     Hops,
     Json,
@@ -41,10 +41,10 @@ def compare(
     seed: Seed = 0, source: Source = "cpu:0", target: Target = "cpu:1", path: PathOpt = None,
     backend: Backend = None, json_out: Json = False, plain: Plain = False,
 ) -> None:
-    from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core.fix import POLICY_NAMES
-    from routerlab.teaching.compare import compare_policies
-    from routerlab.teaching.measure import on_backend
+    from ...core.fix import POLICY_NAMES
+    from ...teaching.compare import compare_policies
+    from ...teaching.measure import on_backend
+    from ..render import make_console, print_json, to_rich
 
     if values is None and random is None:
         random = DEFAULT_RANDOM

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from routerlab.cli import options
+from .. import options
 
 PEERS_ENV = "ROUTERLAB_PEERS"
 """Served peers to probe, as `--peer` takes them, separated by spaces or commas."""
@@ -24,9 +24,9 @@ def doctor(
     scenario: Path | None = typer.Option(
         None, "--scenario", help="Also probe the served peers this scenario's \\[peers] names."),
 ) -> None:
-    from routerlab import BURN_COMMIT, __version__
-    from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.teaching.doctor import diagnose
+    from ... import BURN_COMMIT, __version__
+    from ...teaching.doctor import diagnose
+    from ..render import make_console, print_json, to_rich
 
     report = diagnose(_named_peers(peer or [], scenario))
     if json_out:
@@ -45,11 +45,11 @@ def doctor(
 def _named_peers(flags: list[str], scenario: Path | None) -> dict[str, str]:
     """The peers to probe: ROUTERLAB_PEERS, then a scenario's [peers], then --peer (the later
     one wins for a name given twice)."""
-    from routerlab.core.remote import parse_peers
+    from ...core.remote import parse_peers
 
     named = parse_peers(os.environ.get(PEERS_ENV, "").replace(",", " ").split())
     if scenario is not None:
-        from routerlab.core.scenario import load_scenario
+        from ...core.scenario import load_scenario
 
         named.update(load_scenario(scenario).peers)
     return {**named, **parse_peers(flags)}

@@ -13,8 +13,8 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from routerlab.exercises.course import Course
-    from routerlab.exercises.render import ProgressView, ReportView
+    from ...exercises.course import Course
+    from ...exercises.render import ProgressView, ReportView
 
 exercises_app = typer.Typer(
     name="exercises", no_args_is_help=True,
@@ -29,7 +29,7 @@ PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 def rich_style(*words: str) -> str:
     """The palette's rich style, imported when something is printed (not by `--help`)."""
-    from routerlab.present.palette import rich_style as style
+    from ...present.palette import rich_style as style
 
     return style(*words)
 
@@ -44,14 +44,14 @@ def register(app: typer.Typer) -> None:
 
 
 def _course(directory: Path | None) -> "Course":
-    from routerlab.exercises.course import Course
-    from routerlab.exercises.workspace import find_workspace
+    from ...exercises.course import Course
+    from ...exercises.workspace import find_workspace
 
     return Course(find_workspace(directory))
 
 
 def _console(plain: bool) -> "Console":
-    from routerlab.cli.render import make_console
+    from ..render import make_console
 
     return make_console(plain)
 
@@ -67,7 +67,7 @@ def print_report(console: "Console", view: "ReportView") -> None:
     from rich.panel import Panel
     from rich.text import Text
 
-    from routerlab.cli.render import to_rich
+    from ..render import to_rich
 
     verdict = "ok" if view.passed else "error"
     console.print(Text(view.headline, style=rich_style("heading", verdict)))
@@ -85,7 +85,7 @@ def print_progress(console: "Console", view: "ProgressView", table: bool = True)
     from rich.table import Table
     from rich.text import Text
 
-    from routerlab.cli.render import to_rich
+    from ..render import to_rich
 
     if table:
         console.print(to_rich(view.table))
@@ -102,7 +102,7 @@ def init(
     plain: bool = PLAIN,
 ) -> None:
     """Create a workspace: one starter file per exercise, and your progress file."""
-    from routerlab.exercises.workspace import init_workspace
+    from ...exercises.workspace import init_workspace
 
     workspace, written = init_workspace(directory, student)
     console = _console(plain)
@@ -131,12 +131,12 @@ def command_prefix() -> str:
 def list_(directory: Path = DIR, plain: bool = PLAIN,
           json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Every exercise with its status, points, attempts and hints used, and a progress bar."""
-    from routerlab.exercises.render import list_lines, list_records
+    from ...exercises.render import list_lines, list_records
 
     course = _course(directory)
     statuses = course.statuses()
     if json_out:
-        from routerlab.cli.render import print_json
+        from ..render import print_json
 
         paths = [str(course.workspace.file_for(s.exercise)) for s in statuses]
         print_json(list_records(statuses, paths))
@@ -151,7 +151,7 @@ def list_(directory: Path = DIR, plain: bool = PLAIN,
 @exercises_app.command()
 def upgrade(directory: Path = DIR, plain: bool = PLAIN) -> None:
     """After updating RouterLab: add new exercises, rename files to their ids, keep every result."""
-    from routerlab.exercises.workspace import find_workspace, upgrade_workspace
+    from ...exercises.workspace import find_workspace, upgrade_workspace
 
     workspace = find_workspace(directory)
     done = upgrade_workspace(workspace)
@@ -178,7 +178,7 @@ def progress(directory: Path = DIR, plain: bool = PLAIN) -> None:
 def show(exercise_id: str = typer.Argument(..., help="An exercise id, e.g. registry-1."),
          directory: Path = DIR, plain: bool = PLAIN) -> None:
     """The statement of an exercise and where its file is."""
-    from routerlab.exercises.notebook import show as describe
+    from ...exercises.notebook import show as describe
 
     view = describe(exercise_id, directory)
     console = _console(plain)
@@ -195,7 +195,7 @@ def check(
     json_out: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
 ) -> None:
     """Run an exercise's checks on your file (visible and hidden). Exit code 1 if any fail."""
-    from routerlab.exercises.render import report_view
+    from ...exercises.render import report_view
 
     course = _course(directory)
     if all_:
@@ -212,7 +212,7 @@ def check(
     reports = course.check_many(ids) if len(ids) > 1 else [course.check(ids[0])]
     views = [report_view(r, course.catalog.get(r.exercise_id)) for r in reports]
     if json_out:
-        from routerlab.cli.render import print_json
+        from ..render import print_json
 
         print_json([_verdict(r, v) for r, v in zip(reports, views, strict=True)])
     else:
@@ -241,7 +241,7 @@ def _verdict(report: Any, view: "ReportView") -> dict[str, Any]:
 
 def _progress(course: "Course") -> "ProgressView":
     """Every exercise's status, with the repairs made to the progress file as its notes."""
-    from routerlab.exercises.render import progress_view
+    from ...exercises.render import progress_view
 
     return progress_view(course.statuses(), course.problems)
 
@@ -255,7 +255,7 @@ def hint(exercise_id: str = typer.Argument(..., help="An exercise id."),
     from rich.panel import Panel
     from rich.text import Text
 
-    from routerlab.exercises.render import hint_view
+    from ...exercises.render import hint_view
 
     view = hint_view(_course(directory).hint(exercise_id, level))
     _console(plain).print(Panel(Text(view.text), title=Text(view.title), title_align="left"))
@@ -281,7 +281,7 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
     """Show the answer without passing (asks first): the exercise then earns no points."""
     from rich.syntax import Syntax
 
-    from routerlab.exercises.render import give_up_view
+    from ...exercises.render import give_up_view
 
     course = _course(directory)
     exercise = course.catalog.get(exercise_id)
@@ -319,8 +319,8 @@ def watch(
     """Check the current exercise, then re-check every time you save (Ctrl-C to stop)."""
     import threading
 
-    from routerlab.exercises.render import report_view
-    from routerlab.exercises.watch import Watcher, WatchEvent
+    from ...exercises.render import report_view
+    from ...exercises.watch import Watcher, WatchEvent
 
     course = _course(directory)
     console = _console(plain)
@@ -349,7 +349,7 @@ def export(out: Path = typer.Option(None, "--out", "-o",
            directory: Path = DIR, plain: bool = PLAIN) -> None:
     """Re-check every file, then write your results (ids, pass/fail, points, attempts, hints, each
     file's SHA-256) as one JSON file to hand in."""
-    from routerlab.exercises.grading import write_results
+    from ...exercises.grading import write_results
 
     path, document = write_results(_course(directory), out)
     _console(plain).print(f"{document['points']:g}/{document['points_possible']} points; "

@@ -1,13 +1,13 @@
 """`routerlab lab`: JupyterLab on the learner's own copy of the guided notebooks.
 
 The notebooks are served from the learner's exercise workspace (`<workspace>/notebooks/`, kept
-up to date by `routerlab.teaching.lab_notebooks`), never from the checkout: saving a notebook
+up to date by `routerlab.exercises.lab_notebooks`), never from the checkout: saving a notebook
 must not dirty the repository, and the notebooks' checkpoints find the workspace (its marker is
 above the notebook's folder), so the terminal's `routerlab exercises` and the notebooks share
 one progress file. The workspace is `--dir`, else the one around the current folder, else
 `~/routerlab-exercises` (created on first use, as `routerlab exercises init` would).
 
-The server itself (`routerlab.teaching.lab_server`) listens on 127.0.0.1 only, takes its token
+The server itself (`routerlab.cli.lab_server`) listens on 127.0.0.1 only, takes its token
 from the environment and opens `00-welcome` without JupyterLab's news pop-up. Nothing heavy is
 imported until the command runs: JupyterLab is a child process of the same Python.
 """
@@ -49,7 +49,8 @@ def lab(
         _fail(INSTALL_HINT)
     import secrets  # here, not at the top: `routerlab --help` imports this module
 
-    from routerlab.teaching import lab_notebooks, lab_server
+    from ...exercises import lab_notebooks
+    from .. import lab_server
 
     workspace, how = _workspace(directory, create=not dry_run)
     source = lab_notebooks.shipped_notebooks()
@@ -61,7 +62,7 @@ def lab(
     command = lab_server.jupyterlab_command(workspace, port, open_path, open_browser, settings)
     typer.echo(f"{how}: {workspace}")
     if not dry_run:
-        from routerlab.exercises.workspace import open_workspace
+        from ...exercises.workspace import open_workspace
 
         for line in lab_notebooks.sync_notebooks(open_workspace(workspace), source).lines():
             typer.echo(line)
@@ -80,8 +81,8 @@ def lab(
 def _workspace(directory: Path | None, create: bool) -> tuple[Path, str]:
     """The workspace folder to serve, and how it was chosen (said on screen). A folder that is
     not a workspace yet is made one (`init_workspace`) only when `create`."""
-    from routerlab.exercises.errors import WorkspaceError
-    from routerlab.exercises.workspace import MARKER, caller_cwd, find_workspace, init_workspace
+    from ...exercises.errors import WorkspaceError
+    from ...exercises.workspace import MARKER, caller_cwd, find_workspace, init_workspace
 
     if directory is None:
         try:
@@ -119,6 +120,6 @@ def _free_port() -> int:
 
 
 def _fail(message: str) -> NoReturn:
-    from routerlab.core import RouterLabError
+    from ...core import RouterLabError
 
     raise RouterLabError(message)

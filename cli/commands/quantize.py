@@ -51,11 +51,11 @@ def quantize(
                                  "per-element arrays (input, q, scales, dequant, bytes)."),
     plain: bool = typer.Option(False, "--plain", help="No colour."),
 ) -> None:
-    from routerlab.cli.commands.transfer import read_tensor
-    from routerlab.core import Profile
-    from routerlab.core.limits import check_json_numbers
-    from routerlab.core.quant import Calibration, QuantizeReport, parse_floats, quantize_dynamic
-    from routerlab.core.quant import quantize as quantize_static
+    from ...core import Profile
+    from ...core.limits import check_json_numbers
+    from ...core.quant import Calibration, QuantizeReport, parse_floats, quantize_dynamic
+    from ...core.quant import quantize as quantize_static
+    from .transfer import read_tensor
 
     profile = Profile.parse(backend)
     x = read_tensor(values, shape, random, seed, "quantize")
@@ -71,10 +71,10 @@ def quantize(
         )
     report = QuantizeReport(x, tensor, profile, method)
     if json_out:
-        from routerlab.cli.output import print_json
+        from ..output import print_json
 
         print_json(report.to_dict(summary), hint="add --summary to leave out the arrays")
         return
-    from routerlab.cli.render import make_console, to_rich
+    from ..render import make_console, to_rich
 
     make_console(plain).print(to_rich(report.view()))

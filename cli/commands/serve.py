@@ -6,7 +6,7 @@ devices, listening on a WebSocket address (docs/remote.md).
     routerlab serve --local 2               two peers on loopback, for a lesson; Ctrl-C stops both
     routerlab serve --faults ...            clients may inject faults (--local peers always may)
 
-The serving is `routerlab.core.remote.serving`; this module parses options and prints.
+The serving is `routerlab.core.serving.serving`; this module parses options and prints.
 """
 
 from typing import Annotated
@@ -43,7 +43,7 @@ def serve(
         "--faults", help="Let clients inject faults (kill, drop, delay, oom, restart; "
                          "docs/faults.md). Peers started with --local always do.")] = False,
 ) -> None:
-    from routerlab.core.remote import run_peer, serve_local
+    from ...core.serving import run_peer, serve_local
 
     devices = [d if "@" in d or profile is None else f"{d}@{profile}"
                for d in (device or ["cpu:0", "cpu:1"])]

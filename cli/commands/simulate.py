@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from routerlab.cli import options
+from .. import options
 
 
 def register(app: typer.Typer) -> None:
@@ -33,9 +33,10 @@ def simulate(
         "--policy", help="Run every transfer under this policy (native, dequantize, requantize, "
                          "reject, legacy) instead of the file's.")] = None,
 ) -> None:
-    from routerlab.cli.render import make_console, print_json, safe, to_rich
-    from routerlab.core.remote import parse_fault, parse_peers
-    from routerlab.core.scenario import ScenarioRunError, load_scenario, run_scenario
+    from ...core.remote import parse_peers
+    from ...core.scenario import ScenarioRunError, load_scenario, run_scenario
+    from ...core.serving import parse_fault
+    from ..render import make_console, print_json, safe, to_rich
 
     loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,
                                                 peers=parse_peers(peer or ()),
@@ -67,6 +68,6 @@ def simulate(
         for view in result.registries.values():
             console.print(to_rich(view))
         if trace:
-            from routerlab.core import Trace
+            from ...core import Trace
 
             console.print(to_rich(Trace().view(result.events, f"Events of step {result.step}")))

@@ -23,10 +23,10 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
          plain: bool = PLAIN,
          json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Every starter fails, every solution passes, 3 hint levels, hidden checks exist."""
-    from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core import TableView
-    from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.lint import lint as run_lint
+    from ...core import TableView
+    from ...exercises.catalog import load_catalog
+    from ...exercises.lint import lint as run_lint
+    from ..render import make_console, print_json, to_rich
 
     started = time.monotonic()
     results = run_lint(load_catalog(), only or None)
@@ -55,11 +55,11 @@ def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
                                     help="CSV path (default: FOLDER/grades.csv)."),
            plain: bool = PLAIN) -> None:
     """Merge students' exported results into a CSV and summarise each exercise."""
-    from routerlab.cli.render import make_console, to_rich
-    from routerlab.core import Cell, TableView
-    from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.grading import gradebook
-    from routerlab.present.palette import rich_style
+    from ...core import Cell, TableView
+    from ...exercises.catalog import load_catalog
+    from ...exercises.grading import gradebook
+    from ...present.palette import rich_style
+    from ..render import make_console, to_rich
 
     book = gradebook(folder, load_catalog())
     path = book.write_csv(out or folder / "grades.csv")
@@ -88,9 +88,9 @@ def seal(exercise_id: str = typer.Argument(..., help="An exercise id."),
          plain: bool = PLAIN) -> None:
     """Author an exercise: check the solution against the model, then seal it (and the wrong
     submissions `teacher lint` must see rejected)."""
-    from routerlab.cli.render import make_console
-    from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.sealing import seal_exercise, seal_wrong, wrong_entries
+    from ...exercises.catalog import load_catalog
+    from ...exercises.sealing import seal_exercise, seal_wrong, wrong_entries
+    from ..render import make_console
 
     exercise = load_catalog().get(exercise_id)
     entries = wrong_entries(list(wrong or []))  # refused before the solution is sealed
@@ -112,12 +112,12 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
             plain: bool = PLAIN) -> None:
     """Regrade from scratch, trusting no progress file: every exercise file in the sandbox, the
     catalog of this RouterLab; writes the grades CSV and a SHA-256 per graded file."""
-    from routerlab.cli.render import make_console
-    from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.errors import GradesError
-    from routerlab.exercises.files import check_target
-    from routerlab.exercises.grading import recheck as regrade
-    from routerlab.exercises.grading import write_recheck
+    from ...exercises.catalog import load_catalog
+    from ...exercises.errors import GradesError
+    from ...exercises.files import check_target
+    from ...exercises.grading import recheck as regrade
+    from ...exercises.grading import write_recheck
+    from ..render import make_console
 
     check_target(out, "grades CSV", GradesError)  # refused before the regrade, not after
     catalog = load_catalog()

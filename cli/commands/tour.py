@@ -13,7 +13,7 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from routerlab.teaching.tour import TourStep
+    from ...teaching.tour import TourStep
 
 _TONE = {"ok": "ok", "refused": "warn", "panic": "error", "info": "info"}
 """The palette's style word for each outcome of a step (its panel's border)."""
@@ -30,10 +30,10 @@ def tour(
                                                               "steps.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
 ) -> None:
-    from routerlab.cli.render import make_console
-    from routerlab.present.palette import rich_style
-    from routerlab.teaching.tour import TOTAL_STEPS
-    from routerlab.teaching.tour import tour as story
+    from ...present.palette import rich_style
+    from ...teaching.tour import TOTAL_STEPS
+    from ...teaching.tour import tour as story
+    from ..render import make_console
 
     console = make_console(plain)
     pause = not no_pause and sys.stdin.isatty()
@@ -52,8 +52,8 @@ def render_step(console: "Console", step: "TourStep", total: int, plain: bool) -
     from rich.syntax import Syntax
     from rich.text import Text
 
-    from routerlab.cli.render import to_rich
-    from routerlab.present.palette import rich_style
+    from ...present.palette import rich_style
+    from ..render import to_rich
 
     parts: list = [Text(step.text)]
     if step.code:

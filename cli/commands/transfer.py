@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from routerlab.cli import options
+from .. import options
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from routerlab.teaching.measure import Progress
+    from ...teaching.measure import Progress
 
 LONG_WORK = 1 << 20
 """Elements × hops from which a progress bar is drawn (on a terminal)."""
@@ -60,10 +60,10 @@ def transfer(
     path: PathOpt = None, hops: Hops = 1, backend: Backend = None, json_out: Json = False,
     plain: Plain = False, peer: options.Peers = None,
 ) -> None:
-    from routerlab.cli.render import make_console, print_json, to_rich
-    from routerlab.core import Policy
-    from routerlab.core.remote import parse_peers
-    from routerlab.teaching.measure import measure_transfer, on_backend
+    from ...core import Policy
+    from ...core.remote import parse_peers
+    from ...teaching.measure import measure_transfer, on_backend
+    from ..render import make_console, print_json, to_rich
 
     chosen = Policy.parse(policy)
     x = read_tensor(values, shape, random, seed, "transfer")
@@ -89,8 +89,8 @@ def read_tensor(values: str | None, shape: str | None, random: str | None, seed:
     are bounded by the command line itself)."""
     import math
 
-    from routerlab.core.limits import PEAK_PAYLOAD_RATIO, require_memory
-    from routerlab.core.quant import parse_shape, random_tensor, tensor_from
+    from ...core.limits import PEAK_PAYLOAD_RATIO, require_memory
+    from ...core.quant import parse_shape, random_tensor, tensor_from
 
     if random is None:
         return tensor_from(values, shape)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from routerlab.cli import options
+from .. import options
 
 
 def register(app: typer.Typer) -> None:
@@ -30,9 +30,9 @@ def validate(
     transport: options.Transport = None,
     peer: options.Peers = None,
 ) -> None:
-    from routerlab.cli.render import make_console, print_json, safe, to_rich
-    from routerlab.core.remote import parse_peers
-    from routerlab.core.scenario import load_scenario, validate_flow
+    from ...core.remote import parse_peers
+    from ...core.scenario import load_scenario, validate_flow
+    from ..render import make_console, print_json, safe, to_rich
 
     loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,
                                                 peers=parse_peers(peer or ()))

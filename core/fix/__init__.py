@@ -18,9 +18,15 @@ The client side of a move (`Runtime.to_device`) is `routerlab.core.moves`; what 
 is measured by `routerlab.teaching`.
 """
 
-from routerlab.core.fix.advertised import SOURCES, Advertisement, advertise, dtype_usage
-from routerlab.core.fix.arms import QuantizedTransfers, record_arrival
-from routerlab.core.fix.guard import (
+from ..policies import (
+    DEFAULT_POLICY,
+    POLICY_NAMES,
+    Policy,
+    UnknownPolicyError,
+)
+from .advertised import SOURCES, Advertisement, advertise, dtype_usage
+from .arms import QuantizedTransfers, record_arrival
+from .guard import (
     Outcome,
     TransferPlan,
     Wall,
@@ -28,13 +34,7 @@ from routerlab.core.fix.guard import (
     is_quantized_handle,
     plan_transfer,
 )
-from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams, q_to_device
-from routerlab.core.policies import (
-    DEFAULT_POLICY,
-    POLICY_NAMES,
-    Policy,
-    UnknownPolicyError,
-)
+from .qtensor import QPrimitive, QuantizeParams, q_to_device
 
 __all__ = [
     "DEFAULT_POLICY", "SOURCES", "Advertisement", "Outcome", "POLICY_NAMES", "Policy",

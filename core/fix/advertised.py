@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from routerlab.core.devices import Device
-from routerlab.core.dtypes import AnyDType, DType, QFloat
-from routerlab.core.profiles import Profile
-from routerlab.core.quant import QuantScheme, check_quantizable
-from routerlab.core.quant.scheme import QuantMode, QuantValue, StoreKind
-from routerlab.core.view import Cell, TableView, Viewable
+from ..devices import Device
+from ..dtypes import AnyDType, DType, QFloat
+from ..profiles import Profile
+from ..quant import QuantScheme, check_quantizable
+from ..quant.scheme import QuantMode, QuantValue, StoreKind
+from ..view import Cell, TableView, Viewable
 
 STORAGE, ARITHMETIC = "storage", "arithmetic"
 GENERAL = frozenset({STORAGE, ARITHMETIC})

@@ -27,19 +27,19 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.backend import Backend, HandleKind, Kind, Primitive
-from routerlab.core.data import TensorData
-from routerlab.core.dtypes import DType, QFloat
-from routerlab.core.errors import QuantizationError, TransferRejected
-from routerlab.core.fix import qtensor
-from routerlab.core.fix.qtensor import QPrimitive, QuantizeParams
-from routerlab.core.interpreter import TensorInterpreter
-from routerlab.core.ir import DequantizeOp, QuantizeOp, TensorId, TensorIr
-from routerlab.core.policies import Policy
-from routerlab.core.quant import Calibration, QuantScheme, params_shape, quantize_dynamic
-from routerlab.core.quant import quantize as quantize_static
-from routerlab.core.quant.scale_dtype import storage_dtype, to_f32
-from routerlab.core.trace import Detail
+from ..backend import Backend, HandleKind, Kind, Primitive
+from ..data import TensorData
+from ..dtypes import DType, QFloat
+from ..errors import QuantizationError, TransferRejected
+from ..interpreter import TensorInterpreter
+from ..ir import DequantizeOp, QuantizeOp, TensorId, TensorIr
+from ..policies import Policy
+from ..quant import Calibration, QuantScheme, params_shape, quantize_dynamic
+from ..quant import quantize as quantize_static
+from ..quant.scale_dtype import storage_dtype, to_f32
+from ..trace import Detail
+from . import qtensor
+from .qtensor import QPrimitive, QuantizeParams
 
 F32 = np.float32
 

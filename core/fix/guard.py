@@ -14,24 +14,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from routerlab.core.backend import HandleKind, Kind, kind_of
-from routerlab.core.channel import (
+from ..backend import HandleKind, Kind, kind_of
+from ..channel import (
     REMOTE_REGISTER_PANIC,
     SRC_BRIDGE,
     SRC_REGISTER,
     SRC_ROUTER_Q_INTO_DATA,
 )
-from routerlab.core.choices import Choice
-from routerlab.core.devices import Device, Path, automatic_path, check_forced_path
-from routerlab.core.dtypes import AnyDType, QFloat
-from routerlab.core.errors import RouterLabError, TransferRejected
-from routerlab.core.fix.advertised import advertise
-from routerlab.core.fix.qtensor import arrival_scheme
-from routerlab.core.interpreter import burn_debug
-from routerlab.core.policies import Policy
-from routerlab.core.quant import QuantScheme
-from routerlab.core.quant.backend_rules import check_arrival, stored_scheme
-from routerlab.core.view import TableView, Viewable
+from ..choices import Choice
+from ..devices import Device, Path, automatic_path, check_forced_path
+from ..dtypes import AnyDType, QFloat
+from ..errors import RouterLabError, TransferRejected
+from ..interpreter import burn_debug
+from ..policies import Policy
+from ..quant import QuantScheme
+from ..quant.backend_rules import check_arrival, stored_scheme
+from ..view import TableView, Viewable
+from .advertised import advertise
+from .qtensor import arrival_scheme
 
 SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"
 SRC_INTERP = "crates/burn-router/src/interpreter.rs"

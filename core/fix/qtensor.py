@@ -31,13 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.backend import QUIET_FLOAT, Backend, Primitive
-from routerlab.core.data import TensorData
-from routerlab.core.devices import Device
-from routerlab.core.dtypes import DType, QFloat
-from routerlab.core.errors import DTypeError, QuantizationError, TransferRejected
-from routerlab.core.profiles import Profile
-from routerlab.core.quant import (
+from ..backend import QUIET_FLOAT, Backend, Primitive
+from ..data import TensorData
+from ..devices import Device
+from ..dtypes import DType, QFloat
+from ..errors import DTypeError, QuantizationError, TransferRejected
+from ..profiles import Profile
+from ..quant import (
     Calibration,
     QuantizedTensor,
     QuantScheme,
@@ -48,13 +48,13 @@ from routerlab.core.quant import (
     pack_u32,
     quantize_dynamic,
 )
-from routerlab.core.quant import (
+from ..quant import (
     dequantize as dequantize_values,
 )
-from routerlab.core.quant import (
+from ..quant import (
     quantize as quantize_static,
 )
-from routerlab.core.quant.backend_rules import check_arrival, stored_scheme
+from ..quant.backend_rules import check_arrival, stored_scheme
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,17 +9,17 @@ The public API, one job per module:
 - `tensor`: the `QuantizedTensor` primitive.
 """
 
-from routerlab.core.quant.bytes import from_bytes, to_bytes
-from routerlab.core.quant.calibration import Calibration, QParams, compute_q_params, compute_range
-from routerlab.core.quant.compare import count_changed, max_abs_difference
-from routerlab.core.quant.inputs import parse_floats, parse_shape, random_tensor, tensor_from
-from routerlab.core.quant.layout import QuantLayout, layout_of, params_shape, quantized_data_len
-from routerlab.core.quant.notation import format_scheme, parse_scheme
-from routerlab.core.quant.ops import dequantize, quantize, quantize_dynamic
-from routerlab.core.quant.packing import pack_u32, unpack_u32
-from routerlab.core.quant.report import QuantizeReport
-from routerlab.core.quant.scale_dtype import round_up
-from routerlab.core.quant.scheme import (
+from .bytes import from_bytes, to_bytes
+from .calibration import Calibration, QParams, compute_q_params, compute_range
+from .compare import count_changed, max_abs_difference
+from .inputs import parse_floats, parse_shape, random_tensor, tensor_from
+from .layout import QuantLayout, layout_of, params_shape, quantized_data_len
+from .notation import format_scheme, parse_scheme
+from .ops import dequantize, quantize, quantize_dynamic
+from .packing import pack_u32, unpack_u32
+from .report import QuantizeReport
+from .scale_dtype import round_up
+from .scheme import (
     BlockScale,
     BlockSize,
     QuantMode,
@@ -31,7 +31,7 @@ from routerlab.core.quant.scheme import (
     check_quantizable,
     quantizable,
 )
-from routerlab.core.quant.tensor import QuantizedTensor
+from .tensor import QuantizedTensor
 
 __all__ = [
     "QuantizeReport", "count_changed", "max_abs_difference", "parse_floats", "parse_shape",

@@ -19,10 +19,10 @@ The three Burn backends agree on the formula but not on which schemes they take 
 """
 from __future__ import annotations
 
-from routerlab.core.errors import BurnUnimplemented, QuantizationError
-from routerlab.core.profiles import Profile
-from routerlab.core.quant.debug import scheme_debug
-from routerlab.core.quant.scheme import QuantScheme, QuantStore, QuantValue, StoreKind
+from ..errors import BurnUnimplemented, QuantizationError
+from ..profiles import Profile
+from .debug import scheme_debug
+from .scheme import QuantScheme, QuantStore, QuantValue, StoreKind
 
 NDARRAY_QTENSOR = "crates/burn-ndarray/src/ops/qtensor.rs"
 

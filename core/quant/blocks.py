@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from routerlab.core.errors import QuantizationError
-from routerlab.core.quant.arrays import get_array_module
-from routerlab.core.quant.scheme import BlockSize
+from ..errors import QuantizationError
+from .arrays import get_array_module
+from .scheme import BlockSize
 
 
 def require_divisible(shape: tuple[int, ...], block: BlockSize) -> None:

@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.errors import QuantizationError
-from routerlab.core.quant.arrays import to_host
-from routerlab.core.quant.layout import layout_of, params_shape, quantized_data_len
-from routerlab.core.quant.notation import parse_scheme
-from routerlab.core.quant.scale_dtype import storage_dtype
-from routerlab.core.quant.scheme import QuantScheme, ScaleDtype
-from routerlab.core.quant.tensor import QuantizedTensor
+from ..errors import QuantizationError
+from .arrays import to_host
+from .layout import layout_of, params_shape, quantized_data_len
+from .notation import parse_scheme
+from .scale_dtype import storage_dtype
+from .scheme import QuantScheme, ScaleDtype
+from .tensor import QuantizedTensor
 
 
 def to_bytes(tensor: QuantizedTensor) -> bytes:

@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.choices import Choice
-from routerlab.core.errors import QuantizationError
-from routerlab.core.quant.arrays import get_array_module, to_host
-from routerlab.core.quant.blocks import reduce_blocks, require_divisible
-from routerlab.core.quant.scale_dtype import F32_MIN_POSITIVE, round_up
-from routerlab.core.quant.scheme import QuantScheme, ScaleDtype, check_quantizable
+from ..choices import Choice
+from ..errors import QuantizationError
+from .arrays import get_array_module, to_host
+from .blocks import reduce_blocks, require_divisible
+from .scale_dtype import F32_MIN_POSITIVE, round_up
+from .scheme import QuantScheme, ScaleDtype, check_quantizable
 
 F32 = np.float32
 

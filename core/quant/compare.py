@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.profiles import Profile
-from routerlab.core.quant.arrays import to_host
-from routerlab.core.quant.layout import layout_of
-from routerlab.core.quant.packing import unpack_u32
-from routerlab.core.quant.scheme import QuantStore
-from routerlab.core.quant.tensor import QuantizedTensor
+from ..profiles import Profile
+from .arrays import to_host
+from .layout import layout_of
+from .packing import unpack_u32
+from .scheme import QuantStore
+from .tensor import QuantizedTensor
 
 SLAB = 1 << 20
 """Values per slab (rounded to whole blocks along the first axis)."""

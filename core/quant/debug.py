@@ -7,7 +7,7 @@ The scheme types derive `Debug`, which prints every field in declaration order (
 
 from __future__ import annotations
 
-from routerlab.core.quant.scheme import QuantScheme, StoreKind
+from .scheme import QuantScheme, StoreKind
 
 _STORE = {StoreKind.NATIVE: "Native", StoreKind.PACKED_U32: "PackedU32",
           StoreKind.PACKED_NATIVE: "PackedNative"}

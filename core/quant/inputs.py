@@ -11,9 +11,9 @@ import re
 
 import numpy as np
 
-from routerlab.core.errors import InputError, QuantizationError, ShapeError
-from routerlab.core.limits import MAX_ELEMENTS, check_elements
-from routerlab.core.safe_io import parse_int, parse_json
+from ..errors import InputError, QuantizationError, ShapeError
+from ..limits import MAX_ELEMENTS, check_elements
+from ..safe_io import parse_int, parse_json
 
 _SHAPE_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*(,\s*[+-]?[0-9]+\s*)*")
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 
-from routerlab.core.quant.arrays import is_numpy
+from .arrays import is_numpy
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -62,7 +62,7 @@ def fused_module() -> ModuleType | None:
         _fused = None
         if not os.environ.get("ROUTERLAB_NO_NUMBA"):
             try:
-                from routerlab.core.quant import fused
+                from . import fused
             except ImportError:
                 pass
             else:

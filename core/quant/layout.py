@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from routerlab.core.errors import QuantizationError
-from routerlab.core.quant.scheme import QuantScheme, QuantStore, StoreKind
+from ..errors import QuantizationError
+from .scheme import QuantScheme, QuantStore, StoreKind
 
 _U32, _I8 = np.dtype(np.uint32), np.dtype(np.int8)
 """Built once: every move asks for its layout's storage dtype."""

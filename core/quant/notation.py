@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from enum import Enum
 
-from routerlab.core.errors import InputError, QuantizationError
-from routerlab.core.quant.scheme import (
+from ..errors import InputError, QuantizationError
+from ..safe_io import parse_int, shorten
+from .scheme import (
     BlockSize,
     QuantMode,
     QuantScheme,
@@ -26,7 +27,6 @@ from routerlab.core.quant.scheme import (
     ScaleDtype,
     StoreKind,
 )
-from routerlab.core.safe_io import parse_int, shorten
 
 _PARTS = ("block", "scale", "global", "store", "mode")
 

@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.dtypes import DType
-from routerlab.core.errors import QuantizationError
-from routerlab.core.profiles import DEFAULT_CPU_PROFILE, Profile
-from routerlab.core.quant.arrays import get_array_module, is_numpy, to_host
-from routerlab.core.quant.backend_rules import stored_scheme
-from routerlab.core.quant.blocks import blockwise
-from routerlab.core.quant.calibration import (
+from ..dtypes import DType
+from ..errors import QuantizationError
+from ..profiles import DEFAULT_CPU_PROFILE, Profile
+from .arrays import get_array_module, is_numpy, to_host
+from .backend_rules import stored_scheme
+from .blocks import blockwise
+from .calibration import (
     Calibration,
     QParams,
     compute_q_params,
@@ -43,18 +43,18 @@ from routerlab.core.quant.calibration import (
     flex_q_params,
     flex_validated,
 )
-from routerlab.core.quant.kernels import Kernel, split
-from routerlab.core.quant.layout import check_scale_count, layout_of, params_shape
-from routerlab.core.quant.notation import parse_scheme
-from routerlab.core.quant.packing import pack_u32
-from routerlab.core.quant.scale_dtype import round_up, to_f32, to_storage
-from routerlab.core.quant.scheme import (
+from .kernels import Kernel, split
+from .layout import check_scale_count, layout_of, params_shape
+from .notation import parse_scheme
+from .packing import pack_u32
+from .scale_dtype import round_up, to_f32, to_storage
+from .scheme import (
     QuantScheme,
     ScaleDtype,
     check_global_scale,
     check_quantizable,
 )
-from routerlab.core.quant.tensor import QuantizedTensor
+from .tensor import QuantizedTensor
 
 F32 = np.float32
 NAN_INPUT = "cannot quantize NaN values"

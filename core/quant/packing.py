@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.errors import QuantizationError
-from routerlab.core.quant.arrays import get_array_module, is_numpy
+from ..errors import QuantizationError
+from .arrays import get_array_module, is_numpy
 
 CHUNK = 1 << 16
 """Words per chunk on numpy: 256 KiB of u32 output and at most as much of any temporary."""
@@ -114,7 +114,7 @@ def _unpack_flat(words: np.ndarray, bits: int, out: np.ndarray) -> None:
     second thread only adds its hand-off; above, one core's memory bandwidth is the limit and two
     share the work (medians on two idle cores, Q4: 1 Mi values 28 µs on one thread and 210 µs
     split; 4 Mi 0.24 and 0.28 ms; 16 Mi 0.94 and 0.58 ms; 64 Mi 9.2 and 7.8 ms)."""
-    from routerlab.core.quant.kernels import FUSED_MIN, fused_module, split
+    from .kernels import FUSED_MIN, fused_module, split
 
     per_word = 32 // bits
     if bits == 8:

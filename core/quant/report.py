@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.profiles import Profile
-from routerlab.core.quant.arrays import to_host
-from routerlab.core.quant.calibration import Calibration
-from routerlab.core.quant.tensor import QuantizedTensor
-from routerlab.core.view import TableView, Viewable
+from ..profiles import Profile
+from ..view import TableView, Viewable
+from .arrays import to_host
+from .calibration import Calibration
+from .tensor import QuantizedTensor
 
 MAX_ROWS = 64
 """Rows the table shows; the JSON always carries every element."""

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.errors import QuantizationError
-from routerlab.core.quant.scheme import ScaleDtype
+from ..errors import QuantizationError
+from .scheme import ScaleDtype
 
 F32_MIN_POSITIVE = np.float32(np.finfo(np.float32).tiny)
 """`f32::MIN_POSITIVE` (2^-126), the floor Burn's zero-scale guards use."""

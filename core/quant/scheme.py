@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from routerlab.core.choices import IdentityHashEnum
-from routerlab.core.errors import QuantizationError
+from ..choices import IdentityHashEnum
+from ..errors import QuantizationError
 
 if TYPE_CHECKING:
-    from routerlab.core.profiles import Profile
+    from ..profiles import Profile
 
 MAX_BLOCK_DIMS = 5
 """`BlockSize` stores at most five extents (`MAX_DIMS` in cubecl-common's scheme.rs)."""
@@ -316,7 +316,7 @@ class QuantScheme:
         return self.size_bits_stored() // self.value.bits
 
     def __str__(self) -> str:
-        from routerlab.core.quant.notation import format_scheme
+        from .notation import format_scheme
 
         return format_scheme(self)
 

@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core.dtypes import DType, QFloat
-from routerlab.core.errors import QuantizationError
-from routerlab.core.profiles import DEFAULT_CPU_PROFILE, Profile
-from routerlab.core.quant.arrays import get_array_module, to_host, to_module
-from routerlab.core.quant.layout import QuantLayout, layout_of, params_shape
-from routerlab.core.quant.packing import unpack_u32
-from routerlab.core.quant.scale_dtype import storage_dtype, to_f32
-from routerlab.core.quant.scheme import QuantScheme, check_global_scale
+from ..dtypes import DType, QFloat
+from ..errors import QuantizationError
+from ..profiles import DEFAULT_CPU_PROFILE, Profile
+from .arrays import get_array_module, to_host, to_module
+from .layout import QuantLayout, layout_of, params_shape
+from .packing import unpack_u32
+from .scale_dtype import storage_dtype, to_f32
+from .scheme import QuantScheme, check_global_scale
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,12 +114,12 @@ class QuantizedTensor:
     # --- conversions ---
     def dequantize(self, profile: Profile = DEFAULT_CPU_PROFILE, dtype: DType = DType.F32) -> Any:
         """`dequantize(self)`; see `routerlab.core.quant.ops.dequantize`."""
-        from routerlab.core.quant.ops import dequantize
+        from .ops import dequantize
 
         return dequantize(self, profile=profile, dtype=dtype)
 
     def to_bytes(self) -> bytes:
-        from routerlab.core.quant.bytes import to_bytes
+        from .bytes import to_bytes
 
         return to_bytes(self)
 

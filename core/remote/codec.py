@@ -16,12 +16,12 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from routerlab.core import errors as E
-from routerlab.core.data import TensorData
-from routerlab.core.devices import Path, parse_device
-from routerlab.core.dtypes import AnyDType, DType, QFloat
-from routerlab.core.fix.qtensor import QuantizeParams
-from routerlab.core.ir import (
+from .. import errors as E
+from ..data import TensorData
+from ..devices import Path, parse_device
+from ..dtypes import AnyDType, DType, QFloat
+from ..fix.qtensor import QuantizeParams
+from ..ir import (
     AddOp,
     CastOp,
     DequantizeOp,
@@ -43,10 +43,10 @@ from routerlab.core.ir import (
     TensorIr,
     TensorStatus,
 )
-from routerlab.core.limits import MAX_DIMS
-from routerlab.core.policies import Policy
-from routerlab.core.quant import Calibration
-from routerlab.core.quant.scheme import (
+from ..limits import MAX_DIMS
+from ..policies import Policy
+from ..quant import Calibration
+from ..quant.scheme import (
     BlockSize,
     QuantMode,
     QuantScheme,
@@ -55,10 +55,10 @@ from routerlab.core.quant.scheme import (
     ScaleDtype,
     StoreKind,
 )
-from routerlab.core.remote import protocol as P
-from routerlab.core.remote.protocol import CodecError
-from routerlab.core.remote.streams import Readback
-from routerlab.core.request import Arrival, TransferRequest, Transport
+from ..request import Arrival, TransferRequest, Transport
+from . import protocol as P
+from .protocol import CodecError
+from .streams import Readback
 
 OPS: dict[str, type[OperationIr]] = {cls.__name__: cls for cls in (
     InitOp, DropOp, RegisterDataOp, ReadOp, AddOp, MulOp, MatmulOp, ReshapeOp, SwapDimsOp,

@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from routerlab.core.remote import protocol as P
-from routerlab.core.remote.protocol import CodecError
+from . import protocol as P
+from .protocol import CodecError
 
 CLOSE, PING, PONG, CONTINUATION = 0x8, 0x9, 0xA, 0x0
 

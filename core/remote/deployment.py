@@ -21,8 +21,8 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from routerlab.core.devices import LOCAL_PEER, Device
-from routerlab.core.errors import (
+from ..devices import LOCAL_PEER, Device
+from ..errors import (
     BurnPanic,
     DeviceError,
     RouterLabError,
@@ -30,18 +30,18 @@ from routerlab.core.errors import (
     StaleHandle,
     TransferTimedOut,
 )
-from routerlab.core.handles import Journal
-from routerlab.core.interpreter import TensorInterpreter
-from routerlab.core.ir import OperationIr, ReadOp, RegisterRemoteOp
-from routerlab.core.policies import Policy
-from routerlab.core.remote import protocol as P
-from routerlab.core.remote.codec import decode_error, encode_data, encode_op, task_kind
-from routerlab.core.remote.link import PeerError, PeerLink, PeerLost
-from routerlab.core.remote.transfers import NetworkServer, PeerSource
-from routerlab.core.request import DEFAULT_TRANSPORT
-from routerlab.core.session import Reply, Session
-from routerlab.core.trace import Trace
-from routerlab.core.view import TableView, Viewable
+from ..handles import Journal
+from ..interpreter import TensorInterpreter
+from ..ir import OperationIr, ReadOp, RegisterRemoteOp
+from ..policies import Policy
+from ..request import DEFAULT_TRANSPORT
+from ..session import Reply, Session
+from ..trace import Trace
+from ..view import TableView, Viewable
+from . import protocol as P
+from .codec import decode_error, encode_data, encode_op, task_kind
+from .link import PeerError, PeerLink, PeerLost
+from .transfers import NetworkServer, PeerSource
 
 RESTART_WAIT_S = 5.0
 """How long a client waits for a restarting peer to close its connection."""
@@ -326,7 +326,7 @@ class Deployment(NetworkServer):
     # --- faults --------------------------------------------------------------------------------
 
     def inject(self, fault: Any) -> str:
-        """Send a fault (`routerlab.core.remote.faults.Fault`) to its peer; a restart is
+        """Send a fault (`routerlab.core.serving.faults.Fault`) to its peer; a restart is
         followed by a reconnect, as a client that notices would do."""
         link = self.peers.get(fault.target or "")
         if link is None:

@@ -16,12 +16,12 @@ import secrets
 import time
 from typing import Any
 
-from routerlab.core.errors import RouterLabError
-from routerlab.core.policies import Policy
-from routerlab.core.remote import protocol as P
-from routerlab.core.remote.codec import decode_data
-from routerlab.core.remote.transfers import CONNECT_TIMEOUT_S
-from routerlab.core.session import Reply
+from ..errors import RouterLabError
+from ..policies import Policy
+from ..session import Reply
+from . import protocol as P
+from .codec import decode_data
+from .transfers import CONNECT_TIMEOUT_S
 
 REQUEST_TIMEOUT_S = 120.0
 """The longest a client waits for one answer (a 64 Mi-element move takes well under a second)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgpack
 
-from routerlab.core.errors import RouterLabError
+from ..errors import RouterLabError
 
 
 class CodecError(RouterLabError):

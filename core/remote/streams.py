@@ -20,15 +20,15 @@ import contextlib
 
 import numpy as np
 
-from routerlab.core.data import TensorData
-from routerlab.core.devices import Device
-from routerlab.core.dtypes import AnyDType
-from routerlab.core.fix import qtensor
-from routerlab.core.fix.arms import QuantizedTransfers
-from routerlab.core.interpreter import TensorInterpreter
-from routerlab.core.ir import TensorIr
-from routerlab.core.policies import Policy
-from routerlab.core.remote import protocol as P
+from ..data import TensorData
+from ..devices import Device
+from ..dtypes import AnyDType
+from ..fix import qtensor
+from ..fix.arms import QuantizedTransfers
+from ..interpreter import TensorInterpreter
+from ..ir import TensorIr
+from ..policies import Policy
+from . import protocol as P
 
 STALL_S = 5.0
 """The longest a sender waits for the next chunk of a readback before it gives the download up

@@ -24,20 +24,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from routerlab.core.data import TensorData
-from routerlab.core.dtypes import QFloat
-from routerlab.core.errors import BurnPanic
-from routerlab.core.fix.qtensor import ReceivedData
-from routerlab.core.handles import Journal
-from routerlab.core.ir import RegisterRemoteOp
-from routerlab.core.remote import protocol as P
-from routerlab.core.remote.codec import decode_data
-from routerlab.core.remote.datalink import DataSocket
-from routerlab.core.remote.protocol import CodecError
-from routerlab.core.remote.streams import Readback
-from routerlab.core.request import Transport
-from routerlab.core.server import IROH_TIMEOUT_S, Server
-from routerlab.core.trace import Trace
+from ..data import TensorData
+from ..dtypes import QFloat
+from ..errors import BurnPanic
+from ..fix.qtensor import ReceivedData
+from ..handles import Journal
+from ..ir import RegisterRemoteOp
+from ..request import Transport
+from ..server import IROH_TIMEOUT_S, Server
+from ..trace import Trace
+from . import protocol as P
+from .codec import decode_data
+from .datalink import DataSocket
+from .protocol import CodecError
+from .streams import Readback
 
 DATA_CHANNEL = "crates/burn-communication/src/external_comm.rs:187-192"
 """Where a download that cannot reach its source panics (`get_data_stream`)."""
@@ -199,7 +199,7 @@ class NetworkServer(Server):
         """Replay Burn when a source goes away (set by the owner from its policy)."""
         self.on_fetch: Callable[[str], None] = lambda point: None
         """Called before this peer downloads a transfer (where a `kill during` fault strikes a
-        target, `routerlab.core.remote.faults`)."""
+        target, `routerlab.core.serving.faults`)."""
 
     def expect(self, transfer_id: int, source: Source) -> None:
         """The target of `transfer_id` will download it from `source` (journaled)."""

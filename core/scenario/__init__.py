@@ -7,12 +7,12 @@
 - `predict`: `validate`, the same steps rehearsed on a twin before anything runs.
 """
 
-from routerlab.core.scenario.builtin import BUILTIN
-from routerlab.core.scenario.fields import Field
-from routerlab.core.scenario.kinds import RunContext, StepKind, StepKinds, undefined_label
-from routerlab.core.scenario.load import Scenario, load_scenario, parse_scenario
-from routerlab.core.scenario.predict import FlowReport, FlowTransfer, validate_flow
-from routerlab.core.scenario.run import (
+from .builtin import BUILTIN
+from .fields import Field
+from .kinds import RunContext, StepKind, StepKinds, undefined_label
+from .load import Scenario, load_scenario, parse_scenario
+from .predict import FlowReport, FlowTransfer, validate_flow
+from .run import (
     BEFORE_STEPS,
     ScenarioRunError,
     StepResult,

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from routerlab.core.devices import Path
-from routerlab.core.dtypes import is_quantized
-from routerlab.core.errors import ScenarioError
-from routerlab.core.fix.guard import TransferPlan
-from routerlab.core.policies import Policy
-from routerlab.core.request import TransferRequest
-from routerlab.core.scenario import fields as f
-from routerlab.core.scenario.kinds import RunContext, Step, StepKind, StepKinds
-from routerlab.core.tensor import RouterTensor
+from ..devices import Path
+from ..dtypes import is_quantized
+from ..errors import ScenarioError
+from ..fix.guard import TransferPlan
+from ..policies import Policy
+from ..request import TransferRequest
+from ..tensor import RouterTensor
+from . import fields as f
+from .kinds import RunContext, Step, StepKind, StepKinds
 
 
 def _define(ctx: RunContext, step: Step, tensor: RouterTensor) -> str:

@@ -10,13 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from routerlab.core.devices import parse_device
-from routerlab.core.dtypes import DType
-from routerlab.core.errors import RouterLabError
-from routerlab.core.limits import MAX_DIMS
-from routerlab.core.policies import POLICY_NAMES, Policy
-from routerlab.core.quant import Calibration, parse_scheme
-from routerlab.core.request import Arrival, Transport
+from ..devices import parse_device
+from ..dtypes import DType
+from ..errors import RouterLabError
+from ..limits import MAX_DIMS
+from ..policies import POLICY_NAMES, Policy
+from ..quant import Calibration, parse_scheme
+from ..request import Arrival, Transport
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ POLICY = Field((str,), False, "a transfer policy: " + ", ".join(POLICY_NAMES),
 ARRIVAL = Field((str,), False, "which side of a same-peer transfer runs first: "
                 + ", ".join(str(a) for a in Arrival), parse_problem(Arrival.parse))
 def _peers_problem(value: Any) -> str | None:
-    from routerlab.core.remote.address import check_peers
+    from ..remote.address import check_peers
 
     try:
         check_peers(value)

@@ -17,14 +17,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from routerlab.core.errors import UnknownTensorError
-from routerlab.core.policies import Policy, spelled_policy
-from routerlab.core.scenario.fields import Field
+from ..errors import UnknownTensorError
+from ..policies import Policy, spelled_policy
+from .fields import Field
 
 if TYPE_CHECKING:
-    from routerlab.core.fix.guard import TransferPlan
-    from routerlab.core.runtime import Runtime
-    from routerlab.core.tensor import RouterTensor
+    from ..fix.guard import TransferPlan
+    from ..runtime import Runtime
+    from ..tensor import RouterTensor
 
 Step = Mapping[str, Any]
 """One `[[steps]]` table, validated against its kind's fields."""

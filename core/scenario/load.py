@@ -12,17 +12,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
 
-from routerlab.core.devices import Device, check_topology, parse_device
-from routerlab.core.errors import RouterLabError, ScenarioError
-from routerlab.core.limits import MAX_SCENARIO_BYTES
-from routerlab.core.policies import Policy, spelled_policy
-from routerlab.core.remote.address import check_peers
-from routerlab.core.remote.faults import Fault, FaultKind, fault_from_table
-from routerlab.core.request import DEFAULT_TRANSPORT, Arrival, Transport
-from routerlab.core.safe_io import parse_toml, read_text
-from routerlab.core.scenario import fields as f
-from routerlab.core.scenario.builtin import BUILTIN
-from routerlab.core.scenario.kinds import StepKinds
+from ..devices import Device, check_topology, parse_device
+from ..errors import RouterLabError, ScenarioError
+from ..limits import MAX_SCENARIO_BYTES
+from ..policies import Policy, spelled_policy
+from ..remote.address import check_peers
+from ..request import DEFAULT_TRANSPORT, Arrival, Transport
+from ..safe_io import parse_toml, read_text
+from ..serving.faults import Fault, FaultKind, fault_from_table
+from . import fields as f
+from .builtin import BUILTIN
+from .kinds import StepKinds
 
 TOP_FIELDS = {
     "title": f.Field((str,), False), "description": f.Field((str,), False),

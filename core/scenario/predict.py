@@ -20,18 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core import gpu
-from routerlab.core.backend import Backend
-from routerlab.core.devices import Device, parse_device
-from routerlab.core.dtypes import is_quantized
-from routerlab.core.errors import GpuUnavailableError
-from routerlab.core.fix.guard import Outcome, TransferPlan
-from routerlab.core.policies import Policy
-from routerlab.core.runtime import Runtime
-from routerlab.core.scenario.kinds import Step
-from routerlab.core.scenario.load import Scenario
-from routerlab.core.scenario.run import BEFORE_STEPS, Played, play, run_policy
-from routerlab.core.view import Cell, TableView, Viewable
+from .. import gpu
+from ..backend import Backend
+from ..devices import Device, parse_device
+from ..dtypes import is_quantized
+from ..errors import GpuUnavailableError
+from ..fix.guard import Outcome, TransferPlan
+from ..policies import Policy
+from ..runtime import Runtime
+from ..view import Cell, TableView, Viewable
+from .kinds import Step
+from .load import Scenario
+from .run import BEFORE_STEPS, Played, play, run_policy
 
 COLUMNS = ["step", "tensor", "dtype", "move", "path", "policy", "outcome", "expect_error",
            "verdict"]

@@ -13,15 +13,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from routerlab.core.errors import RouterLabError, ScenarioError
-from routerlab.core.fix.guard import TransferPlan
-from routerlab.core.policies import Policy
-from routerlab.core.remote.faults import run_with_faults
-from routerlab.core.runtime import Runtime
-from routerlab.core.scenario.kinds import RunContext
-from routerlab.core.scenario.load import Scenario
-from routerlab.core.trace import TraceEvent
-from routerlab.core.view import TableView
+from ..errors import RouterLabError, ScenarioError
+from ..fix.guard import TransferPlan
+from ..policies import Policy
+from ..runtime import Runtime
+from ..serving.faults import run_with_faults
+from ..trace import TraceEvent
+from ..view import TableView
+from .kinds import RunContext
+from .load import Scenario
 
 BEFORE_STEPS = "before step 1 (creating the devices)"
 """Where a run fails that cannot create a listed device (a `cuda:N` without a usable GPU)."""

@@ -4,8 +4,8 @@ files written against an older RouterLab keep working."""
 
 import sys
 
-from routerlab.core import policies
-from routerlab.core.fix import guard, qtensor
+from .. import policies
+from ..fix import guard, qtensor
 
 for _module in (guard, policies, qtensor):
     sys.modules[f"{__name__}.{_module.__name__.rpartition('.')[2]}"] = _module

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import importlib
 
-from routerlab.exercises.catalog import Exercise
-from routerlab.exercises.checks.base import Suite
-from routerlab.exercises.errors import CatalogError
+from ..catalog import Exercise
+from ..errors import CatalogError
+from .base import Suite
 
 
 def suite_for(exercise: Exercise) -> Suite:

@@ -162,12 +162,12 @@ class PredictSuite(Suite):
             self.checks.append(Check(f"{part.name}: {part.describes}", True, 2, None))
 
     def canonical_answers(self, values: dict[str, Any]) -> dict[str, str]:
-        from routerlab.exercises.answers import canonical
+        from ..answers import canonical
 
         return {p.name: canonical(p.form(values[p.name]), p.places) for p in self.parts}
 
     def digests(self, values: dict[str, Any]) -> dict[str, str]:
-        from routerlab.exercises.answers import answer_digest
+        from ..answers import answer_digest
 
         answers = self.canonical_answers(values)
         return {name: answer_digest(self.exercise_id, name, text) for name, text in answers.items()}

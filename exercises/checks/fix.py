@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core import (
+from ...core import (
     DType,
     HandleKind,
     Kind,
@@ -29,12 +29,13 @@ from routerlab.core import (
     TensorId,
     TensorIr,
 )
-from routerlab.core.fix import QuantizedTransfers, record_arrival
-from routerlab.core.fix import can_move_to_device as model_can_move
-from routerlab.core.fix import is_quantized_handle as model_is_quantized
-from routerlab.core.fix import q_to_device as model_q_to_device
-from routerlab.core.quant import parse_scheme, quantize, quantize_dynamic
-from routerlab.exercises.checks.base import (
+from ...core.fix import QuantizedTransfers, record_arrival
+from ...core.fix import can_move_to_device as model_can_move
+from ...core.fix import is_quantized_handle as model_is_quantized
+from ...core.fix import q_to_device as model_q_to_device
+from ...core.quant import parse_scheme, quantize, quantize_dynamic
+from ...teaching.measure import measure_transfer
+from .base import (
     CheckFailure,
     Observation,
     Part,
@@ -44,8 +45,7 @@ from routerlab.exercises.checks.base import (
     choice,
     choices,
 )
-from routerlab.exercises.checks.forms import floats, number, whole
-from routerlab.teaching.measure import measure_transfer
+from .forms import floats, number, whole
 
 F32 = np.float32
 POLICIES = tuple(p.value for p in Policy)

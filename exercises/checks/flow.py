@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from routerlab.core import Runtime
-from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite
-from routerlab.exercises.checks.lifecycle import _count
-from routerlab.exercises.checks.registry import _id_list
+from ...core import Runtime
+from .base import CheckFailure, Part, PredictSuite
+from .lifecycle import _count
+from .registry import _id_list
 
 SERVERS_DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "peer2/cpu:1", "peer3/cpu:0@ndarray"]
 """The deployment flow-1 asks about (its statement lists the same strings)."""

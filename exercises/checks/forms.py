@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.exercises.checks.base import CheckFailure
+from .base import CheckFailure
 
 
 def number(value: Any) -> float:

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core import RouterLabError, Runtime
-from routerlab.exercises.checks.base import Part, PredictSuite, choice
-from routerlab.exercises.checks.forms import yes_no
+from ...core import RouterLabError, Runtime
+from .base import Part, PredictSuite, choice
+from .forms import yes_no
 
 _FUNCTIONS = choice("get_tensor", "register_tensor_to_device", "read_tensor_async",
                     "register_tensor_data_id")

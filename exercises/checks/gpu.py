@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core import QuantizationError, Runtime
-from routerlab.exercises.checks.base import Part, PredictSuite, choice
-from routerlab.exercises.checks.forms import ints, whole, yes_no
-from routerlab.teaching.compare import compare_policies
+from ...core import QuantizationError, Runtime
+from ...teaching.compare import compare_policies
+from .base import Part, PredictSuite, choice
+from .forms import ints, whole, yes_no
 
 FIRST, SECOND = "gpu/cpu:1@cubecl", "gpu/cpu:2@cubecl"
 TIES = [[0.5, 1.5, 2.5, -2.5, 0.25, -0.75, 3.0, -3.0]] * 2

@@ -13,9 +13,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from routerlab.core import READ_WRITE, DropOp, RouterTensor, Runtime, TensorIr, TensorStatus
-from routerlab.core import status_for as model_status_for
-from routerlab.exercises.checks.base import (
+from ...core import READ_WRITE, DropOp, RouterTensor, Runtime, TensorIr, TensorStatus
+from ...core import status_for as model_status_for
+from .base import (
     CheckFailure,
     Observation,
     Part,
@@ -23,7 +23,7 @@ from routerlab.exercises.checks.base import (
     Subject,
     Suite,
 )
-from routerlab.exercises.checks.registry import _id_list
+from .registry import _id_list
 
 counts = Suite("lifecycle-1")
 counts.model(

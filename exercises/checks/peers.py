@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core import RouterLabError, Runtime
-from routerlab.core.remote import IROH_WAIT_S, LocalPeers, parse_fault
-from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite, choice
+from ...core import RouterLabError, Runtime
+from ...core.remote import IROH_WAIT_S
+from ...core.serving import LocalPeers, parse_fault
+from .base import CheckFailure, Part, PredictSuite, choice
 
 SOCKETS = ("client -> peer1 /session", "peer1 -> client /session", "client -> peer2 /session",
            "peer2 -> client /session", "peer1 -> peer2 /data")
@@ -69,7 +70,7 @@ _session = choice("alive", "ended")
 
 def _fate_of(call: Callable[[], Any]) -> str:
     """What a call did: "ok", "panic" (a replayed Burn panic) or "error" (any other)."""
-    from routerlab.core import BurnPanic
+    from ...core import BurnPanic
 
     try:
         call()

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core import Profile, QuantizationError
-from routerlab.core.quant import (
+from ...core import Profile, QuantizationError
+from ...core.quant import (
     Calibration,
     ScaleDtype,
     compute_q_params,
@@ -25,9 +25,9 @@ from routerlab.core.quant import (
     quantize_dynamic,
     unpack_u32,
 )
-from routerlab.core.quant import pack_u32 as model_pack_u32
-from routerlab.core.quant import round_up as model_round_up
-from routerlab.exercises.checks.base import (
+from ...core.quant import pack_u32 as model_pack_u32
+from ...core.quant import round_up as model_round_up
+from .base import (
     CheckFailure,
     Observation,
     Part,
@@ -36,7 +36,7 @@ from routerlab.exercises.checks.base import (
     Suite,
     choice,
 )
-from routerlab.exercises.checks.forms import ints, number, whole
+from .forms import ints, number, whole
 
 F32 = np.float32
 VALUES = ("q8s", "q8f", "q4s", "q4f", "q2s", "q2f")

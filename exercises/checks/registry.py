@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from routerlab.core import (
+from ...core import (
     NOT_INIT,
     READ_ONLY,
     READ_WRITE,
@@ -27,7 +27,7 @@ from routerlab.core import (
     TensorIr,
     TensorStatus,
 )
-from routerlab.exercises.checks.base import (
+from .base import (
     CheckFailure,
     Observation,
     Part,

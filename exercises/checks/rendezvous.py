@@ -14,8 +14,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from routerlab.core import Runtime
-from routerlab.exercises.checks.base import CheckFailure, Observation, Subject, Suite
+from ...core import Runtime
+from .base import CheckFailure, Observation, Subject, Suite
 
 rendezvous = Suite("transfer-3")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from routerlab.core import (
+from ...core import (
     READ_ONLY,
     READ_WRITE,
     BurnPanic,
@@ -16,7 +16,7 @@ from routerlab.core import (
     Runtime,
     TensorIr,
 )
-from routerlab.exercises.checks.base import CheckFailure, Part, PredictSuite, choice
+from .base import CheckFailure, Part, PredictSuite, choice
 
 _EVENTS = ("wait", "expose", "take")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from routerlab.core import (
+from ...core import (
     READ_ONLY,
     DType,
     Kind,
@@ -28,7 +28,7 @@ from routerlab.core import (
     kind_of,
     parse_device,
 )
-from routerlab.exercises.checks.base import (
+from .base import (
     CheckFailure,
     Observation,
     Part,
@@ -46,7 +46,7 @@ _VALUES = {DType.F32: [1.5, -2.0, 3.25], DType.F16: [0.5, 1.0, -1.0], DType.F64:
 
 
 def _model_get_tensor(handles: Any, ir: TensorIr) -> Any:
-    from routerlab.core import HandleKind
+    from ...core import HandleKind
 
     return HandleKind(kind_of(ir.dtype), handles.get_tensor_handle(ir))
 

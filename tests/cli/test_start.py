@@ -64,4 +64,4 @@ def test_quantize_json_imports_neither_rich_nor_the_router_model() -> None:
 def test_version_is_the_constant_pyproject_declares() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert routerlab.__version__ == project["version"]
-    assert "import importlib" not in (ROOT / "src/routerlab/__init__.py").read_text()
+    assert "import importlib" not in (ROOT / "__init__.py").read_text()

@@ -16,7 +16,8 @@ from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.sealing import open_solution, open_wrong
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ("core", "cli", "src", "exercises", "notebooks", "scenarios", "docs")
+SHIPPED = ("core", "cli", "present", "teaching", "notebook", "exercises", "notebooks", "scenarios",
+           "docs")
 SUFFIXES = {".py", ".md", ".toml", ".ipynb", ".json", ".txt"}
 FORBIDDEN = re.compile(
     r"reference §|\.\./shared|shared/reference|/work/|burn-router-model\.md|burn-claims-audit\.md"

@@ -65,6 +65,11 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_doctor(tmp_path: Path) -> Non
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"routerlab"}, f"wheel ships top-level entries {tops}"
     assert "routerlab/core/__init__.py" in names and "routerlab/cli/app.py" in names
+    assert {"routerlab/present/html.py", "routerlab/notebook/plots.py",
+            "routerlab/exercises/catalog/index.toml", "routerlab/py.typed"} <= set(names)
+    # the checkout is the package: only its layers ship, not the files and folders beside them
+    assert not [n for n in names if n.startswith(("routerlab/setup.py", "routerlab/tests/",
+                                                  "routerlab/benchmarks/", "routerlab/run"))]
 
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)

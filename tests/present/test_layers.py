@@ -19,12 +19,27 @@ PRESENTATION = ("routerlab.present", "routerlab.notebook", "routerlab.cli", "rou
 """What the model may never import: the faces, the layers above it, and their libraries."""
 
 
+def _package_of(path: Path) -> list[str]:
+    """The package a file of the checkout belongs to (the checkout's root is `routerlab`)."""
+    try:
+        parts = path.resolve().relative_to(ROOT).parent.parts
+    except ValueError:  # a file outside the checkout: a test's own sample
+        parts = ()
+    return ["routerlab", *parts]
+
+
 def _imports(path: Path) -> set[str]:
-    """Every module a file imports, at the top or inside a function."""
+    """Every module a file imports, at the top or inside a function, relative ones resolved."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            base = _package_of(path)[: len(_package_of(path)) - node.level + 1]
+            if node.module:
+                found.add(".".join([*base, node.module]))
+            else:
+                found |= {".".join([*base, alias.name]) for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
     return found
@@ -62,11 +77,10 @@ def test_html_text_and_the_notebook_helpers_load_without_rich() -> None:
 
 PUBLIC_MODEL = {"routerlab.core", "routerlab.core.quant", "routerlab.core.scenario",
                 "routerlab.core.fix", "routerlab.core.limits", "routerlab.core.safe_io",
-                "routerlab.core.remote"}
+                "routerlab.core.remote", "routerlab.core.serving"}
 """The model's public API: `routerlab.core` and the packages it documents
 (docs/ARCHITECTURE.md). Everything else under `routerlab.core` is its inside."""
-FACES = ("cli", "exercises", "src/routerlab/notebook", "src/routerlab/teaching",
-         "src/routerlab/present")
+FACES = ("cli", "exercises", "notebook", "teaching", "present")
 
 
 def _face_files() -> list[Path]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from routerlab.core.remote import LocalPeers
+from routerlab.core.serving import LocalPeers
 
 
 @pytest.fixture(scope="package")

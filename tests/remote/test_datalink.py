@@ -23,8 +23,8 @@ from routerlab.core.ir import ExposeRemoteOp, TensorId, TensorIr, TensorStatus
 from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.datalink import DataSocket
-from routerlab.core.remote.host import PeerHost, ServedClient, _write_whole
 from routerlab.core.remote.streams import Readback, ServedTransfers
+from routerlab.core.serving.host import PeerHost, ServedClient, _write_whole
 
 BLOB = np.random.default_rng(1).integers(0, 256, 32 << 20, dtype=np.uint8).tobytes()
 """Many of `_write_whole`'s slices, more than loopback's socket buffers hold: a writer whose

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
-from routerlab.core.remote import LocalPeers
+from routerlab.core.serving import LocalPeers
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "peers" / "kill-mid-transfer.toml"
 
@@ -89,6 +89,6 @@ def _a_peer(pid: int) -> bool:
     """Whether `pid` is still a running served peer (not gone, not a zombie)."""
     try:
         running = "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-        return running and "routerlab.core.remote" in Path(f"/proc/{pid}/cmdline").read_text()
+        return running and "routerlab.core.serving" in Path(f"/proc/{pid}/cmdline").read_text()
     except OSError:
         return False

@@ -32,9 +32,10 @@ from routerlab.core.errors import (
     StaleHandle,
     TransferTimedOut,
 )
-from routerlab.core.remote import LocalPeers, PeerError, PeerLost
-from routerlab.core.remote.faults import BURN, FIX, parse_fault, race, reactions_view
+from routerlab.core.remote import PeerError, PeerLost
 from routerlab.core.scenario import parse_scenario, run_scenario
+from routerlab.core.serving import LocalPeers
+from routerlab.core.serving.faults import BURN, FIX, parse_fault, race, reactions_view
 
 X = np.arange(8, dtype=np.float32).reshape(2, 4)
 

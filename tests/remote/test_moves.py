@@ -1,6 +1,6 @@
 """Every path and policy across two real served peers gives what the in-process model gives.
 
-The served peers run the model's own sessions, interpreters and registries (core/remote/host.py),
+The served peers run the model's own sessions, interpreters and registries (core/serving/host.py),
 so the strongest check is agreement: the same flow, in-process and served, must leave the same
 registries, the same bytes and the same error text, except where the wait is really a wait (the
 Iroh give-up is 0.3 s instead of 300 s on a simulated clock; docs/remote.md). `native` must also

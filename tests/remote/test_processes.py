@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from routerlab.core import Runtime
-from routerlab.core.remote import LocalPeers, PeerError
+from routerlab.core.remote import PeerError
+from routerlab.core.serving import LocalPeers
 
 BOUND_S = 10.0
 
@@ -50,7 +51,7 @@ def test_local_peers_stop_cleanly_with_their_client() -> None:
 def test_a_peer_exits_when_its_parent_dies(tmp_path: Path) -> None:
     """A parent that starts a peer and is then killed (SIGKILL: no cleanup runs) leaves no
     peer behind: the peer notices it was re-parented and stops by itself."""
-    script = ("import sys, time\nfrom routerlab.core.remote import LocalPeers\n"
+    script = ("import sys, time\nfrom routerlab.core.serving import LocalPeers\n"
               "local = LocalPeers(1)\nlocal.start()\nprint(local.processes[0].pid, flush=True)\n"
               "time.sleep(60)\n")
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)

@@ -1,0 +1,548 @@
+"""`PeerHost`: one served peer: a process, one backend profile, its devices, and a WebSocket
+server that feeds every client's sessions (burn-remote's server, `crates/burn-remote/src/server/`).
+
+Each client that connects gets its own half of a deployment, as each burn-remote session gets its
+own interpreter and handle container (`crates/burn-remote/src/server/session.rs:26-38`): a
+`Runtime` whose sessions, interpreters, registries, rendezvous and scheduler are the in-process
+model's own (`ServedClient`), with a `NetworkServer` so that a bytes-path target can download
+from another process. Tasks are queued in arrival order; `Sync` runs the sessions on a worker
+thread (Burn gives each session an OS thread, `server/worker.rs:19-33`), and the client then
+commits or rolls back the step on every peer it touched, so a failed step leaves every registry
+as it was, across processes too.
+
+Every loop is bounded: a connection's loop ends with the connection, the work queue is bounded
+(backpressure, as `TASK_CHANNEL_CAPACITY`, `server/worker.rs:54-60`), and a download waits at
+most its transport's bound (`transfers.wait_bound`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..devices import LOCAL_PEER, Device, check_topology, parse_device
+from ..dtypes import QFloat
+from ..errors import DeviceError, MessageLost, RouterLabError
+from ..ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
+from ..policies import Policy
+from ..remote import protocol as P
+from ..remote.codec import (
+    CodecError,
+    decode_data,
+    decode_op,
+    encode_data,
+    encode_error,
+    task_kind,
+)
+from ..remote.streams import Readback, ServedTransfers
+from ..remote.transfers import (
+    NetworkServer,
+    Outcome,
+    PeerSource,
+    PushedSource,
+    answer_download,
+)
+from ..request import DEFAULT_TRANSPORT, Transport
+from ..runtime import Runtime
+from ..session import Reply, Session
+from .faults import (
+    DELAYABLE,
+    FaultKind,
+    LimitedBackend,
+    PeerFaults,
+    limited_backend,
+    registry_bytes,
+)
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
+
+QUEUE_BOUND = 4096
+"""Messages a connection may have waiting for its worker before the reader stops reading."""
+POLL_S = (0.0001, 0.001)
+"""A download polls its source's publications from the first delay up to the second."""
+WRITE_BYTES = 1 << 20
+"""What `/data` hands the transport at once: asyncio copies whatever the socket does not take
+into its own buffer, so a slice much larger than the socket's buffer is mostly copied twice (4
+MiB slices cost about 1.7 times the CPU of 1 MiB ones, sending 64 MiB over loopback)."""
+
+
+class ServedClient:
+    """One client's sessions on this peer, and the step they are in (see the module)."""
+
+    def __init__(self, host: PeerHost, key: int, peer: str, policy: Policy,
+                 cubecl_legacy: bool) -> None:
+        self.key, self.peer, self.hosted = key, peer, host.devices
+        self.quantized = ServedTransfers(asyncio.get_running_loop())
+        self.rt = Runtime(policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer,
+                          backends=limited_backend, quantized=self.quantized)
+        self.server: NetworkServer = self.rt.server  # type: ignore[assignment]
+        self.server.on_fetch = host.faults.reached
+        self.server.legacy = self.rt.legacy
+        self.received = 0
+        """Tasks received in this step (the client's `Sync` says how many it sent)."""
+        self.reads: list[tuple[Any, Reply]] = []
+        self.exposing: dict[int, tuple[Session, ExposeRemoteOp]] = {}
+        """Transfers this peer's sessions were asked to expose in this step, and each expose."""
+        self.dead: dict[int, str] = {}
+        """Transfers whose expose failed in this step, and why (a download is told at once)."""
+        self.downloaded: set[int] = set()
+        self.pushed: dict[int, PushedSource] = {}
+        self.refused: BaseException | None = None
+        """The first fire-and-forget task of this step that could not be queued."""
+        self._mark = 0
+
+    def session(self, device: str) -> Session:
+        """The session of a device this peer hosts, made on first use (Burn's session `Init`)."""
+        parsed = parse_device(device)
+        bare = Device(parsed.kind, parsed.index, LOCAL_PEER, parsed.profile)
+        if parsed.peer != self.peer or bare not in self.hosted:
+            raise DeviceError(f"{parsed} is not served here: this peer ({self.peer}) serves "
+                              f"{', '.join(map(str, self.hosted))}")
+        return self.rt.session(parsed)
+
+    def _begin(self) -> None:
+        if not self.rt.journal.active:
+            self.rt.trace.begin_step()
+            self._mark = len(self.rt.trace)
+            self.rt.journal.begin()
+
+    def task(self, message: dict[str, Any]) -> None:
+        """Queue one task on its device's FIFO (fire-and-forget: a refusal waits for `Sync`)."""
+        self._begin()
+        self.received += 1
+        try:
+            op = decode_op(message.get("op"))
+            if task_kind(op) != message["k"]:
+                raise CodecError(f"a {type(op).__name__} travels as {task_kind(op)}, not "
+                                 f"{message['k']}")
+            session = self.session(message.get("device", ""))
+            self._route(session, op, message)
+        except (RouterLabError, KeyError, TypeError) as error:
+            self.refused = self.refused or error
+
+    def _route(self, session: Session, op: OperationIr, message: dict[str, Any]) -> None:
+        reply = None
+        if isinstance(op, ExposeOp):  # whose session a waiting target waits for (`_hang`)
+            self.server.transfers[op.transfer_id] = (session.device, session.device)
+        if isinstance(op, ReadOp):
+            reply = Reply()
+            self.reads.append((message.get("id"), reply))
+        elif isinstance(op, ExposeRemoteOp):
+            self.exposing[op.transfer_id] = (session, op)
+        elif isinstance(op, RegisterRemoteOp):
+            transport = (op.request.transport if op.request else None) or DEFAULT_TRANSPORT
+            source = message.get("source") or {}
+            if source.get("push"):
+                pushed = self.pushed.setdefault(op.transfer_id, PushedSource())
+                pushed.transport = transport
+                self.server.expect(op.transfer_id, pushed)
+            else:
+                interp = session.interpreter  # a native host arrival keeps the buffer received
+                adopt = isinstance(op.out.dtype, QFloat) and interp.backend.xp is np and \
+                    interp.policy_for(op.request) is Policy.NATIVE
+                self.server.expect(op.transfer_id, PeerSource(
+                    self.server.links, str(source["address"]), int(source["client"]), transport,
+                    adopt))
+        session.submit(op, reply)
+
+    def sync(self, first: str | None, sent: int | None = None
+             ) -> tuple[BaseException | None, list[tuple[Any, Any]]]:
+        """Run every session until its queue is empty (a worker thread); report, keep state.
+        Under the fix a step that lost a task on the way is refused before it runs (`sent`, the
+        client's count); `legacy` runs what arrived, as Burn does."""
+        self._begin()
+        error = self.refused
+        if error is None and sent is not None and sent != self.received and not self.rt.legacy:
+            error = MessageLost(f"peer {self.peer} received {self.received} of the {sent} tasks "
+                                "sent in this step (the others were lost on the way); the step "
+                                "is undone on every peer")
+            self.server.clear_queues()
+        if error is None:
+            try:
+                self.server.run(None if first is None else self.session(first))
+            except Exception as failure:  # noqa: BLE001 - any failure is the step's, reported
+                error = failure
+        for transfer_id, (session, _) in self.exposing.items():
+            if self.server.publication(transfer_id) is None and transfer_id not in self.downloaded:
+                self.dead[transfer_id] = (f"its source {session.label} ended" if session.ended
+                                          else "nothing will ever expose it")
+        reads = [] if error is not None else [(rid, reply.value) for rid, reply in self.reads]
+        self.reads.clear()
+        return error, reads
+
+    def readback(self, transfer_id: int) -> Readback | None:
+        """The readback in progress that will publish `transfer_id`, once its expose has begun
+        (a readback of the tensor before, for another task, is not taken for it)."""
+        exposing = self.exposing.get(transfer_id)
+        if exposing is None:
+            return None
+        session, op = exposing
+        if any(queued is op for queued, _ in list(session.queue)):  # list(): one step, GIL held
+            return None
+        return self.quantized.stream(session.device, int(op.tensor.id))
+
+    def limit(self, device: str, limit: int) -> None:
+        """An `oom` fault: `device`'s allocations fail past `limit` bytes held."""
+        session = self.session(device)
+        backend = session.interpreter.backend
+        assert isinstance(backend, LimitedBackend)
+        backend.limit, backend.legacy = limit, self.rt.legacy
+        backend.live = lambda: registry_bytes(session.interpreter.handles)
+
+    def kept(self) -> dict[str, Any]:
+        """Every session's registry rows (what the client names if this peer dies)."""
+        return {s.label: s.interpreter.handles.view().rows
+                for s in self.server.sessions.values()}
+
+    def commit(self) -> list[list[Any]]:
+        """Keep the step; return its trace events for the client's trace."""
+        if not self.rt.journal.active:
+            return []
+        self.rt.journal.commit()
+        self.server.forget_published(self.downloaded)
+        events = [list(e[1:]) for e in self.rt.trace.read(self._mark)]
+        self._end_step()
+        return events
+
+    def rollback(self) -> None:
+        """Undo the step exactly as `Runtime.atomic` does in-process."""
+        if self.rt.journal.active:
+            self.rt.journal.rollback()
+            self.server.clear_queues()
+            for session in self.server.sessions.values():
+                session.free_unwound()
+            self.rt.trace.truncate(self._mark)
+        self._end_step()
+
+    def _end_step(self) -> None:
+        self.reads.clear()
+        self.exposing.clear()
+        self.dead.clear()
+        self.downloaded.clear()
+        self.pushed.clear()
+        self.server.sources.clear()
+        self.server.failed.clear()
+        self.server.transfers.clear()
+        self.refused = None
+        self.received = 0
+
+    def notes(self) -> list[str]:
+        """This step's give-ups (Iroh timeouts): a step that fails elsewhere reports them."""
+        return [e.detail for e in self.rt.trace.read(self._mark) if e.kind == "timeout"]
+
+    def states(self) -> dict[str, list[Any]]:
+        return {s.label: [s.ended, s.panicked] for s in self.server.sessions.values()}
+
+    def close(self) -> None:
+        """The client went away: its sessions end and their handles are freed
+        (`server/worker.rs:149-181`)."""
+        self.rollback()
+        for session in self.server.sessions.values():
+            session.interpreter.handles.clear()
+            session.end("closed: the client went away")
+        self.server.close()
+
+
+class PeerHost:
+    """The served peer: devices of one backend, and its clients (see the module)."""
+
+    def __init__(self, devices: list[Device], host: str = "127.0.0.1", port: int = 0,
+                 faults: bool = False) -> None:
+        if not devices:
+            raise DeviceError("a served peer hosts at least one device")
+        bare = [Device(d.kind, d.index, LOCAL_PEER, d.profile) for d in devices]
+        check_topology(bare)  # one backend per server (builder.rs:77-89)
+        self.devices = list(dict.fromkeys(bare))
+        self.host, self.port = host, port
+        self.clients: dict[int, ServedClient] = {}
+        self.faults = PeerFaults(faults)
+        self.instance = secrets.token_hex(4)
+        """Which run of this peer a client talks to (a restart makes a new one)."""
+        self.connections: set[ServerConnection] = set()
+        self.served: dict[int, int] = {}
+        """Bytes this peer sent on `/data`, by the client whose transfer they carried."""
+
+    @property
+    def address(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+    def describe(self) -> str:
+        first = self.devices[0]
+        names = ", ".join(f"{d.kind}:{d.index}" for d in self.devices)
+        return f"{self.address} ({names} @{first.profile})"
+
+    async def run(self, stop: asyncio.Event, ready: Callable[[PeerHost], None]) -> None:
+        """Serve until `stop` is set; `ready` is called once the port is bound."""
+        from websockets.asyncio.server import serve  # on first use: see the package's __init__
+
+        async with serve(self._route, self.host, self.port, max_size=P.MAX_FRAME_BYTES,
+                         compression=None, ping_interval=None) as server:
+            self.port = next(iter(server.sockets)).getsockname()[1]
+            ready(self)
+            await stop.wait()
+        for client in list(self.clients.values()):
+            client.close()
+        self.clients.clear()
+
+    async def _route(self, connection: ServerConnection) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        path = connection.request.path if connection.request else ""
+        self.connections.add(connection)
+        with contextlib.suppress(ConnectionClosed):
+            if path == "/session":
+                await self._session(connection)
+            elif path == "/data":
+                await self._data(connection)
+            else:
+                await connection.close(1008, f"unknown route {path!r}: /session or /data")
+        self.connections.discard(connection)
+
+    # --- /session ------------------------------------------------------------------------------
+
+    async def _session(self, connection: ServerConnection) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_BOUND)
+        state: dict[str, ServedClient] = {}
+        worker = asyncio.create_task(self._work(connection, queue, state))
+        try:
+            async for frame in connection:
+                try:
+                    messages = await _receive(connection, frame)
+                except CodecError as error:
+                    await _send(connection, [P.error(None, str(error))])
+                    continue
+                for message in messages:
+                    if message["k"] in DELAYABLE:  # a fault may drop or hold it back
+                        hold = self.faults.intercept(message["k"])
+                        if hold is None:
+                            continue
+                        if hold:
+                            await asyncio.sleep(hold)
+                    if message["k"] == P.PUBLISH and "client" in state:
+                        self._publish(state["client"], message)
+                    else:
+                        await queue.put(message)
+        finally:
+            await queue.put(None)
+            with contextlib.suppress(ConnectionClosed):  # it closed under the worker
+                await worker
+            client = state.get("client")
+            if client is not None:
+                self.clients.pop(client.key, None)
+                await asyncio.to_thread(client.close)
+
+    async def _work(self, connection: ServerConnection, queue: asyncio.Queue[Any],
+                    state: dict[str, ServedClient]) -> None:
+        """Handle one connection's messages in order; a failure answers, never stops it."""
+        while (message := await queue.get()) is not None:
+            try:
+                replies = await self._handle(message, state)
+                if replies is None:  # Close: the client's session ends here
+                    await connection.close(1000, "closed by the client")
+                    return
+            except (RouterLabError, KeyError, TypeError, ValueError) as error:
+                replies = [P.error(message.get("id"), f"{message['k']}: {error}")]
+            if replies:
+                await _send(connection, replies)
+            if message["k"] == P.FAULT:
+                await self._faulted()
+            elif message["k"] == P.COMMIT:
+                self.faults.reached("commit")  # a kill after the transfer: once it is kept
+
+    async def _handle(self, message: dict[str, Any],
+                      state: dict[str, ServedClient]) -> list[dict[str, Any]] | None:
+        kind, request_id = message["k"], message.get("id")
+        if kind == P.INIT:
+            return [self._init(message, state)]
+        client = state.get("client")
+        if client is None:
+            raise CodecError(f"{kind} before {P.INIT}")
+        if kind in P.TASKS:
+            client.task(message)
+            return []
+        if kind == P.OPEN:
+            session = client.session(str(message["device"]))
+            return [{"k": P.OPEN, "id": request_id, "device": session.label}]
+        if kind == P.SYNC:
+            error, reads = await asyncio.to_thread(client.sync, message.get("first"),
+                                                   message.get("sent"))
+            out: list[dict[str, Any]] = [{"k": P.READ_TENSOR, "id": rid, "data": encode_data(d)}
+                                         for rid, d in reads]
+            out.append({"k": P.SYNC, "id": request_id, "sessions": client.states(),
+                        "error": None if error is None else encode_error(error),
+                        "notes": client.notes()})
+            return out
+        if kind == P.COMMIT:
+            events = client.commit()
+            return [{"k": P.COMMIT, "id": request_id, "events": events,
+                     "sessions": client.states(), "kept": client.kept()}]
+        if kind == P.ROLLBACK:
+            await asyncio.to_thread(client.rollback)
+            return [{"k": P.ROLLBACK, "id": request_id, "sessions": client.states()}]
+        if kind == P.REGISTRY:
+            view = client.session(str(message["device"])).view()
+            return [{"k": P.REGISTRY, "id": request_id, **view.to_dict()}]
+        if kind == P.STATS:
+            counters: dict[str, Any] = {"served": self.served.get(client.key, 0),
+                                        "downloaded": dict(client.server.links.received)}
+            if "device" in message:
+                backend = client.session(str(message["device"])).interpreter.backend
+                counters.update(bytes_copied=backend.bytes_copied, copies=backend.copies)
+            return [{"k": P.STATS, "id": request_id, **counters}]
+        if kind == P.PUBLISH:
+            self._publish(client, message)
+            return []
+        if kind == P.FAULT:
+            fault = message["fault"]
+            armed = self.faults.arm(fault)
+            if FaultKind.parse(fault["kind"]) is FaultKind.OOM:
+                client.limit(str(fault["device"]), int(fault["limit"]))
+            return [{"k": P.FAULT, "id": request_id, "armed": armed}]
+        if kind == P.CLOSE:
+            return None
+        raise CodecError(f"unknown message kind {kind!r} on /session")
+
+    def _init(self, message: dict[str, Any], state: dict[str, ServedClient]) -> dict[str, Any]:
+        if message.get("version") != P.VERSION:
+            raise CodecError(f"protocol version {message.get('version')!r}; this peer speaks "
+                             f"{P.VERSION}")
+        if "client" in state:
+            raise CodecError("a session stream cannot be initialized twice (pump.rs:118-120)")
+        key, peer = int(message["client"]), str(message["peer"])
+        if key in self.clients:
+            raise CodecError(f"client {key} is already connected")
+        client = ServedClient(self, key, peer, Policy.parse(message.get("policy", "native")),
+                              bool(message.get("cubecl_legacy", False)))
+        state["client"] = self.clients[key] = client
+        return {"k": P.INIT, "id": message.get("id"), "version": P.VERSION,
+                "devices": [str(d) for d in self.devices], "pid": os.getpid(),
+                "instance": self.instance}
+
+    async def _faulted(self) -> None:
+        """After answering a `Fault`: die at once (a kill before) or restart if it says so."""
+        self.faults.reached("now")
+        if self.faults.restart:
+            await self.restart()
+
+    async def restart(self) -> None:
+        """Come back empty on the same address, as a restarted `routerlab serve` would: every
+        connection is closed (1012, service restart), every client's sessions end with it, and
+        a new instance answers the next `Init`."""
+        self.faults = PeerFaults(self.faults.allowed)
+        self.instance = secrets.token_hex(4)
+        for connection in list(self.connections):
+            await connection.close(1012, "the peer restarted")
+
+    def _publish(self, client: ServedClient, message: dict[str, Any]) -> None:
+        """Bytes pushed by the client's in-process peer (`PushedSource`)."""
+        transfer_id = int(message["transfer"])
+        pushed = client.pushed.setdefault(transfer_id, PushedSource())
+        if message.get("data") is None:
+            pushed.deliver(Outcome(P.NEVER, reason=str(message.get("reason", ""))))
+        else:
+            pushed.deliver(Outcome(P.TENSOR, decode_data(message["data"])))
+
+    # --- /data ---------------------------------------------------------------------------------
+
+    async def _data(self, connection: ServerConnection) -> None:
+        """Answer downloads of this peer's publications (`handle_data_channel`,
+        external_comm.rs:229-259), each within its transport's bound."""
+        async for frame in connection:
+            try:
+                messages = await _receive(connection, frame)
+                replies = [await self._download(m) for m in messages]
+            except (CodecError, KeyError, TypeError, ValueError, RouterLabError) as error:
+                messages, replies = [], [P.error(None, f"/data: {error}")]
+            sent = await _send(connection, replies, whole=True)
+            for message in messages[:1]:
+                key = int(message.get("client", 0))
+                self.served[key] = self.served.get(key, 0) + sent
+
+    async def _download(self, message: dict[str, Any]) -> dict[str, Any]:
+        if message["k"] != P.DOWNLOAD:
+            raise CodecError(f"/data takes {P.DOWNLOAD}, not {message['k']!r}")
+        transfer_id, transport = int(message["transfer"]), Transport.parse(message["transport"])
+        self.faults.reached("transfer")  # a kill during the transfer: the source dies here
+        hold = self.faults.intercept(P.DOWNLOAD)
+        if hold:
+            await asyncio.sleep(hold)
+        loop = asyncio.get_running_loop()
+        start, delay = loop.time(), POLL_S[0]
+        while True:  # bounded by the transport's wait (answer_download)
+            client = self.clients.get(int(message["client"]))
+            data = None if client is None else (client.server.publication(transfer_id)
+                                                or client.readback(transfer_id))
+            dead = {} if client is None else client.dead
+            answer = answer_download(data, dead, transfer_id, transport, loop.time() - start)
+            if answer is not None:
+                break
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, POLL_S[1])
+        kind, value = answer
+        if kind == P.TENSOR and client is not None:
+            client.downloaded.add(transfer_id)
+            return {"k": kind, "id": message.get("id"), "data": encode_data(value)}
+        return {"k": kind, "id": message.get("id"), "reason": value}
+
+
+async def _receive(connection: ServerConnection, header: Any) -> list[dict[str, Any]]:
+    """The messages of a header frame and the blob frames it announces."""
+    blobs = [await connection.recv() for _ in range(P.blobs_after(header))]
+    return P.unpack(header, blobs)  # type: ignore[arg-type]  # a text blob is refused there
+
+
+async def _send(connection: ServerConnection, messages: list[dict[str, Any]],
+                whole: bool = False) -> int:
+    """Send `messages`; return how many bytes their frames took. With `whole` (the `/data`
+    route, whose reader is `DataSocket`), each blob goes as one frame written from its own
+    memory (`_write_whole`); otherwise in fragments through websockets."""
+    header, *blobs = P.pack(messages)
+    await connection.send(header)
+    for blob in blobs:  # no await between the header and a whole blob: nothing interleaves
+        if whole:
+            await _write_whole(connection, blob)
+        else:
+            await connection.send(P.fragments(blob))
+    return len(header) + sum(len(blob) for blob in blobs)
+
+
+async def _write_whole(connection: ServerConnection, blob: bytes | memoryview | Readback) -> None:
+    """One unfragmented binary frame (RFC 6455 5.2: a server's frames are unmasked): its header,
+    then the blob handed to the transport as it is. websockets would copy the payload into the
+    serialized frame first; asyncio copies only what the socket does not take at once, a slice at
+    a time. A readback in progress is written as its chunks become final (`streams`); one that
+    fails or stalls cuts the connection, so the target never takes a partial frame."""
+    length = len(blob)
+    if length < 126:
+        head = bytes([0x82, length])
+    elif length < 1 << 16:
+        head = bytes([0x82, 126]) + length.to_bytes(2, "big")
+    else:
+        head = bytes([0x82, 127]) + length.to_bytes(8, "big")
+    from websockets.protocol import State
+
+    connection.transport.write(head)
+    sent = 0
+    while sent < length:  # bounded: a readback that stalls raises within STALL_S
+        try:
+            ready = await blob.ready(sent) if isinstance(blob, Readback) else length
+        except (ConnectionError, TimeoutError):
+            connection.transport.abort()
+            return
+        view = blob.view() if isinstance(blob, Readback) else memoryview(blob)
+        for start in range(sent, ready, WRITE_BYTES):
+            if connection.protocol.state is not State.OPEN:  # a close frame went out mid-frame:
+                connection.transport.abort()  # the reader must see the frame cut, not take it
+                return
+            connection.transport.write(view[start:min(start + WRITE_BYTES, ready)])
+            await connection.drain()
+        sent = ready

@@ -1,0 +1,48 @@
+"""Display helpers for the guided notebooks (and nothing else), one module per concern.
+
+The notebooks are thin: every computation calls `routerlab.core`, and how things look is
+`routerlab.present`'s job. This package adds what only a notebook needs:
+
+- `display`: callouts, the environment banner, `show`, and the IPython formatters that show a
+  core `TableView` or `Viewable` as its HTML table (registered when this package is imported);
+- `panics`: `catch_panic`, a panic shown the way Rust prints it, not as a traceback;
+- `stepping`: a step-through of frames (`Stepper`) and the recorder of a program (`Tape`);
+- `sliders`: a plot redrawn by sliders (`Sliders`), for the experiments;
+- `scoreboard`: transfers scored with the core's own counters, and a quantized tensor's bytes;
+- `lesson`: a notebook's checkpoints, exercises of the one catalog (`lesson()`);
+- `diagram`: the router drawn as SVG from a live runtime (`Diagram`);
+- `ordering`: the same tasks submitted to one session in every order (`Reorder`);
+- `peers`: served peers on loopback for a lesson, stopped with the kernel, and their faults;
+- `plots`: a matplotlib theme that reads on light and dark JupyterLab themes.
+
+IPython, ipywidgets and matplotlib are imported lazily, inside the functions that need them.
+Every name the notebooks import comes from here, so the modules can move without a notebook
+noticing.
+"""
+
+from .diagram import Diagram
+from .display import (
+    Callout,
+    banner,
+    gpu_pair,
+    html_of,
+    register_formatters,
+    show,
+    text_of,
+)
+from .lesson import Lesson, lesson
+from .ordering import Reorder
+from .panics import Caught, catch_panic
+from .plots import INK, PALETTE, plot_theme
+from .scoreboard import Scoreboard, byte_regions
+from .sliders import Sliders, sliders
+from .stepping import Stepper, Tape, handoff, stepper
+
+__all__ = [
+    "INK", "PALETTE", "Callout", "Caught", "Diagram", "Lesson", "Reorder", "Scoreboard",
+    "Sliders", "Stepper", "Tape", "banner", "byte_regions", "catch_panic", "gpu_pair",
+    "handoff", "html_of", "lesson", "plot_theme", "register_formatters", "show", "sliders",
+    "stepper", "text_of",
+]
+
+register_formatters()

@@ -1,0 +1,148 @@
+"""A notebook's checkpoints: exercises of the one catalog, done in the notebook.
+
+`lab = lesson()` finds the exercise workspace the notebook sits in (`routerlab lab` serves the
+notebooks from inside one) so that a checkpoint passed here is passed in `routerlab exercises
+list` too. Each call is the exercise face's own (`routerlab.exercises`): the same checks, hints,
+give-up and progress file, so a notebook cannot grade differently from the terminal.
+
+What this adds is the notebook's order of events: a prediction left as `...` is "not answered
+yet" (the notebook still runs top to bottom), and `reveal` shows the model's answer only once
+the checkpoint is passed or given up. Until then the model's answer is computed only inside the
+check, never displayed.
+"""
+
+from __future__ import annotations
+
+import ast
+import atexit
+import inspect
+import shutil
+import tempfile
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..exercises import notebook as face
+from ..exercises.course import Course
+from ..exercises.errors import NoWorkspaceError
+from ..exercises.render import ProgressView, ReportView, TextView
+from ..exercises.render import progress_view as _progress_view
+from ..exercises.workspace import Workspace, find_workspace, init_workspace
+from .display import Callout
+
+__all__ = ["Lesson", "lesson"]
+
+_scratch: dict[str, Path] = {}
+"""The temporary workspace of this kernel, made once (a kernel that is not in a workspace)."""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """The checkpoints of one notebook, graded in `workspace`."""
+
+    workspace: Workspace
+    notebook: str | None = None
+    """The notebook's stem: `progress()` lists its checkpoints (all exercises when None)."""
+    temporary: bool = False
+    """True when no workspace encloses the notebook: progress lasts as long as the kernel."""
+
+    def check(self, exercise_id: str, *code: Any, **values: Any) -> ReportView | Callout:
+        """Check a checkpoint: predictions as NAME=value, or the functions written in cells.
+        A prediction still `...`, or a function whose body is still the starter's `...`, is not
+        answered yet: nothing is checked or counted (running the notebook top to bottom must
+        not add an attempt to every checkpoint)."""
+        unanswered = [name for name, value in values.items() if value is ...]
+        unwritten = [item.__name__ for item in code if _unwritten(item)]
+        if unanswered or unwritten:
+            what = (f"Replace the ... of {', '.join(unanswered)} with your prediction" if unanswered
+                    else f"Write the body of {', '.join(unwritten)}")
+            return Callout("info", f"{exercise_id}: not answered yet",
+                           f"{what} and run the cell again.")
+        return face.check(exercise_id, *code, dir=self.workspace.root, **values)
+
+    def hint(self, exercise_id: str, level: int | None = None) -> TextView:
+        """The next hint (1 nudge, 2 concept, 3 near solution), or the given level."""
+        return face.hint(exercise_id, level, dir=self.workspace.root)
+
+    def give_up(self, exercise_id: str) -> TextView:
+        """Show the model's answer without passing: the checkpoint then earns no points."""
+        return face.give_up(exercise_id, dir=self.workspace.root)
+
+    def solution(self, exercise_id: str) -> TextView:
+        """The worked solution, once passed or given up."""
+        return face.solution(exercise_id, dir=self.workspace.root)
+
+    def reveal(self, exercise_id: str, show: Callable[[], Any]) -> Any:
+        """What `show()` returns, once the checkpoint is passed or given up; until then a locked
+        note, and `show` is not even called (its output would be the answer)."""
+        status = Course(self.workspace).status(exercise_id)
+        if status.revealed:
+            return show()
+        exercise = status.exercise
+        return Callout("info", f"🔒 Answer {exercise.id} first",
+                       f"This cell shows the answer to {exercise.id} ({exercise.title}). It "
+                       f"opens once the checkpoint passes, or after "
+                       f'lab.give_up("{exercise.id}").')
+
+    def progress(self) -> ProgressView:
+        """This notebook's checkpoints (every exercise when the notebook is not named)."""
+        course = Course(self.workspace)
+        statuses = [s for s in course.statuses()
+                    if self.notebook is None or s.exercise.notebook == self.notebook]
+        return _progress_view(statuses, course.problems)
+
+    def _repr_html_(self) -> str:
+        return self._where()._repr_html_()
+
+    def __repr__(self) -> str:
+        return repr(self._where())
+
+    def _where(self) -> Callout:
+        if self.temporary:
+            return Callout("warn", "Checkpoints: a temporary workspace",
+                           f"This notebook is not inside an exercise workspace, so your "
+                           f"progress goes to {self.workspace.root} and ends with this kernel. "
+                           "Start the notebooks with `routerlab lab` to keep it.")
+        return Callout("ok", f"Checkpoints: {self.workspace.student}'s workspace",
+                       f"Progress is saved in {self.workspace.root}, shared with "
+                       "`routerlab exercises list`.")
+
+
+def _unwritten(item: Any) -> bool:
+    """Whether a function (or every method of a class) is still a starter: a body of only a
+    docstring, `...`, `pass` or `raise NotImplementedError`."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(item)))
+    except (TypeError, OSError, SyntaxError):
+        return False  # the check itself says what is wrong with it
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return bool(functions) and all(all(_placeholder(s) for s in f.body) for f in functions)
+
+
+def _placeholder(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return statement.value.value is ... or isinstance(statement.value.value, str)
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
+
+
+def lesson(notebook: str | None = None, dir: str | Path | None = None) -> Lesson:
+    """The checkpoints of a notebook: graded in the workspace that encloses the notebook's
+    folder (or `dir`), else in a temporary workspace made once per kernel."""
+    if dir is not None:
+        return Lesson(find_workspace(Path(dir)), notebook)
+    try:  # a workspace that is there but broken raises: said, not hidden
+        return Lesson(find_workspace(start=Path.cwd()), notebook)
+    except NoWorkspaceError:
+        pass
+    if "root" not in _scratch:
+        root = _scratch["root"] = Path(tempfile.mkdtemp(prefix="routerlab-notebook-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)  # it ends with the kernel
+        init_workspace(root, student="notebook")
+    return Lesson(find_workspace(_scratch["root"]), notebook, temporary=True)
