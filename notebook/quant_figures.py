@@ -1,7 +1,8 @@
 """The figures and tables of the quantization notebooks (04 and 06), each drawn from
 `routerlab.core`'s own quantizer and transfer measurements: error against bits and blocks,
-bandwidth per policy, drift per hop, the precision/bytes frontier, and the choice of a policy
-with a case run for each rule. The two experiments come as `Sliders`.
+bandwidth per policy, drift per hop, the precision/bytes frontier, the choice of a policy
+with a case run for each rule, and (notebook 07) a row packed into `u32` words. The two
+experiments come as `Sliders`.
 
 They live here, not in the notebooks, because a notebook cell stays short and defines no
 functions (tests/notebooks/test_structure.py); what they compute is what the cells used to.
@@ -16,14 +17,14 @@ from typing import Any
 import numpy as np
 
 from ..core import Cell, Profile, TableView
-from ..core.quant import quantize_dynamic
-from ..present.palette import GREY, RED
+from ..core.quant import pack_u32, quantize_dynamic
+from ..present.palette import GREY, PLOT_COLOURS, RED
 from ..teaching.compare import compare_policies
 from ..teaching.measure import measure_transfer
 from .sliders import Sliders, sliders
 
 __all__ = ["bandwidth", "block_sliders", "block_table", "choosing_table", "drift_plot",
-           "drift_sliders", "frontier"]
+           "drift_sliders", "frontier", "packing_figure"]
 
 BLOCKS = ("tensor", 128, 64, 32, 16)
 """The block choices of the experiment, fewest bytes first: one scale per tensor, or one per
@@ -219,3 +220,43 @@ def choosing_table(x: np.ndarray) -> TableView:
     return TableView("Choosing a policy: each rule with a case, run on the model",
                      ["situation", "policy", "case", "outcome", "q changed", "scale drift",
                       "bytes"], rows)
+
+
+def packing_figure(values: list[int], bits: int) -> Any:
+    """One row of signed `bits`-bit values packed into `u32` words by the model's own
+    `pack_u32` (the CubeCL store), drawn bit by bit: bit 31 on the left, each value's bits in
+    one colour and labelled with the value, the first value in the lowest bits."""
+    import matplotlib.pyplot as plt
+
+    words = [int(w) for w in pack_u32(np.asarray(values, dtype=np.int8), bits)]
+    per_word = 32 // bits
+    figure, ax = plt.subplots(figsize=(9.0, 1.6 + 0.9 * len(words)))
+    for row, word in enumerate(words):
+        y = 1.4 * (len(words) - 1 - row)
+        for bit in range(32):
+            slot = bit // bits
+            index = row * per_word + slot
+            colour = PLOT_COLOURS[slot % len(PLOT_COLOURS)] if index < len(values) else GREY.hex
+            x = 31 - bit
+            ax.add_patch(plt.Rectangle((x, y), 1, 0.8, facecolor=colour, alpha=0.35,
+                                       edgecolor=GREY.hex, linewidth=0.5))
+            ax.text(x + 0.5, y + 0.4, str((word >> bit) & 1), ha="center", va="center",
+                    fontsize=8)
+        for slot in range(per_word):
+            index = row * per_word + slot
+            label = str(values[index]) if index < len(values) else "pad"
+            ax.text(31 - slot * bits - bits / 2 + 1, y + 0.95, label, ha="center",
+                    va="bottom", fontsize=9)
+        ax.text(32.6, y + 0.4, f"word {row}: 0x{word:08x}", va="center", fontsize=9)
+    ax.set_xlim(-0.5, 40)
+    ax.set_ylim(-0.2, 1.4 * len(words))
+    ax.set_xticks([0.5, 31.5], labels=["bit 31", "bit 0"])
+    ax.set_yticks([])
+    ax.grid(visible=False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_title(f"{len(values)} Q{bits} values in {len(words)} u32 word(s), the first value "
+                 "in the lowest bits")
+    figure.tight_layout()
+    plt.close(figure)
+    return figure

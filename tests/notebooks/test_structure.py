@@ -116,3 +116,14 @@ def test_code_cells_are_thin(notebook_path: Path) -> None:
                 for name in names:
                     assert name and name.startswith(ALLOWED_IMPORTS), (
                         f"{where} imports {name}")
+
+
+def test_no_predict_answer_shows_before_its_reveal(notebook_path: Path) -> None:
+    """The model's answer to a predict (or experiment) checkpoint, as values and choice names,
+    appears in no cell above the checkpoint's locked reveal (`answer_leaks.py` says how)."""
+    from answer_leaks import leaks, model_answers, predict_checkpoints
+
+    cells = load(notebook_path)["cells"]
+    found = [f"{exercise_id} {leak}" for exercise_id in predict_checkpoints(cells)
+             for leak in leaks(cells, exercise_id, model_answers(exercise_id))]
+    assert not found, f"{notebook_path.name} states answers before their reveal: {found}"
