@@ -16,10 +16,11 @@ would show them in, and every cell from the top of the notebook to the checkpoin
 
 The checkpoint's own question (the Markdown cell headed with its id) is left out: it shows the
 program's inputs and offers every choice; a value that is one of its inputs (the data a read
-returns, a block size it offers) is not searched for at all. Its answer cell is searched (an example equal to the
-answer is a leak), except for the choices its comments list. True/False, small whole numbers
-and empty lists are left out: they appear in every lesson for other reasons. `test_structure.py` runs this over the sources, `test_execute.py` over the cells
-as executed.
+returns, a block size it offers) is not searched for at all. Its answer cell is searched (an
+example equal to the answer is a leak), except for the choices its comments list. True/False,
+small whole numbers and empty lists are left out: they appear in every lesson for other
+reasons. `test_structure.py` runs this over the sources, `test_execute.py` over the cells as
+executed.
 """
 
 from __future__ import annotations
