@@ -68,13 +68,16 @@ def block_sliders(data: np.ndarray, bits: int = 4, block: Any = "tensor") -> Sli
             ax.plot(xs, ys, marker="o", alpha=0.35, label=f"Q{width}S")
         x, y = points[bits, block]
         ax.scatter([x], [y], s=140, facecolors="none", edgecolors=RED.hex, linewidths=2,
-                   zorder=3)
-        ax.annotate(f"{_scheme(bits, block)}\n{x:.4g} bytes/value\nmean error {y:.4g}", (x, y),
-                    textcoords="offset points", xytext=(10, 8))
+                   zorder=3, clip_on=False)
+        # The highlighted scheme's numbers go under the title, never beside the point: a point
+        # near the top would put them over the title.
         ax.set(xlabel="bytes per value (values + scales, PackedU32)", ylabel="mean |x − x̂|",
                yscale="log", xlim=(0, 1.6),
-               title="Bits and blocks: error against bytes (N(0,1), one outlier)")
+               title="Bits and blocks: error against bytes (N(0,1), one outlier)\n"
+                     f"circled: {_scheme(bits, block)}, {x:.4g} bytes/value, "
+                     f"mean error {y:.4g}")
         ax.legend(loc="upper right")
+        figure.tight_layout()
         return figure
 
     return sliders(draw, "Bits and block size", start={"bits": bits, "block": block},
@@ -131,7 +134,7 @@ def drift_sliders(x: np.ndarray, bits: int = 4, hops: int = 4, max_hops: int = 1
     """Notebook 06's experiment: the scale on arrival per hop under `requantize` for the S and
     the F value type of the chosen width (and `native` for reference), over the chosen hops."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
     def draw(bits: int, hops: int) -> Any:
         figure, ax = plt.subplots()
@@ -145,9 +148,15 @@ def drift_sliders(x: np.ndarray, bits: int = 4, hops: int = 4, max_hops: int = 1
             ax.plot(range(hops + 1), scales, style, marker="o", label=label)
         ax.set(xlabel="hop", ylabel="scale on arrival", yscale="log",
                title=f"{bits}-bit values over {hops} hops (4096 N(0,1) values, one -4)")
-        ax.yaxis.set_major_formatter(ScalarFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
+        # Labelled ticks spread over the drawn range: a log axis over a narrow range (8-bit
+        # values barely drift) would otherwise get no labelled tick at all.
+        low, high = ax.get_ylim()
+        ax.set_yticks(np.geomspace(low, high, 5)[1:-1])
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.4g}"))
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(loc="upper left", fontsize=9)
+        figure.tight_layout()
         return figure
 
     return sliders(draw, "Drift per hop", start={"bits": bits, "hops": hops}, bits=[8, 4, 2],
@@ -162,25 +171,28 @@ def frontier(x: np.ndarray, hops: int = 4) -> Any:
     import matplotlib.pyplot as plt
 
     figure, ax = plt.subplots()
+    top = 0.0
     for policy, marker in (("native", "o"), ("dequantize", "s"), ("requantize", "^")):
         points = [measure_transfer(x, s, policy=policy, hops=hops, source="cpu:0@cubecl",
                                    target="cpu:1@cubecl") for s in ("q8f", "q4f", "q2f")]
         xs = [m.bytes_moved / (x.size * hops) for m in points]
         ys = [m.hops[-1].max_abs_error_total for m in points]
-        ax.scatter(xs, ys, marker=marker, s=60, label=policy)
+        ax.scatter(xs, ys, marker=marker, s=60, label=policy, clip_on=False)
+        top = max(top, *ys)
         if policy == "dequantize":  # its three points sit at (4, 0), under requantize's Q8F
             continue
         for m, px, py in zip(points, xs, ys, strict=True):
             below = policy == "native"
             ax.annotate(m.scheme.split(":")[0], (px, py), textcoords="offset points",
-                        xytext=(0, -16) if below else (8, -4), ha="center" if below else "left")
+                        xytext=(0, 8) if below else (8, -4), ha="center" if below else "left")
     ax.set_xscale("log", base=2)
     ax.set_yscale("symlog", linthresh=0.01)
     ax.set_xticks([0.25, 0.5, 1, 2, 4], labels=["¼", "½", "1", "2", "4"])
-    ax.set(xlabel="bytes per value, per hop", xlim=(0.18, 6), ylim=(-0.004, None),
+    ax.set(xlabel="bytes per value, per hop", xlim=(0.18, 6), ylim=(-0.004, top * 4),
            ylabel=f"max |error| added ({hops} hops)",
            title="Precision against bytes: Q8F, Q4F, Q2F")
     ax.legend(loc="upper left")
+    figure.tight_layout()
     plt.close(figure)
     return figure
 

@@ -80,17 +80,19 @@ def _squeeze(text: str) -> str:
 
 
 def cell_text(cell: Mapping[str, Any], source: bool = True) -> str:
-    """A cell's source (unless `source` is False) and what its outputs show (text, and HTML
-    without its tags)."""
+    """A cell's source (unless `source` is False) and what its outputs show: printed text, and
+    the HTML without its tags where there is HTML (else the plain text)."""
     text = cell.get("source", "")
     parts = ["".join(text) if isinstance(text, list) else text] if source else []
     for output in cell.get("outputs", []):
         text = output.get("text", "")
         parts.append("".join(text) if isinstance(text, list) else text)
         data = output.get("data", {})
-        plain = data.get("text/plain", "")
-        parts.append("".join(plain) if isinstance(plain, list) else plain)
-        parts.append(html_text(output))
+        if "text/html" in data:  # what JupyterLab shows; text/plain is then only a repr
+            parts.append(html_text(output))
+        else:
+            plain = data.get("text/plain", "")
+            parts.append("".join(plain) if isinstance(plain, list) else plain)
     return "\n".join(parts)
 
 

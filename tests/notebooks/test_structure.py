@@ -91,7 +91,7 @@ def test_nothing_is_given_away_before_the_attempt(notebook_path: Path) -> None:
     catalog = {e.id: e for e in load_catalog()}
     code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     for exercise_id in checkpoints(cells):
-        if catalog[exercise_id].kind.value == "predict":
+        if catalog[exercise_id].kind.value in ("predict", "experiment"):
             assert f'lab.reveal("{exercise_id}"' in code, f"{exercise_id} is never revealed"
 
 
@@ -127,3 +127,26 @@ def test_no_predict_answer_shows_before_its_reveal(notebook_path: Path) -> None:
     found = [f"{exercise_id} {leak}" for exercise_id in predict_checkpoints(cells)
              for leak in leaks(cells, exercise_id, model_answers(exercise_id))]
     assert not found, f"{notebook_path.name} states answers before their reveal: {found}"
+
+
+def test_a_checkpoints_kind_is_the_same_in_the_notebook_and_the_terminal(
+        notebook_path: Path) -> None:
+    """A checkpoint headed `(experiment)` is an experiment in `routerlab exercises list` too."""
+    catalog = {e.id: e for e in load_catalog()}
+    text = "".join("".join(c["source"]) for c in load(notebook_path)["cells"]
+                   if c["cell_type"] == "markdown")
+    for exercise_id, kind in re.findall(r"Checkpoint `([a-z]+-\d+)` \((\w+)\)", text):
+        assert catalog[exercise_id].kind.value == kind, f"{exercise_id}: {kind} in the notebook"
+
+
+def test_the_terminal_list_calls_experiments_experiment(tmp_path: Path) -> None:
+    from routerlab.exercises.course import Course
+    from routerlab.exercises.render import LIST_HEADER, list_rows
+    from routerlab.exercises.workspace import init_workspace, open_workspace
+
+    init_workspace(tmp_path / "ws", student="ada")
+    rows = list_rows(Course(open_workspace(tmp_path / "ws")).statuses())
+    kind = LIST_HEADER.index("kind")
+    shown = {row[1]: row[kind] for row in rows}
+    assert {i for i, k in shown.items() if k == "experiment"} == {
+        "flow-1", "transfer-4", "quant-6", "fix-4", "peers-3"}
