@@ -4,7 +4,8 @@ A checkpoint is worth nothing if the cells above its locked reveal already state
 module compares *values* and *choice names*, never prose: the model's own answers
 (`PredictSuite.oracle`, the values the check compares with) are turned into the forms a cell
 would show them in, and every cell from the top of the notebook to the checkpoint's first
-`lab.reveal("id", ...)` is searched, its source and (once executed) its outputs.
+`lab.reveal("id", ...)`, that one included (its code shows while it is locked), is searched: its
+source and (once executed) its outputs.
 
 - a list, tuple or dict of two or more items: its literal, whatever the spacing and quotes
   (`[0, 2]`, `["ReadOnly", "ReadWrite"]`);
@@ -108,7 +109,7 @@ def leaks(cells: list[Mapping[str, Any]], exercise_id: str,
                and any(p.search(_squeeze(question) if isinstance(value, list | tuple | Mapping)
                                else question) for p in marks(value))}
     found = []
-    for index, cell in enumerate(cells[:first_reveal]):
+    for index, cell in enumerate(cells[:first_reveal + 1]):  # a reveal's own code is visible
         text = cell_text(cell)
         markdown = cell.get("cell_type") == "markdown"
         if markdown and _asks(cell, exercise_id):
