@@ -223,3 +223,23 @@ def test_the_terminal_and_a_notebook_show_the_class_verdict(bundle: Path, tmp_pa
     listed = subprocess.run([*run, "progress", "--dir", str(ws)], capture_output=True,
                             text=True, timeout=120)
     assert "points come when your teacher grades" in " ".join(listed.stdout.split())
+
+
+def test_the_teacher_commands_release_a_course_and_its_solutions(tmp_path: Path) -> None:
+    run = [sys.executable, "-m", "routerlab", "teacher"]
+    out = tmp_path / "release"
+    done = subprocess.run([*run, "release", str(out), "--course", "c2", "--hints", "3"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "--course" in done.stdout and "--student-id" in done.stdout
+    assert "near solution" not in done.stdout
+    course = load_catalog(str(out.resolve()))
+    assert all(len(e.hints) == 3 for e in course) and len(course) == len(load_catalog())
+    again = subprocess.run([*run, "release", str(out), "--course", "c2"], capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode != 0 and "not an empty folder" in again.stderr
+    file = tmp_path / "solutions.json"
+    given = subprocess.run([*run, "release-solutions", str(file), "quant-3", "--course", "c2"],
+                           capture_output=True, text=True, timeout=300)
+    assert given.returncode == 0, given.stderr
+    assert list(json.loads(file.read_text())["exercises"]) == ["quant-3"]
