@@ -15,6 +15,9 @@ PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 
 def register(app: typer.Typer) -> None:
+    from . import teacher_collect
+
+    teacher_collect.register(teacher_app)
     app.add_typer(teacher_app)
 
 
