@@ -5,6 +5,7 @@ Thin: the work is in `routerlab.exercises.lint`, `.grading`, `.sealing` and `.bu
 module renders.
 """
 
+import importlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +23,14 @@ teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
 PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 
+CLASS_MODULES = ["teacher_collect"]
+"""Modules under `routerlab.cli.commands` that add a class's commands to `teacher` (each has
+`register(teacher_app)`): the hub's collect, the report."""
+
+
 def register(app: typer.Typer) -> None:
+    for name in CLASS_MODULES:
+        importlib.import_module(f"routerlab.cli.commands.{name}").register(teacher_app)
     app.add_typer(teacher_app)
 
 
