@@ -410,3 +410,14 @@ def test_a_peer_stops_within_two_seconds_under_load_and_a_backlog(
     with contextlib.suppress(Exception):
         busy.__exit__(None, None, None)
     assert peer.process.returncode is not None and took < 2.0, took
+
+
+def test_the_token_is_never_an_option_and_the_new_ones_are() -> None:
+    from typer.testing import CliRunner
+
+    from routerlab.cli.app import app
+
+    help_text = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "200"}).output
+    assert "--token" not in help_text  # argv is visible to every user of the machine
+    for option in ("--allow-origin", "--peer-allow", "--client-memory"):
+        assert option in help_text
