@@ -74,9 +74,12 @@ class Lesson:
         """Show the model's answer without passing: the checkpoint then earns no points. Asks
         first, as `routerlab exercises give-up` does: without `yes=True` nothing is recorded,
         and the note says what giving up costs and how to confirm. A checkpoint already passed
-        or given up costs nothing more, so its answer is shown at once."""
-        status = Course(self.workspace).status(exercise_id)  # an unknown id is refused here
-        if not yes and not status.revealed:
+        or given up costs nothing more, so its answer is shown at once; so does a class
+        workspace, where giving up forfeits nothing."""
+        course = Course(self.workspace)
+        status = course.status(exercise_id)  # an unknown id is refused here
+        if not yes and not status.revealed and not course.class_mode:  # class mode: nothing
+            # is forfeited (a released solution is shown, or it is refused until grading)
             exercise = status.exercise
             return Callout("warn", f"Give up on {exercise.id}?",
                            f"Giving up shows the model's answer, and {exercise.id} will earn no "
