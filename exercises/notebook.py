@@ -225,8 +225,8 @@ def _import_of(name: str, value: Any) -> str | None:
     """An import statement that binds `name` to `value` again (a module, or a function or
     class importable from its module), or None."""
     if isinstance(value, types.ModuleType):
-        module = value.__name__
-        return f"import {module}" if module == name else f"import {module} as {name}"
+        package = value.__name__
+        return f"import {package}" if package == name else f"import {package} as {name}"
     module = getattr(value, "__module__", None)
     qualname = getattr(value, "__qualname__", None)
     if not module or not qualname or "." in qualname or module in ("__main__", "builtins"):
