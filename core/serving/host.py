@@ -105,7 +105,8 @@ class ServedClient:
         if parsed.peer != self.peer or bare not in self.hosted:
             raise DeviceError(f"{parsed} is not served here: this peer ({self.peer}) serves "
                               f"{', '.join(map(str, self.hosted))}")
-        return self.rt.session(parsed)
+        self.rt.client(parsed)  # made on first use; a host's sessions are all in-process
+        return self.rt.server.sessions[parsed]
 
     def _begin(self) -> None:
         if not self.rt.journal.active:
