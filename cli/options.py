@@ -30,3 +30,7 @@ Faults = Annotated[list[str] | None, typer.Option(
     help="Inject a fault into a served peer before step N: kind kill (peer, when=before|during|"
          "after), drop or delay (peer, message, seconds), oom (device, limit), restart (peer) or "
          "race; the fields of a \\[\\[faults]] table (docs/faults.md). Repeat for more.")]
+CourseFolder = Annotated[Path | None, typer.Option(
+    "--catalog", metavar="DIR",
+    help="The teacher's course folder (a copy of the catalog with their seals; default: the "
+         "installed catalog, read only).")]

@@ -17,12 +17,15 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .catalog import Exercise
 from .checks import suite_for
 from .checks.base import PredictSuite
 from .report import ERROR, CheckReport, Outcome, printable
+
+if TYPE_CHECKING:
+    from .judge import Expected
 
 OUTPUT_LIMIT = 4000
 """Bytes of the student's printed output kept for the report (the end of it)."""
@@ -47,9 +50,12 @@ class Candidate:
     display: str
 
 
-def run_checks(exercise: Exercise, candidate: Candidate,
-               timeout: float | None = None) -> CheckReport:
-    """Grade `candidate` against `exercise`; never raises for what the code does."""
+def run_checks(exercise: Exercise, candidate: Candidate, timeout: float | None = None,
+               expected: Expected | None = None) -> CheckReport:
+    """Grade `candidate` against `exercise`; never raises for what the code does. `expected`
+    (default: the model's results, checked against the exercise's seal) is what a class
+    workspace passes instead: its course bundle's visible results, the hidden checks left to
+    grading (`routerlab.exercises.bundle.visible_expected`)."""
     limit = timeout or exercise.timeout
     reply = sandboxed(exercise, candidate, limit)
     report = CheckReport(exercise.id, exercise.title, exercise.points)
@@ -66,16 +72,20 @@ def run_checks(exercise: Exercise, candidate: Candidate,
     from . import judge
 
     suite = suite_for(exercise)
-    expected = judge.expected(exercise.id)
+    if expected is None:
+        expected = judge.expected(exercise.id, exercise.catalog)
     problem = next((e["problem"] for e in events if isinstance(e.get("problem"), dict)), None)
     if isinstance(suite, PredictSuite):
         answers = next((e["answers"] for e in events if "answers" in e), None)
         if answers is not None:
-            report.outcomes = judge.judge_predict(exercise, suite, answers, expected.answers)
+            report.outcomes = judge.judge_predict(exercise, suite, answers, expected.answers,
+                                                  expected.at_grading)
     else:
         sent = {e["check"]: e for e in events if isinstance(e.get("check"), int)}
         for index, check in enumerate(suite.checks):
-            if index in sent:
+            if check.name in expected.at_grading:
+                report.outcomes.append(judge.at_grading_outcome(check))
+            elif index in sent:
                 want = expected.observations.get(check.name, [])
                 report.outcomes.append(judge.judge_check(check, want, sent[index],
                                                          exercise.tolerance))
@@ -99,7 +109,7 @@ def run_checks(exercise: Exercise, candidate: Candidate,
             message="this RouterLab's model no longer gives the results the exercise was sealed "
                     "with (" + "; ".join(expected.problems) + "); ask your teacher to run "
                     "`routerlab teacher lint`")
-    if report.passed:
+    if report.passed and not expected.at_grading:
         report.unlock = (judge.predict_key(exercise.id, suite, expected.answers)
                          if isinstance(suite, PredictSuite)
                          else judge.implement_key(exercise.id, expected.observations))
