@@ -34,8 +34,8 @@ from ..request import Transport
 from ..server import IROH_TIMEOUT_S, Server
 from ..trace import Trace
 from . import protocol as P
-from .codec import decode_data
 from .auth import TOKEN_ENV
+from .codec import decode_data
 from .datalink import DataSocket, Refused
 from .protocol import CodecError
 from .streams import Readback
