@@ -73,7 +73,8 @@ FIELDS: dict[str, dict[str, Check]] = {
     P.REGISTRY: {"device": _str},
     P.STATS: {"device": _str},
     P.PUBLISH: {"transfer": _int, "data": _optional(_map), "reason": _optional(_str)},
-    P.FAULT: {"fault": lambda value: _map(value) and _fields(value, _FAULT) is None},
+    P.FAULT: {"fault": lambda value: _map(value) and "kind" in value and
+              _fields(value, _FAULT) is None},
 }
 """Each `/session` kind's fields beyond `k` and `id` (every one optional unless `REQUIRED`)."""
 DATA_FIELDS: dict[str, dict[str, Check]] = {

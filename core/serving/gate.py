@@ -31,13 +31,16 @@ class Gate:
 
     def __init__(self, token: str, origins: Iterable[str] = (),
                  say: Callable[[str], None] = print,
-                 open_count: Callable[[str], int] = lambda route: 0) -> None:
+                 open_count: Callable[[str], int] = lambda route: 0,
+                 admitted: Callable[[ServerConnection], None] = lambda connection: None) -> None:
         self.token = token
         self.origins = {o.rstrip("/") for o in origins}
         self.say = say
         """Where the peer's side of a refusal is written (stderr under `routerlab serve`)."""
         self.open_count = open_count
         """How many connections of a route are open now (the host counts them)."""
+        self.admitted = admitted
+        """Told of each connection let through (counted from then on)."""
 
     def why_not(self, path: str, origin: str | None,
                 authorization: str | None) -> tuple[int, str] | None:
@@ -61,6 +64,7 @@ class Gate:
         refused = self.why_not(request.path, request.headers.get("Origin"),
                                request.headers.get("Authorization"))
         if refused is None:
+            self.admitted(connection)
             return None
         status, line = refused
         where = connection.remote_address

@@ -54,6 +54,7 @@ from ..remote.codec import (
     encode_error,
     task_kind,
 )
+from ..remote.datalink import MIN_BYTES_PER_S
 from ..remote.streams import Readback, ServedTransfers
 from ..remote.transfers import (
     NetworkServer,
@@ -93,6 +94,10 @@ DATA_IDLE_S = 60.0
 """A `/data` connection that asks nothing for this long is closed (its peer reopens one)."""
 CLOSE_TIMEOUT_S = 1.0
 """The longest a closing handshake may take (a client that does not answer is cut)."""
+BLOB_WAIT_S = 30.0
+"""The longest the blob frames a header announces may take to follow it."""
+SEND_S = 30.0
+"""The longest an answer may wait for its reader, beyond its bytes' time at `MIN_BYTES_PER_S`."""
 STOP_WAIT_S = 0.5
 """How long a stopping peer waits for its connections' handlers to end (none waits for a step
 in progress: the process ends with them)."""
@@ -326,7 +331,8 @@ class PeerHost:
         self.token = token or new_token()
         self.say = say or _stderr
         """Where the peer's side of a refusal or a protocol error is written (one line)."""
-        self.gate = Gate(self.token, origins, self.say, self._open_count)
+        self.gate = Gate(self.token, origins, self.say, self._open_count,
+                         self.connections.add)
         self.allowed = AllowList(allow)
         """The peers this peer may download from (`--peer-allow`, the peers started with it)."""
         self.client_memory = client_memory
@@ -343,7 +349,13 @@ class PeerHost:
         return f"{self.address} ({names} @{first.profile})"
 
     def _open_count(self, route: str) -> int:
-        return sum(1 for c in list(self.connections)
+        """Connections of `route` let in and not yet closed (counted from the upgrade on, so a
+        burst of upgrades cannot pass the bound together)."""
+        from websockets.protocol import State
+
+        self.connections -= {c for c in list(self.connections)
+                             if c.protocol.state is State.CLOSED}  # a failed handshake's too
+        return sum(1 for c in self.connections
                    if c.request is not None and c.request.path == route)
 
     async def run(self, stop: asyncio.Event, ready: Callable[[PeerHost], None],
@@ -465,10 +477,14 @@ class PeerHost:
                 return
             if replies:
                 try:
-                    await _send(connection, replies)
+                    await _send_within(connection, replies)
                 except LimitError as error:  # an answer over the frame limit is not sent
-                    await _send(connection, [P.error(message.get("id"),
-                                                     f"{message['k']}: {error}")])
+                    await _send_within(connection, [P.error(message.get("id"),
+                                                            f"{message['k']}: {error}")])
+                except TimeoutError:
+                    self.say(f"a client on {_remote(connection)} did not read its answers; "
+                             "connection cut")
+                    return
             if message["k"] == P.FAULT:
                 await self._faulted()
             elif message["k"] == P.COMMIT:
@@ -591,10 +607,10 @@ class PeerHost:
                 return
             replies = [await self._download(m) for m in messages]
             try:
-                sent = await _send(connection, replies, whole=True)
+                sent = await _send_within(connection, replies, whole=True)
             except LimitError as error:
-                sent = await _send(connection, [{"k": P.NEVER, "id": m.get("id"),
-                                                 "reason": str(error)} for m in messages])
+                sent = await _send_within(connection, [{"k": P.NEVER, "id": m.get("id"),
+                                                        "reason": str(error)} for m in messages])
             for message in messages[:1]:
                 key = message["client"]
                 self.served[key] = self.served.get(key, 0) + sent
@@ -688,9 +704,30 @@ def _stderr(line: str) -> None:
 
 
 async def _receive(connection: ServerConnection, header: Any) -> list[dict[str, Any]]:
-    """The messages of a header frame and the blob frames it announces."""
-    blobs = [await connection.recv() for _ in range(P.blobs_after(header))]
+    """The messages of a header frame and the blob frames it announces (each within
+    `BLOB_WAIT_S`: a client that announces blobs and sends none is a protocol error)."""
+    blobs = []
+    for _ in range(P.blobs_after(header)):
+        try:
+            blobs.append(await asyncio.wait_for(connection.recv(), BLOB_WAIT_S))
+        except TimeoutError:
+            raise CodecError(f"an announced blob did not come within {BLOB_WAIT_S:g} s") \
+                from None
     return P.unpack(header, blobs)  # type: ignore[arg-type]  # a text blob is refused there
+
+
+async def _send_within(connection: ServerConnection, messages: list[dict[str, Any]],
+                       whole: bool = False) -> int:
+    """`_send`, within `SEND_S` plus the bytes' time at `MIN_BYTES_PER_S`: a client that does
+    not read its answers is cut (`TimeoutError`), never waited for."""
+    size = sum(len(m["data"]["bytes"].data) for m in messages
+               if isinstance(m.get("data"), dict) and isinstance(m["data"].get("bytes"), P.Blob))
+    try:
+        return await asyncio.wait_for(_send(connection, messages, whole),
+                                      SEND_S + size / MIN_BYTES_PER_S)
+    except TimeoutError:
+        connection.transport.abort()
+        raise
 
 
 async def _send(connection: ServerConnection, messages: list[dict[str, Any]],
