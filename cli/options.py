@@ -24,9 +24,14 @@ Transport = Annotated[str | None, typer.Option(
 Peers = Annotated[list[str] | None, typer.Option(
     "--peer", metavar="NAME=ws://HOST:PORT",
     help="A served peer (routerlab serve): its devices, NAME/cpu:0 …, run in that process. "
-         "Repeat for more; replaces a peer of the same name in the scenario's \\[peers].")]
+         "Repeat for more; replaces a peer of the same name in the scenario's \\[peers]. "
+         "The peer's token is read from ROUTERLAB_TOKEN.")]
 Faults = Annotated[list[str] | None, typer.Option(
     "--fault", metavar="step=N,kind=K,...",
     help="Inject a fault into a served peer before step N: kind kill (peer, when=before|during|"
          "after), drop or delay (peer, message, seconds), oom (device, limit), restart (peer) or "
          "race; the fields of a \\[\\[faults]] table (docs/faults.md). Repeat for more.")]
+CourseFolder = Annotated[Path | None, typer.Option(
+    "--catalog", metavar="DIR",
+    help="The teacher's course folder (a copy of the catalog with their seals; default: the "
+         "installed catalog, read only).")]

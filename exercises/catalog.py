@@ -9,12 +9,17 @@ same key, the wrong submissions `teacher lint` runs, each naming the hidden chec
 reject it).
 `catalog/index.toml` fixes the order. The data is read with `importlib.resources`, so the same
 code serves a source tree, an editable install and a wheel.
+
+A teacher's course folder (`teacher seal --catalog DIR`) and a class's course bundle
+(`teacher release`, `routerlab.exercises.bundle`) have the same layout and are read by
+`load_catalog(DIR)`; each exercise remembers the folder it came from (`Exercise.catalog`).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import re
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +27,7 @@ from enum import Enum
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 from .errors import CatalogError, UnknownExerciseError
@@ -95,6 +101,8 @@ class Exercise:
     notebook: str = ""
     """The guided notebook (its stem, e.g. "02-router-flow") this exercise is a checkpoint of;
     empty for an exercise met only in the terminal."""
+    catalog: str = ""
+    """The catalog folder it was read from; empty for the installed catalog."""
 
     @property
     def file_name(self) -> str:
@@ -159,14 +167,23 @@ def catalog_root() -> Traversable:
 
 
 @cache
-def load_catalog() -> Catalog:
-    """Read `catalog/index.toml` and every exercise it lists, in that order."""
-    root = catalog_root()
-    order = tomllib.loads((root / "index.toml").read_text(encoding="utf-8"))["order"]
-    return Catalog([_load_exercise(root / ex_id, ex_id, n) for n, ex_id in enumerate(order, 1)])
+def load_catalog(folder: str | None = None) -> Catalog:
+    """Read `index.toml` and every exercise it lists, in that order: of the installed catalog,
+    or of the catalog folder `folder` (a course folder or a bundle)."""
+    root: Traversable = catalog_root() if not folder else Path(folder)
+    try:
+        index = tomllib.loads((root / "index.toml").read_text(encoding="utf-8"))
+        order = [str(i) for i in index["order"]]
+    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as error:
+        raise CatalogError(f"{folder or 'the installed catalog'} has no readable index.toml "
+                           f"({error!r})") from None
+    return Catalog([_load_exercise(root / ex_id, ex_id, n, folder or "")
+                    for n, ex_id in enumerate(order, 1)])
 
 
-def _load_exercise(folder: Traversable, ex_id: str, number: int) -> Exercise:
+def _load_exercise(folder: Traversable, ex_id: str, number: int, catalog: str = "") -> Exercise:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", ex_id):
+        raise CatalogError(f"index.toml lists {ex_id!r}, which is not an exercise id")
     try:
         meta: dict[str, Any] = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
         if meta["id"] != ex_id:
@@ -180,7 +197,7 @@ def _load_exercise(folder: Traversable, ex_id: str, number: int) -> Exercise:
                                 float(meta.get("tolerance", {}).get("abs", 0.0))),
             delegation=tuple(str(d) for d in meta.get("delegation", ())),
             partial_credit=bool(meta.get("partial_credit", False)),
-            notebook=str(meta.get("notebook", "")),
+            notebook=str(meta.get("notebook", "")), catalog=catalog,
         )
-    except (OSError, KeyError, ValueError, tomllib.TOMLDecodeError) as error:
+    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as error:
         raise CatalogError(f"catalog/{ex_id} is malformed: {error!r}") from None

@@ -160,12 +160,15 @@ class GradeJob:
 
 
 def catalog_at(catalog_dir: Path | None) -> Catalog:
-    """The teacher's catalog: the installed one (a course folder is not supported yet)."""
-    if catalog_dir is not None:
+    """The teacher's catalog: their course folder (`teacher seal --catalog DIR`), or the
+    installed one."""
+    if catalog_dir is None:
+        return load_catalog()
+    if not (Path(catalog_dir) / "index.toml").is_file():
         from .errors import CatalogError
 
-        raise CatalogError(f"{catalog_dir}: grading against a course folder is not supported yet")
-    return load_catalog()
+        raise CatalogError(f"{catalog_dir} is not a course folder (no index.toml)")
+    return load_catalog(str(Path(catalog_dir).resolve()))
 
 
 def catalog_version(catalog: Catalog) -> str:

@@ -29,6 +29,7 @@ from .report import ERROR, CheckReport, Outcome, printable
 
 if TYPE_CHECKING:
     from .jail import Jail
+    from .judge import Expected
 
 OUTPUT_LIMIT = 4000
 """Bytes of the student's printed output kept for the report (the end of it)."""
@@ -54,8 +55,12 @@ class Candidate:
 
 
 def run_checks(exercise: Exercise, candidate: Candidate, timeout: float | None = None,
-               jail: Jail | None = None, predict_as_data: bool = False) -> CheckReport:
-    """Grade `candidate` against `exercise`; never raises for what the code does.
+               expected: Expected | None = None, jail: Jail | None = None,
+               predict_as_data: bool = False) -> CheckReport:
+    """Grade `candidate` against `exercise`; never raises for what the code does. `expected`
+    (default: the model's results, checked against the exercise's seal) is what a class
+    workspace passes instead: its course bundle's visible results, the hidden checks left to
+    grading (`routerlab.exercises.bundle.visible_expected`).
 
     `jail`: run it in that OS jail (`routerlab.exercises.jail`) instead of the sandbox.
     `predict_as_data`: a predict file's answers are read from its literals and never run (how a
@@ -68,12 +73,14 @@ def run_checks(exercise: Exercise, candidate: Candidate, timeout: float | None =
         reply = jail.run(exercise, read_source(candidate.path), candidate.display, limit)
     else:
         reply = sandboxed(exercise, candidate, limit)
-    return judge_reply(exercise, reply, limit)
+    return judge_reply(exercise, reply, limit, expected)
 
 
-def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float) -> CheckReport:
+def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float,
+                expected: Expected | None = None) -> CheckReport:
     """The report of one run, from its reply (sandbox, jail or literals): the results are read
-    with their depth and size capped before parsing, then compared with the model's here."""
+    with their depth and size capped before parsing, then compared with `expected` (default:
+    the model's, checked against the seal) here."""
     report = CheckReport(exercise.id, exercise.title, exercise.points)
     report.seconds = float(reply.get("seconds") or 0.0)
     report.output = _output(reply)
@@ -88,16 +95,20 @@ def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float) -> Chec
     from . import judge
 
     suite = suite_for(exercise)
-    expected = judge.expected(exercise.id)
+    if expected is None:
+        expected = judge.expected(exercise.id, exercise.catalog)
     problem = next((e["problem"] for e in events if isinstance(e.get("problem"), dict)), None)
     if isinstance(suite, PredictSuite):
         answers = next((e["answers"] for e in events if "answers" in e), None)
         if answers is not None:
-            report.outcomes = judge.judge_predict(exercise, suite, answers, expected.answers)
+            report.outcomes = judge.judge_predict(exercise, suite, answers, expected.answers,
+                                                  expected.at_grading)
     else:
         sent = {e["check"]: e for e in events if isinstance(e.get("check"), int)}
         for index, check in enumerate(suite.checks):
-            if index in sent:
+            if check.name in expected.at_grading:
+                report.outcomes.append(judge.at_grading_outcome(check))
+            elif index in sent:
                 want = expected.observations.get(check.name, [])
                 report.outcomes.append(judge.judge_check(check, want, sent[index],
                                                          exercise.tolerance))
@@ -125,7 +136,7 @@ def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float) -> Chec
             message="this RouterLab's model no longer gives the results the exercise was sealed "
                     "with (" + "; ".join(expected.problems) + "); ask your teacher to run "
                     "`routerlab teacher lint`")
-    if report.passed:
+    if report.passed and not expected.at_grading:
         report.unlock = (judge.predict_key(exercise.id, suite, expected.answers)
                          if isinstance(suite, PredictSuite)
                          else judge.implement_key(exercise.id, expected.observations))

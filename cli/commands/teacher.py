@@ -1,8 +1,11 @@
-"""`routerlab teacher ...`: lint the exercise catalog, merge students' results, seal answers.
+"""`routerlab teacher ...`: lint the exercise catalog, merge students' results, seal answers,
+release a course bundle to a class and its solutions after grading.
 
-Thin: the work is in `routerlab.exercises.lint`, `.grading` and `.sealing`; this module renders.
+Thin: the work is in `routerlab.exercises.lint`, `.grading`, `.sealing` and `.bundle`; this
+module renders.
 """
 
+import importlib
 import sys
 import time
 from pathlib import Path
@@ -10,7 +13,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from ..options import CourseFolder
+
 if TYPE_CHECKING:
+    from ...exercises.catalog import Catalog
     from ...exercises.regrade import Progress
 
 teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
@@ -19,22 +25,46 @@ teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
 PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 
+CLASS_MODULES = ["teacher_collect"]
+"""Modules under `routerlab.cli.commands` that add a class's commands to `teacher` (each has
+`register(teacher_app)`): the hub's collect, the report."""
+
+
 def register(app: typer.Typer) -> None:
+    for name in CLASS_MODULES:
+        importlib.import_module(f"routerlab.cli.commands.{name}").register(teacher_app)
     app.add_typer(teacher_app)
+
+
+def _catalog(folder: Path | None) -> "Catalog":
+    """The course folder's catalog, or the installed one."""
+    from ...exercises.catalog import load_catalog
+    from ...exercises.errors import CatalogError
+
+    if folder is None:
+        return load_catalog()
+    if not (folder / "index.toml").is_file():
+        raise CatalogError(f"{folder} is not a course folder (no index.toml); `routerlab "
+                           "teacher seal ID FILE --catalog DIR` starts one")
+    return load_catalog(str(folder.resolve()))
 
 
 @teacher_app.command()
 def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all)."),
+         catalog: CourseFolder = None,
          plain: bool = PLAIN,
          json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Every starter fails, every solution passes, 3 hint levels, hidden checks exist."""
+    """Every starter fails, every solution passes, 3 hint levels, hidden checks exist (in a
+    temporary copy of the course folder given with --catalog)."""
     from ...core import TableView
     from ...exercises.catalog import load_catalog
     from ...exercises.lint import lint as run_lint
+    from ...exercises.lint import lint_folder
     from ..render import make_console, print_json, to_rich
 
     started = time.monotonic()
-    results = run_lint(load_catalog(), only or None)
+    results = (lint_folder(catalog, only or None) if catalog is not None
+               else run_lint(load_catalog(), only or None))
     elapsed = time.monotonic() - started
     if json_out:
         print_json({"seconds": round(elapsed, 2), "ok": all(r.ok for r in results),
@@ -90,20 +120,62 @@ def seal(exercise_id: str = typer.Argument(..., help="An exercise id."),
          wrong: list[Path] = typer.Option(None, "--wrong", exists=True, dir_okay=False,
                                           help="A wrong submission with `# rejects: CHECK` "
                                                "lines (repeat)."),
+         catalog: CourseFolder = None,
          plain: bool = PLAIN) -> None:
-    """Author an exercise: check the solution against the model, then seal it (and the wrong
-    submissions `teacher lint` must see rejected)."""
-    from ...exercises.catalog import load_catalog
-    from ...exercises.sealing import seal_exercise, seal_wrong, wrong_entries
+    """Author an exercise: check the solution against the model and seal it (and the wrong
+    submissions `teacher lint` must see rejected) into your course folder (--catalog DIR; a new
+    one starts as a copy of the installed catalog). Checked in a temporary copy first."""
+    from ...exercises.errors import CatalogError
+    from ...exercises.sealing import read_python, seal_into, wrong_entries
     from ..render import make_console
 
-    exercise = load_catalog().get(exercise_id)
-    entries = wrong_entries(list(wrong or []))  # refused before the solution is sealed
-    target = seal_exercise(exercise, solution_file)
-    if entries:
-        load_catalog.cache_clear()
-        target = seal_wrong(load_catalog().get(exercise_id), entries)
+    read_python(solution_file, "solution file")  # a broken file is named before anything else
+    wrong_entries(list(wrong or []))
+    if catalog is None:
+        raise CatalogError("name the course folder to seal into: --catalog DIR (a new one starts "
+                           "as a copy of the installed catalog, which is never written)")
+    target = seal_into(catalog, exercise_id, solution_file, list(wrong or []))
     make_console(plain).print(f"sealed {exercise_id}: {target}", highlight=False)
+
+
+@teacher_app.command()
+def release(out: Path = typer.Argument(..., help="The course bundle's folder (new)."),
+            course_id: str = typer.Option(..., "--course", help="The course's id, e.g. "
+                                                                "burn-router-2027."),
+            title: str = typer.Option("", "--title", help="The course's name for students."),
+            hints: int = typer.Option(2, "--hints", min=0, max=3,
+                                      help="Hint levels the class gets (3 adds the near "
+                                           "solution)."),
+            catalog: CourseFolder = None,
+            plain: bool = PLAIN) -> None:
+    """Write the course bundle a class works from: starters and visible checks with their
+    expected values; no solution, no hidden expected value, no digest of an answer."""
+    from ...exercises.bundle import release as write_bundle
+    from ..render import make_console
+
+    info = write_bundle(_catalog(catalog), out, course_id, title, hints)
+    make_console(plain).print(
+        f"released {info.id} version {info.version} to {out}. Students: routerlab exercises "
+        f"init DIR --course {out} --student-id ID", highlight=False, soft_wrap=True)
+
+
+@teacher_app.command("release-solutions")
+def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
+                                                 help="The solutions file to write (.json)."),
+                      only: list[str] = typer.Argument(None,
+                                                       help="Exercise ids (default: all)."),
+                      course_id: str = typer.Option(..., "--course",
+                                                    help="The course id of the release."),
+                      catalog: CourseFolder = None,
+                      plain: bool = PLAIN) -> None:
+    """After grading: the worked solutions (and predict answers) for a class to import with
+    `routerlab exercises import-solutions FILE`."""
+    from ...exercises.bundle import release_solutions as write_solutions
+    from ..render import make_console
+
+    ids = write_solutions(_catalog(catalog), out, course_id, only or None)
+    make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}",
+                              highlight=False)
 
 
 @teacher_app.command()
@@ -123,9 +195,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
             feedback: Path = typer.Option(None, "--feedback", file_okay=False,
                                           help="Write one HTML page and one JSON file per "
                                                "student into this folder."),
-            catalog: Path = typer.Option(None, "--catalog", exists=True, file_okay=False,
-                                         help="The course's catalog folder (default: the "
-                                              "installed catalog)."),
+            catalog: CourseFolder = None,
             resume: bool = typer.Option(False, "--resume",
                                         help="Continue an interrupted run: grade only the "
                                              "students its journal (OUT.jsonl) lacks."),

@@ -65,7 +65,10 @@ class Outcome:
     address: str = ""
     gone: str = ""
     """Set when the source went away: `unreachable` (no `/data` connection could be opened) or
-    `closed` (the open connection broke), which Burn tells apart (`PeerGone`)."""
+    `closed` (the open connection broke). Burn tells the two apart by where it fails: it
+    panics when it cannot open the data channel (`get_data_stream`, external_comm.rs:187-192) and
+    `download_tensor` returns None when an open one breaks (external_comm.rs:160-174). "gone" is
+    RouterLab's word for both; Burn has no such name."""
 
 
 class Source:
