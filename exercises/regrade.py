@@ -65,8 +65,12 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
                          if s.id in duplicated else ""))
                 for s in matched.students]
         return Plan(rows, folders[0], matched.problems())
+    from .workspace import MARKER, open_workspace
+
     rows, seen, problems = [], set(), []
     for folder in folders:
+        if (folder / MARKER).is_file():
+            open_workspace(folder)  # a broken marker is named now, before anyone is graded
         sid = workspace_id(folder) or folder.name
         flag = ""
         if sid in seen:
