@@ -52,8 +52,8 @@ class Status:
 
     @property
     def done(self) -> bool:
-        if self.class_mode:  # its visible checks passed; the hidden ones are the teacher's
-            return self.record.passed_ever
+        if self.class_mode:  # its visible checks pass now; the hidden ones are the teacher's
+            return self.record.status == "passed"
         return self.record.passed_ever and opens(self.exercise, self.record.unlock)
 
     @property
@@ -318,8 +318,16 @@ class Invalidated:
 def invalidated_passes(course: Course, upgrade: Upgrade) -> list[Invalidated]:
     """Every pass the upgrade took away: the exercise changed so that the key the pass earned no
     longer opens it (check it again to earn it back), or it left the catalog."""
-    if course.class_mode:
-        return []
+    if course.class_mode:  # a visible pass of an older release: checked again from pending
+        stale = [s.exercise.id for s in course.statuses()
+                 if s.exercise.id in upgrade.changed and s.record.status == "passed"]
+
+        def reopen(state: State) -> None:
+            for exercise_id in stale:
+                state.record(exercise_id).status = "pending"
+
+        course._update(reopen)
+        return [Invalidated(i, "; ".join(upgrade.changed[i])) for i in stale]
     found = [Invalidated(s.exercise.id,
                          "; ".join(upgrade.changed.get(s.exercise.id, ["it was sealed again"])))
              for s in course.statuses() if s.record.passed_ever and not s.done]

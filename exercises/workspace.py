@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.safe_io import load_json, load_toml
+from ..core.safe_io import load_json, load_toml, read_text
 from .bundle import CourseInfo, check_student_id, open_bundle
 from .catalog import Catalog, Exercise, load_catalog
 from .errors import CatalogError, NoWorkspaceError, WorkspaceError
@@ -327,6 +327,38 @@ def _snapshot(workspace: Workspace) -> dict[str, Any]:
 
 def _short(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
+
+
+def replace_course(workspace: Workspace, bundle: Path) -> Workspace:
+    """Move a class workspace to a new release of its course (the teacher fixed something): the
+    new bundle becomes its catalog, the old copy is kept as `.routerlab/course-VERSION/`, and
+    the marker records the new version. Another course's bundle is refused."""
+    if not workspace.class_mode:
+        raise WorkspaceError(f"{workspace.root} is a self-study workspace; --course is for a "
+                             "class workspace")
+    bundle = _absolute(bundle)
+    info, _ = open_bundle(bundle, WorkspaceError)
+    if info.id != workspace.course:
+        raise WorkspaceError(f"{bundle} is a release of {info.id!r}; this workspace belongs to "
+                             f"{workspace.course!r}")
+    if info.version == workspace.course_version:
+        return workspace
+    kept = workspace.root / STATE_DIR / f"course-{workspace.course_version}"
+    incoming = workspace.root / STATE_DIR / "course.incoming"
+    with os_errors("replace the course copy"):
+        shutil.rmtree(incoming, ignore_errors=True)
+        shutil.copytree(bundle, incoming)
+        if kept.exists():
+            shutil.rmtree(kept)
+        workspace.course_dir.rename(kept)
+        incoming.rename(workspace.course_dir)
+    marker = workspace.root / MARKER
+    lines = [line for line in read_text(marker, what="workspace file", error=WorkspaceError)
+             .splitlines() if not line.startswith("course_version =")]
+    write_text(marker, "\n".join([*lines, f"course_version = {json.dumps(info.version)}"]) + "\n",
+               "workspace file")
+    load_catalog.cache_clear()  # the same folder now holds another release
+    return open_workspace(workspace.root)
 
 
 def caller_cwd() -> Path:

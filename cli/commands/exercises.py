@@ -156,13 +156,20 @@ def list_(directory: Path = DIR, plain: bool = PLAIN,
 
 
 @exercises_app.command()
-def upgrade(directory: Path = DIR, plain: bool = PLAIN) -> None:
-    """After updating RouterLab: add new exercises, rename files to their ids, keep every file
-    and result, and list each pass that a changed exercise no longer counts, with the reason."""
-    from ...exercises.course import invalidated_passes
-    from ...exercises.workspace import upgrade_workspace
+def upgrade(directory: Path = DIR,
+            course_bundle: Path = typer.Option(None, "--course", file_okay=False,
+                                               help="Class workspaces: a new release of your "
+                                                    "course from your teacher."),
+            plain: bool = PLAIN) -> None:
+    """After updating RouterLab (or getting a new release of your course): add new exercises,
+    rename files to their ids, keep every file and result, and list each pass that a changed
+    exercise no longer counts, with the reason."""
+    from ...exercises.course import Course, invalidated_passes
+    from ...exercises.workspace import replace_course, upgrade_workspace
 
     course = _course(directory)
+    if course_bundle is not None:
+        course = Course(replace_course(course.workspace, course_bundle))
     workspace = course.workspace
     done = upgrade_workspace(workspace, course.catalog)
     console = _console(plain)

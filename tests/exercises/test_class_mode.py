@@ -243,3 +243,63 @@ def test_the_teacher_commands_release_a_course_and_its_solutions(tmp_path: Path)
                            capture_output=True, text=True, timeout=300)
     assert given.returncode == 0, given.stderr
     assert list(json.loads(file.read_text())["exercises"]) == ["quant-3"]
+
+
+def test_notebook_checkpoints_in_a_class_workspace_behave_like_its_terminal(
+        class_course: Course, tmp_path: Path) -> None:
+    from routerlab.exercises.sealing import literal_assignments
+    from routerlab.notebook import Callout, lesson
+
+    lab = lesson("01-handles", dir=class_course.workspace.root)
+    answers = literal_assignments(open_solution(load_catalog().get("registry-2")))
+    shown = lab.check("registry-2", **answers)
+    assert shown.passed and "teacher grades" in shown.headline
+    calls: list[int] = []
+    locked = lab.reveal("registry-2", lambda: calls.append(1))
+    assert isinstance(locked, Callout) and calls == [], "a pass opens nothing in class mode"
+    with pytest.raises(LockedError, match="after grading"):
+        lab.give_up("registry-2")
+    assert calls == [] and not (class_course.workspace.root / "solutions").exists()
+    file = tmp_path / "solutions.json"
+    release_solutions(load_catalog(), file, "burn-router-2027", ["registry-2"])
+    class_course.import_solutions(file)
+    lab.reveal("registry-2", lambda: calls.append(1))
+    assert calls == [1], "released: the notebook's answer cell opens"
+
+
+def test_a_new_release_of_the_course_reopens_the_passes_it_changes(
+        class_course: Course, bundle: Path, tmp_path: Path, reference: Reference) -> None:
+    import shutil
+
+    from routerlab.exercises.catalog import catalog_root
+    from routerlab.exercises.workspace import open_workspace
+
+    workspace = class_course.workspace
+    mine = workspace.file_for(class_course.catalog.get("quant-3"))
+    mine.write_text(reference(load_catalog().get("quant-3")))
+    assert class_course.check("quant-3").passed
+    source = tmp_path / "course"
+    shutil.copytree(Path(str(catalog_root())), source)
+    starter = source / "quant-3" / "starter.py"
+    starter.write_text(starter.read_text() + "\n# TODO: and a second part\n")
+    fixed = tmp_path / "release-2"
+    release(load_catalog(str(source.resolve())), fixed, "burn-router-2027")
+    other = tmp_path / "other-course"
+    release(load_catalog(str(source.resolve())), other, "another-course")
+    run = [sys.executable, "-m", "routerlab", "exercises", "upgrade", "--dir", str(workspace.root)]
+    refused = subprocess.run([*run, "--course", str(other)], capture_output=True, text=True,
+                             timeout=120)
+    assert refused.returncode != 0 and "another-course" in refused.stderr
+    done = subprocess.run([*run, "--course", str(fixed)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert "quant-3: your pass no longer counts: its starter changed" in said
+    assert "quant_3.new.py" in said
+    assert mine.read_text() == reference(load_catalog().get("quant-3")), "the file is kept"
+    moved = open_workspace(workspace.root)
+    assert moved.course_version != workspace.course_version
+    assert (workspace.root / ".routerlab" / f"course-{workspace.course_version}").is_dir()
+    status = Course(moved).status("quant-3")
+    assert not status.done and status.record.passed_ever
+    assert Course(moved).check("quant-3").passed, "checked again, it passes again"
