@@ -365,13 +365,15 @@ class PeerHost:
         step in progress (each client's thread is a daemon)."""
         from websockets.asyncio.server import serve  # on first use: see the package's __init__
 
+        from .pace import PacedConnection
+
         where: dict[str, Any] = {"sock": sock} if sock is not None else {
             "host": self.host, "port": self.port}
         server = await serve(self._route, **where, max_size=P.MAX_FRAME_BYTES,
                              compression=None, process_request=self.gate,
                              open_timeout=OPEN_TIMEOUT_S, ping_interval=PING_S,
                              ping_timeout=PING_S, close_timeout=CLOSE_TIMEOUT_S,
-                             server_header="routerlab")
+                             server_header="routerlab", create_connection=PacedConnection)
         try:
             self.port = next(iter(server.sockets)).getsockname()[1]
             ready(self)
@@ -420,9 +422,18 @@ class PeerHost:
     # --- /session ------------------------------------------------------------------------------
 
     async def _session(self, connection: ServerConnection) -> None:
+        from .pace import watch
+
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_BOUND)
         state: dict[str, ServedClient] = {}
         worker = asyncio.create_task(self._work(connection, queue, state))
+
+        async def cut() -> None:
+            self.say(f"a client on {_remote(connection)} sent a message too slowly "
+                     "(docs/limits.md); connection closed")
+            await connection.close(1008, "a message sent too slowly")
+
+        pacer = asyncio.create_task(watch(connection, cut))
         try:
             async for frame in connection:
                 try:
@@ -442,6 +453,7 @@ class PeerHost:
                     elif not await _enqueue(queue, message, worker):
                         return  # the worker closed the connection (a Close, a protocol error)
         finally:
+            pacer.cancel()
             worker.cancel()  # a step in progress ends on the client's thread, then the close
             await asyncio.gather(worker, return_exceptions=True)
             client = state.get("client")
