@@ -146,7 +146,8 @@ class ServedClient:
         if parsed.peer != self.peer or bare not in self.hosted:
             raise DeviceError(f"{parsed} is not served here: this peer ({self.peer}) serves "
                               f"{', '.join(map(str, self.hosted))}")
-        return self.rt.session(parsed)
+        self.rt.client(parsed)  # made on first use; a host's sessions are all in-process
+        return self.rt.server.sessions[parsed]
 
     def _backend(self, device: Device) -> LimitedBackend:
         backend = limited_backend(device)
@@ -156,7 +157,7 @@ class ServedClient:
 
     def held(self) -> int:
         """Bytes this client's registries hold on this peer, over all its devices."""
-        return sum(registry_bytes(s.interpreter.handles)
+        return sum(registry_bytes(s.handles)
                    for s in list(self.server.sessions.values()))
 
     def _begin(self) -> None:
@@ -250,11 +251,11 @@ class ServedClient:
         backend = session.interpreter.backend
         assert isinstance(backend, LimitedBackend)
         backend.limit, backend.legacy = limit, self.rt.legacy
-        backend.live = lambda: registry_bytes(session.interpreter.handles)
+        backend.live = lambda: registry_bytes(session.handles)
 
     def kept(self) -> dict[str, Any]:
         """Every session's registry rows (what the client names if this peer dies)."""
-        return {s.label: s.interpreter.handles.view().rows
+        return {s.label: s.handles.view().rows
                 for s in self.server.sessions.values()}
 
     def commit(self) -> list[list[Any]]:
@@ -301,7 +302,7 @@ class ServedClient:
         (`server/worker.rs:149-181`)."""
         self.rollback()
         for session in self.server.sessions.values():
-            session.interpreter.handles.clear()
+            session.handles.clear()
             session.end("closed: the client went away")
         self.server.close()
         self.quantized.streams.clear()
@@ -538,8 +539,8 @@ class PeerHost:
             counters: dict[str, Any] = {"served": self.served.get(client.key, 0),
                                         "downloaded": dict(client.server.links.received)}
             if "device" in message:
-                backend = client.session(message["device"]).interpreter.backend
-                counters.update(bytes_copied=backend.bytes_copied, copies=backend.copies)
+                copied, copies = client.session(message["device"]).counters()
+                counters.update(bytes_copied=copied, copies=copies)
             return [{"k": P.STATS, "id": request_id, **counters}]
         if kind == P.PUBLISH:
             self._publish(client, message)
