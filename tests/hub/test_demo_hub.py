@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -22,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hubtools import DemoHub, alive
+from hubtools import DemoHub, alive, need_hub
 
 from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.hub import OPEN_URL
 from routerlab.exercises.jail import unavailable
 from routerlab.exercises.sealing import open_solution
 
@@ -75,6 +77,27 @@ def contents(hub: DemoHub, user: str, token: str, path: str, body: Any = None) -
                 f"/user/{user}/api/contents/{path}", body, token)
 
 
+def opened(hub: DemoHub, user: str, token: str) -> str:
+    """Where the student's server sends them first (its default URL, after redirects)."""
+    request = urllib.request.Request(f"{hub.url}/user/{user}/",
+                                     headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(response.url)
+
+
+def test_sigterm_stops_the_hub_and_its_proxy(tmp_path: Path) -> None:
+    need_hub()
+    hub = DemoHub(tmp_path / "hub", students=1, password="pw-2")
+    try:
+        processes = hub.remember_processes()
+        assert len(processes) >= 2, "JupyterHub and configurable-http-proxy"
+        assert hub.stop(signal.SIGTERM) == 0
+        assert [pid for pid in processes if alive(pid)] == []
+        assert "every student's server stopped" in "".join(hub.process.stdout or [])
+    finally:
+        hub.cleanup()
+
+
 def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_path: Path) -> None:
     with pytest.raises(urllib.error.HTTPError):  # the password is checked
         log_in(demo_hub, "student1", "not-the-password")
@@ -86,6 +109,7 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
         # the class workspace, with notebook 00 open first
         assert contents(demo_hub, user, token, "routerlab-exercises.toml")["type"] == "file"
         assert contents(demo_hub, user, token, "notebooks/00-welcome.ipynb")["type"] == "notebook"
+        assert opened(demo_hub, user, token).endswith(f"/user/{user}/{OPEN_URL.lstrip('/')}")
     with pytest.raises(urllib.error.HTTPError):  # a student cannot reach another's server
         contents(demo_hub, "student2", tokens["student1"], "routerlab-exercises.toml")
 
@@ -134,6 +158,6 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
 
     processes = demo_hub.remember_processes()
     assert len(processes) >= 4, "hub, proxy and two students' servers were running"
-    assert demo_hub.stop() == 0
+    assert demo_hub.stop(signal.SIGINT) == 0  # Ctrl-C, as a teacher stops it
     assert [pid for pid in processes if alive(pid)] == []
     assert not (demo_hub.folder / "jupyterhub.pid").exists()
