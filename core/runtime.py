@@ -49,11 +49,12 @@ from .ir import (
 )
 from .moves import check_quantize, move, plan, q_to_device, upload
 from .policies import DEFAULT_POLICY, Policy, spelled_policy
+from .port import Reply, SessionPort
 from .profiles import Profile
 from .quant import QuantizedTensor, QuantScheme, from_bytes
 from .request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
 from .server import Server
-from .session import Reply, Session
+from .session import Session
 from .tensor import RouterTensor
 from .trace import Detail, Trace, TraceEvent
 from .view import TableView
@@ -208,7 +209,8 @@ class Runtime:
     def devices(self) -> list[Device]:
         return list(self._clients)
 
-    def session(self, device: DeviceLike) -> Session:
+    def session(self, device: DeviceLike) -> SessionPort:
+        """`device`'s session as its client sees it (`SessionPort`: in-process or served)."""
         return self.client(device).session
 
     # --- one step, all or nothing ------------------------------------------------------------
@@ -340,8 +342,7 @@ class Runtime:
         is its first use)."""
         ends = (request.device, tensor.device)
         order = self.arrival if request.arrival is None else request.arrival
-        if request.transport is None:
-            request = request.but(transport=self.transport)
+        request = self._decide(request)
         for hop in range(request.hops):
             there = ends[hop % 2]
             self._device(there)
@@ -354,8 +355,17 @@ class Runtime:
                       legacy: bool | None = None) -> TransferPlan:
         """What `to_device` would do, without doing it (the guard): nothing is submitted and no
         device is created."""
-        request = TransferRequest.of(device, policy=policy, path=path, legacy=legacy)
+        request = self._decide(TransferRequest.of(device, policy=policy, path=path,
+                                                  legacy=legacy))
         return plan(tensor, self._device(request.device), request)
+
+    def _decide(self, request: TransferRequest) -> TransferRequest:
+        """Fill in what the request leaves to the runtime, once, on the client: the policy
+        (the sessions and the guard read it from the request) and the transport."""
+        if request.policy is None or request.transport is None:
+            request = request.but(policy=request.policy or self.policy,
+                                  transport=request.transport or self.transport)
+        return request
 
     # --- quantized tensors -------------------------------------------------------------------
 
@@ -432,10 +442,16 @@ class Runtime:
         return {str(d): c.session.view() for d, c in self._clients.items()}
 
     def handle_ids(self, device: DeviceLike) -> list[int]:
-        session = self.client(device).session
-        if isinstance(session, Session):
-            return sorted(int(i) for i in session.interpreter.handles.handle_ids())
-        return sorted(int(row[0]) for row in session.view().rows)  # type: ignore[arg-type]
+        """The ids `device`'s registry holds, sorted (a served device's are asked of its
+        peer)."""
+        return self.client(device).session.handle_ids()
+
+    def handle(self, device: DeviceLike, tensor_id: int) -> Any:
+        """The primitive `device`'s registry holds under `tensor_id` (None if none), looked at
+        without touching the registry (`get_handle_ref`, `crates/burn-ir/src/handle.rs:76`):
+        what a check or a measurement inspects. A served device's primitives live in its peer's
+        process and are refused with the reason."""
+        return self.client(device).session.handle(tensor_id)
 
     def explain(self, tensor_id: int) -> list[TraceEvent]:
         """Every recorded event that touched `tensor_id`, in order."""
@@ -456,12 +472,10 @@ class Runtime:
     def counters(self, device: DeviceLike) -> tuple[int, int]:
         """`(bytes_copied, copies)` of `device`'s backend, wherever it runs (a served device's
         are asked of its peer)."""
-        session = self.client(device).session
-        if isinstance(session, Session):
-            return session.interpreter.backend.bytes_copied, session.interpreter.backend.copies
-        return session.counters()  # type: ignore[no-any-return,attr-defined]
+        return self.client(device).session.counters()
 
     def bytes_copied(self) -> int:
-        """Bytes copied by every backend so far (uploads, readbacks, device copies)."""
-        return sum(c.session.interpreter.backend.bytes_copied for c in self._clients.values()
-                   if isinstance(c.session, Session))
+        """Bytes copied by every in-process backend so far (uploads, readbacks, device
+        copies)."""
+        return sum(c.session.counters()[0] for d, c in self._clients.items()
+                   if d.peer not in self._served)

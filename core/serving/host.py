@@ -146,7 +146,8 @@ class ServedClient:
         if parsed.peer != self.peer or bare not in self.hosted:
             raise DeviceError(f"{parsed} is not served here: this peer ({self.peer}) serves "
                               f"{', '.join(map(str, self.hosted))}")
-        return self.rt.session(parsed)
+        self.rt.client(parsed)  # made on first use; a host's sessions are all in-process
+        return self.rt.server.sessions[parsed]
 
     def _backend(self, device: Device) -> LimitedBackend:
         backend = limited_backend(device)
@@ -156,7 +157,7 @@ class ServedClient:
 
     def held(self) -> int:
         """Bytes this client's registries hold on this peer, over all its devices."""
-        return sum(registry_bytes(s.interpreter.handles)
+        return sum(registry_bytes(s.handles)
                    for s in list(self.server.sessions.values()))
 
     def _begin(self) -> None:
@@ -250,11 +251,11 @@ class ServedClient:
         backend = session.interpreter.backend
         assert isinstance(backend, LimitedBackend)
         backend.limit, backend.legacy = limit, self.rt.legacy
-        backend.live = lambda: registry_bytes(session.interpreter.handles)
+        backend.live = lambda: registry_bytes(session.handles)
 
     def kept(self) -> dict[str, Any]:
         """Every session's registry rows (what the client names if this peer dies)."""
-        return {s.label: s.interpreter.handles.view().rows
+        return {s.label: s.handles.view().rows
                 for s in self.server.sessions.values()}
 
     def commit(self) -> list[list[Any]]:
@@ -301,7 +302,7 @@ class ServedClient:
         (`server/worker.rs:149-181`)."""
         self.rollback()
         for session in self.server.sessions.values():
-            session.interpreter.handles.clear()
+            session.handles.clear()
             session.end("closed: the client went away")
         self.server.close()
         self.quantized.streams.clear()
@@ -365,13 +366,15 @@ class PeerHost:
         step in progress (each client's thread is a daemon)."""
         from websockets.asyncio.server import serve  # on first use: see the package's __init__
 
+        from .pace import PacedConnection
+
         where: dict[str, Any] = {"sock": sock} if sock is not None else {
             "host": self.host, "port": self.port}
         server = await serve(self._route, **where, max_size=P.MAX_FRAME_BYTES,
                              compression=None, process_request=self.gate,
                              open_timeout=OPEN_TIMEOUT_S, ping_interval=PING_S,
                              ping_timeout=PING_S, close_timeout=CLOSE_TIMEOUT_S,
-                             server_header="routerlab")
+                             server_header="routerlab", create_connection=PacedConnection)
         try:
             self.port = next(iter(server.sockets)).getsockname()[1]
             ready(self)
@@ -420,9 +423,18 @@ class PeerHost:
     # --- /session ------------------------------------------------------------------------------
 
     async def _session(self, connection: ServerConnection) -> None:
+        from .pace import watch
+
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_BOUND)
         state: dict[str, ServedClient] = {}
         worker = asyncio.create_task(self._work(connection, queue, state))
+
+        async def cut() -> None:
+            self.say(f"a client on {_remote(connection)} sent a message too slowly "
+                     "(docs/limits.md); connection closed")
+            await connection.close(1008, "a message sent too slowly")
+
+        pacer = asyncio.create_task(watch(connection, cut))
         try:
             async for frame in connection:
                 try:
@@ -442,6 +454,7 @@ class PeerHost:
                     elif not await _enqueue(queue, message, worker):
                         return  # the worker closed the connection (a Close, a protocol error)
         finally:
+            pacer.cancel()
             worker.cancel()  # a step in progress ends on the client's thread, then the close
             await asyncio.gather(worker, return_exceptions=True)
             client = state.get("client")
@@ -526,8 +539,8 @@ class PeerHost:
             counters: dict[str, Any] = {"served": self.served.get(client.key, 0),
                                         "downloaded": dict(client.server.links.received)}
             if "device" in message:
-                backend = client.session(message["device"]).interpreter.backend
-                counters.update(bytes_copied=backend.bytes_copied, copies=backend.copies)
+                copied, copies = client.session(message["device"]).counters()
+                counters.update(bytes_copied=copied, copies=copies)
             return [{"k": P.STATS, "id": request_id, **counters}]
         if kind == P.PUBLISH:
             self._publish(client, message)

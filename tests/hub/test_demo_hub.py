@@ -114,7 +114,7 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
          str(out / "student2"), "--out", str(grades), "--plain"],
         capture_output=True, text=True, timeout=600)
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
-    rows = {row["student"]: row for row in csv.DictReader(grades.open())}
+    rows = {row["id"]: row for row in csv.DictReader(grades.open())}
     assert float(rows["student1"][EXERCISE]) == exercise.points
     assert float(rows["student1"]["points"]) == exercise.points
     assert float(rows["student2"]["points"]) == 0
