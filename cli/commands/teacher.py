@@ -25,7 +25,7 @@ teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
 PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 
-CLASS_MODULES = ["teacher_collect"]
+CLASS_MODULES = ["teacher_collect", "teacher_report"]
 """Modules under `routerlab.cli.commands` that add a class's commands to `teacher` (each has
 `register(teacher_app)`): the hub's collect, the report."""
 
@@ -213,12 +213,16 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
             no_isolation: bool = typer.Option(False, "--no-isolation",
                                               help="Grade without the bubblewrap jail (the "
                                                    "CSV and the summary say so)."),
+            scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
+                                          help="Grade on this Dask cluster, one task per "
+                                               "student, each worker in its own jail."),
             plain: bool = PLAIN) -> None:
     """Regrade from scratch, trusting nothing a student wrote but their exercise files: each
     student in an OS jail (bubblewrap), predict answers read as data; writes the grades CSV as
     each student is graded, a SHA-256 digest file, and with --feedback a page per student."""
     from ...exercises.classroom import GradeOptions, LocalExecutor
     from ...exercises.course import workers
+    from ...exercises.dask_executor import DaskExecutor
     from ...exercises.gradebook import UNISOLATED_NOTE
     from ...exercises.jail import unavailable
     from ...exercises.regrade import Outputs, plan_class, regrade
@@ -226,7 +230,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     from ..render import make_console
 
     console = make_console(plain)
-    why = None if no_isolation else unavailable()
+    why = None if no_isolation or scheduler else unavailable()  # a cluster: the workers' jails
     if why is not None:
         console.print(f"error: {why}; or grade without isolation: --no-isolation (student code "
                       "could then change the grades)", style=rich_style("warn"), highlight=False,
@@ -237,7 +241,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
         console.print(f"warning: {problem}", style=rich_style("warn"), highlight=False,
                       markup=False)
     started = time.monotonic()
-    executor = LocalExecutor(jobs or workers())
+    executor = DaskExecutor(scheduler) if scheduler else LocalExecutor(jobs or workers())
     summary = regrade(plan, Outputs.beside(out, feedback), executor, fmt, catalog,
                       GradeOptions(isolation=not no_isolation), resume,
                       _progress_bar())

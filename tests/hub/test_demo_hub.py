@@ -4,7 +4,8 @@
 JupyterLab. Two students log in through the hub's REST API with the demo password, their servers
 start in their class workspaces, one student's answer is written through the Jupyter contents
 API, the teacher collects both workspaces with the admin token from its file and regrades them:
-that student passes that exercise, the other has zero. A restarted server still has the answer,
+that student passes that exercise, the other has zero; the class report reads that regrade. A
+restarted server still has the answer,
 and SIGTERM leaves no process of the class alive.
 """
 
@@ -24,6 +25,7 @@ import pytest
 from hubtools import DemoHub, alive
 
 from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.jail import unavailable
 from routerlab.exercises.sealing import open_solution
 
 pytestmark = pytest.mark.slow
@@ -108,16 +110,27 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
     assert (out / "student1" / path).read_text() == answer
     assert (out / "student2" / "routerlab-exercises.toml").is_file()
 
-    grades = tmp_path / "grades.csv"
+    grades = tmp_path / "grades" / "grades.csv"
+    grades.parent.mkdir()
+    isolation = [] if unavailable() is None else ["--no-isolation"]  # the jail has its tests
     regraded = subprocess.run(
         [sys.executable, "-m", "routerlab", "teacher", "recheck", str(out / "student1"),
-         str(out / "student2"), "--out", str(grades), "--plain"],
+         str(out / "student2"), "--out", str(grades), "--plain", *isolation],
         capture_output=True, text=True, timeout=600)
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
-    rows = {row["id"]: row for row in csv.DictReader(grades.open())}
+    lines = grades.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("id,"))  # after a warning
+    rows = {row["id"]: row for row in csv.DictReader(lines[header:])}
     assert float(rows["student1"][EXERCISE]) == exercise.points
     assert float(rows["student1"]["points"]) == exercise.points
     assert float(rows["student2"]["points"]) == 0
+
+    report = tmp_path / "report.html"
+    reported = subprocess.run(
+        [sys.executable, "-m", "routerlab", "teacher", "report", str(grades.parent), "--html",
+         str(report), "--plain"], capture_output=True, text=True, timeout=120)
+    assert reported.returncode == 0, reported.stdout + reported.stderr
+    assert "2 students regraded" in report.read_text()
 
     processes = demo_hub.remember_processes()
     assert len(processes) >= 4, "hub, proxy and two students' servers were running"
