@@ -140,8 +140,10 @@ def seal(exercise_id: str = typer.Argument(..., help="An exercise id."),
 
 @teacher_app.command()
 def release(out: Path = typer.Argument(..., help="The course bundle's folder (new)."),
-            course_id: str = typer.Option(..., "--course", help="The course's id, e.g. "
-                                                                "burn-router-2027."),
+            course_id: str = typer.Option(None, "--course",
+                                          help="The course's id, e.g. burn-router-2027 "
+                                               "(default: the --catalog folder's name, else "
+                                               "routerlab)."),
             title: str = typer.Option("", "--title", help="The course's name for students."),
             hints: int = typer.Option(2, "--hints", min=0, max=3,
                                       help="Hint levels the class gets (3 adds the near "
@@ -153,7 +155,7 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
     from ...exercises.bundle import release as write_bundle
     from ..render import make_console
 
-    info = write_bundle(_catalog(catalog), out, course_id, title, hints)
+    info = write_bundle(_catalog(catalog), out, _course_id(course_id, catalog), title, hints)
     make_console(plain).print(
         f"released {info.id} version {info.version} to {out}. Students: routerlab exercises "
         f"init DIR --course {out} --student-id ID", highlight=False, soft_wrap=True)
@@ -164,8 +166,9 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
                                                  help="The solutions file to write (.json)."),
                       only: list[str] = typer.Argument(None,
                                                        help="Exercise ids (default: all)."),
-                      course_id: str = typer.Option(..., "--course",
-                                                    help="The course id of the release."),
+                      course_id: str = typer.Option(None, "--course",
+                                                    help="The course id of the release "
+                                                         "(the same default as `release`)."),
                       catalog: CourseFolder = None,
                       plain: bool = PLAIN) -> None:
     """After grading: the worked solutions (and predict answers) for a class to import with
@@ -173,9 +176,17 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
     from ...exercises.bundle import release_solutions as write_solutions
     from ..render import make_console
 
+    course_id = _course_id(course_id, catalog)
     ids = write_solutions(_catalog(catalog), out, course_id, only or None)
     make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}",
                               highlight=False)
+
+
+def _course_id(given: str | None, catalog: Path | None) -> str:
+    """The course id a release and its solutions share: given, or the course folder's name."""
+    if given is not None:
+        return given
+    return catalog.expanduser().resolve().name if catalog is not None else "routerlab"
 
 
 @teacher_app.command()
