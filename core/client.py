@@ -21,8 +21,8 @@ from .devices import Device
 from .errors import DeviceError, UseAfterDropError
 from .handles import Journal
 from .ir import InitOp, OperationIr, ReadOp, RegisterDataOp, TensorId, TensorIr
+from .port import Reply, SessionPort
 from .server import Server
-from .session import Reply, Session
 from .tensor import RouterTensor
 
 if TYPE_CHECKING:
@@ -30,9 +30,11 @@ if TYPE_CHECKING:
 
 
 class RouterClient:
-    """Talks to one device's session."""
+    """Talks to one device's session, through its port (`SessionPort`: in-process or
+    served), and to the server that runs the sessions."""
 
-    def __init__(self, session: Session, server: Server, new_id: Callable[[], TensorId]) -> None:
+    def __init__(self, session: SessionPort, server: Server,
+                 new_id: Callable[[], TensorId]) -> None:
         self.session = session
         self.server = server
         self.device: Device = session.device

@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .bundle import COURSE_FILE, read_course, release
+from .catalog import load_catalog
+from .errors import WorkspaceError
 from .files import os_errors
 from .lab_notebooks import FIRST, NOTEBOOK_DIR, shipped_notebooks, sync_notebooks
 from .workspace import MARKER, Workspace, init_workspace, open_workspace
@@ -147,12 +150,37 @@ def demo_password(folder: Path, given: str | None) -> str:
     return password
 
 
-def prepare_workspace(home: Path, student: str) -> Workspace:
-    """The student's class workspace in `home`, made at the first spawn and completed (new
-    exercises and notebooks added, nothing of theirs overwritten) at every later one."""
+def demo_course(folder: Path, given: Path | None) -> Path:
+    """The course bundle the demo's students work from: `given` (a `teacher release`), else
+    this RouterLab's catalog released into the demo's folder at its first start and kept, so
+    the students' workspaces stay on the release they were made from."""
+    if given is not None:
+        return read_course_folder(given)
+    course = folder / "course"
+    if not (course / COURSE_FILE).is_file():
+        with os_errors("make the demo's folder"):
+            folder.mkdir(parents=True, exist_ok=True)
+        release(load_catalog(), course, "routerlab-demo", "RouterLab demo class")
+    return course
+
+
+def read_course_folder(bundle: Path) -> Path:
+    """`bundle`, absolute, once it is known to be a course bundle."""
+    bundle = bundle.expanduser().resolve()
+    read_course(bundle, WorkspaceError)
+    return bundle
+
+
+def prepare_workspace(home: Path, student: str, course: Path | None = None) -> Workspace:
+    """The student's workspace in `home`, made at the first spawn (a class workspace of
+    `course`, the hub user's name as the student id; self-study without a course) and
+    completed (new notebooks added, nothing of theirs overwritten) at every later one."""
     folder = home / WORKSPACE
     if not (folder / MARKER).is_file():
-        init_workspace(folder, student)
+        if course is None:
+            init_workspace(folder, student)
+        else:
+            init_workspace(folder, student, read_course_folder(course), student_id=student)
     workspace = open_workspace(folder)
     sync_notebooks(workspace, shipped_notebooks())
     return workspace

@@ -32,6 +32,11 @@ def hub(
     password: Annotated[str | None, typer.Option(
         "--password", help="The one password of every demo user (default: the one this "
                            "folder used before, else a new one, printed).")] = None,
+    course: Annotated[Path | None, typer.Option(
+        "--course", metavar="BUNDLE",
+        help="The course bundle (`teacher release`) students' workspaces are made from "
+             "(default: this RouterLab's exercises, released into the demo's folder once).")
+    ] = None,
     directory: Annotated[Path, typer.Option(
         "--dir", help="The demo's folder: hub database, secrets, students' homes, log. "
                       "Reusing it keeps the students' work.")] = Path("routerlab-hub"),
@@ -52,15 +57,17 @@ def hub(
     folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
     if hub_server.answers(f"http://127.0.0.1:{port}"):
         _fail(f"a hub already answers on 127.0.0.1:{port}: stop it or choose --port")
+    bundle = classhub.demo_course(folder, course)
     demo_hub = classhub.DemoHub(folder, port, students, classhub.demo_password(folder, password),
-                                proxy)
+                                proxy, bundle)
     config = demo_hub.write(hub_server.free_port(), hub_server.free_port())
 
     def ready() -> None:
         users = ", ".join(demo_hub.users)
         typer.echo(f"JupyterHub class running at {demo_hub.url}/")
         typer.echo(f"Log in as {users} or teacher (admin); password: {demo_hub.password}")
-        typer.echo(f"Students' workspaces: {folder / 'home'}/<user>/{classhub.WORKSPACE}")
+        typer.echo(f"Students' workspaces: {folder / 'home'}/<user>/{classhub.WORKSPACE} "
+                   f"(class workspaces of {bundle})")
         typer.echo(f"Collect: routerlab teacher collect --hub {demo_hub.url} "
                    f"--token-file {demo_hub.token_file} submitted")
         typer.echo(f"Hub log: {demo_hub.log_file}. Stop with Ctrl-C.")

@@ -34,8 +34,9 @@ from ..request import Transport
 from ..server import IROH_TIMEOUT_S, Server
 from ..trace import Trace
 from . import protocol as P
+from .auth import TOKEN_ENV
 from .codec import decode_data
-from .datalink import DataSocket
+from .datalink import DataSocket, Refused
 from .protocol import CodecError
 from .streams import Readback
 
@@ -115,8 +116,12 @@ class DataLinks:
             if broken is not None:
                 broken.close()
             gone = "closed" if broken is not None else "unreachable"
-            return Outcome(P.NEVER, reason=f"the source peer at {address} did not answer "
-                                          f"({type(error).__name__}: {error})",
+            reason = (f"the source peer at {address} refused this peer's token: peers that move "
+                      f"tensors between them share one ({TOKEN_ENV} when each is started)"
+                      if isinstance(error, Refused) and "token" in str(error) else
+                      f"the source peer at {address} did not answer "
+                      f"({type(error).__name__}: {error})")
+            return Outcome(P.NEVER, reason=reason,
                            gone="" if isinstance(error, TimeoutError | CodecError) else gone,
                            address=address)
         if answer["k"] == P.TENSOR:

@@ -23,7 +23,7 @@ from websockets.sync.client import ClientConnection, connect
 from routerlab.core import Runtime
 from routerlab.core.data import TensorData
 from routerlab.core.dtypes import DType
-from routerlab.core.errors import LimitError
+from routerlab.core.errors import LimitError, RouterLabError
 from routerlab.core.ir import (
     MatmulOp,
     RegisterDataOp,
@@ -421,3 +421,54 @@ def test_the_token_is_never_an_option_and_the_new_ones_are() -> None:
     assert "--token" not in help_text  # argv is visible to every user of the machine
     for option in ("--allow-origin", "--peer-allow", "--client-memory"):
         assert option in help_text
+
+
+def test_peers_present_their_token_to_each_other_for_data(
+        one_peer: Callable[..., Any]) -> None:
+    source = one_peer(devices=("cpu:0",))
+    same = one_peer(f"--peer-allow={source.address}")
+    other = one_peer(f"--peer-allow={source.address}", token="another-token")
+    for target, ok in ((same, True), (other, False)):
+        with Runtime(peers={"src": source.address, "dst": target.address}) as rt:
+            x = rt.tensor([1.0, 2.0], device="src/cpu:0", dtype="f32")
+            if ok:  # one token for both: the target's download is let in
+                assert rt.read(rt.to_device(x, "dst/cpu:0")).tolist() == [1.0, 2.0]
+                continue
+            with pytest.raises(RouterLabError, match="refused this peer.s token: peers that move"):
+                rt.to_device(x, "dst/cpu:0", transport="websocket")
+            assert rt.read(x).tolist() == [1.0, 2.0]  # the step was undone on the source
+    assert "wrong token (HTTP 403)" in source.stderr()  # the other peer's /data upgrade
+
+
+def test_a_malformed_peer_allow_is_one_line() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "routerlab", "serve", "--peer-allow",
+                             "http://127.0.0.1:1"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and result.stderr == (
+        "error: a peer address is ws://HOST:PORT, e.g. ws://127.0.0.1:3001; got "
+        "'http://127.0.0.1:1'\n")
+
+
+@pytest.mark.timeout(30)
+def test_a_client_that_drips_a_message_is_cut_and_an_idle_one_is_not(
+        one_peer: Callable[..., Any]) -> None:
+    from routerlab.core.serving.pace import GRACE_S
+    peer = one_peer()
+    with raw(peer.address, peer.token) as idle, raw(peer.address, peer.token) as drip:
+        init(idle, 8)
+        init(drip, 9)
+        # a masked binary frame announcing 1 MiB, then its bytes one a second
+        drip.socket.sendall(bytes([0x82, 0xFF]) + (1 << 20).to_bytes(8, "big") + bytes(4))
+        began = time.monotonic()
+        with pytest.raises(ConnectionClosed) as closed:
+            while time.monotonic() - began < 20:  # bounded in time
+                drip.socket.sendall(b"\x00")
+                with contextlib.suppress(TimeoutError):
+                    drip.recv(timeout=1)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        assert GRACE_S <= time.monotonic() - began < GRACE_S + 4
+        send(idle, {"k": P.REGISTRY, "id": 5, "device": "p1/cpu:0"})  # idle all along: kept
+        assert answer(idle)[0]["k"] == P.REGISTRY
+    assert "sent a message too slowly" in peer.stderr()
