@@ -32,7 +32,7 @@ from ..exercises.render import progress_view as _progress_view
 from ..exercises.workspace import Workspace, find_workspace, init_workspace
 from .display import Callout
 
-__all__ = ["LOCKED", "Lesson", "lesson"]
+__all__ = ["Lesson", "lesson"]
 
 LOCKED = "Locked:"
 """How a reveal that is still locked starts its heading: plain text, since an emoji padlock

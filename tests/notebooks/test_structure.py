@@ -150,3 +150,29 @@ def test_the_terminal_list_calls_experiments_experiment(tmp_path: Path) -> None:
     shown = {row[1]: row[kind] for row in rows}
     assert {i for i, k in shown.items() if k == "experiment"} == {
         "flow-1", "transfer-4", "quant-6", "fix-4", "peers-3"}
+
+
+def test_each_notebooks_minutes_are_stated_once_and_the_map_adds_them_up(
+        notebook_dir: Path, series: list[str]) -> None:
+    """`metadata.routerlab.minutes` is THE estimate (the docs' count test reads it): each
+    notebook's goals say it, and notebook 00's map lists every notebook, 08 included, with its
+    minutes and their sum."""
+    minutes = {}
+    for name in series:
+        notebook = load(notebook_dir / f"{name}.ipynb")
+        minutes[name] = notebook["metadata"]["routerlab"]["minutes"]
+        assert isinstance(minutes[name], int) and 5 <= minutes[name] <= 60, name
+        goals = "".join(notebook["cells"][0]["source"])
+        assert f"**Learning goals** (about {minutes[name]} minutes)" in goals, name
+    welcome = "".join("".join(c["source"]) for c in load(notebook_dir / f"{series[0]}.ipynb")
+                      ["cells"] if c["cell_type"] == "markdown")
+    rows = dict(re.findall(r"^\| (\d\d) \| [^|]+ \| (\d+) \|", welcome, re.M))
+    assert rows == {name[:2]: str(minutes[name]) for name in series}, "the map of the series"
+    total = sum(minutes.values())
+    assert f"about {total // 60} hours {total % 60} minutes in all" in welcome
+
+
+def test_learning_goals_are_questions(notebook_path: Path) -> None:
+    goals = "".join(load(notebook_path)["cells"][0]["source"]).split("**Learning goals**", 1)[1]
+    items = re.findall(r"^\d+\. (.*)$", goals, re.M)
+    assert items and all(item.rstrip().endswith(("?", "experiment.")) for item in items), items
