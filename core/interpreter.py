@@ -102,6 +102,8 @@ inputs from `interp.handles` (with each input's status) and registers its output
 def burn_debug(dtype: AnyDType) -> str:
     """A dtype as Rust's `{:?}` prints it inside Burn's todo! text: `U8`, `QFloat(…)`."""
     if isinstance(dtype, QFloat):
+        # Here: only a quantized dtype's text needs the quant package (start-up cost only; no
+        # loop, as the contracts of tests/packaging/test_contracts.py check).
         from .quant.debug import scheme_debug
         from .quant.scheme import QuantScheme
 
