@@ -117,7 +117,7 @@ def read_course(folder: Path, error: type[CatalogError] | type[WorkspaceError] =
                           str(meta["released"]), str(meta["routerlab"]), int(meta["hints"]))
     except (KeyError, TypeError, ValueError) as problem:
         raise error(f"{folder / COURSE_FILE} is malformed ({problem!r})") from None
-    _check_id(info.id, "course id", error)
+    _check_id(info.id, f"{folder / COURSE_FILE}: course id", error)
     return info
 
 
@@ -129,9 +129,10 @@ def open_bundle(folder: Path, error: type[CatalogError] | type[WorkspaceError] =
     info = read_course(folder, error)
     try:
         catalog = load_catalog(str(folder.resolve()))
-        for exercise in catalog:
+        for exercise in catalog:  # everything a workspace will read, read once here
             suite_for(exercise)
             visible_expected(exercise)
+            exercise.starter()
     except CatalogError as problem:
         raise error(f"{folder}: {problem} (was it released by another RouterLab version? it says "
                     f"{info.routerlab})") from None
