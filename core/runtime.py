@@ -18,22 +18,21 @@ The methods are thin; the behaviour lives in the modules below.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
-from .backend import Backend, make_backend
 from .client import RouterClient, build_op
 from .data import TensorData
 from .deployment import Deployment, describe
 from .devices import Device, DeviceLike, Path, check_topology, parse_device
 from .dtypes import AnyDType, DType, QFloat, is_quantized
 from .errors import BurnUnimplemented, DeviceError, DTypeError, UnknownTensorError
+from .fastpath import binary_step
 from .fix.advertised import Advertisement, advertise
 from .fix.guard import TransferPlan
 from .handles import Journal
-from .interpreter import Arm, QuantizedExtension, TensorInterpreter
 from .ir import (
     AddOp,
     CastOp,
@@ -52,7 +51,8 @@ from .policies import DEFAULT_POLICY, Policy, spelled_policy
 from .port import Reply, SessionPort
 from .profiles import Profile
 from .quant import QuantizedTensor, QuantScheme, from_bytes
-from .request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
+from .request import Arrival, TransferRequest, Transport
+from .runtime_options import RuntimeOptions
 from .server import Server
 from .session import Session
 from .tensor import RouterTensor
@@ -66,63 +66,44 @@ SRC_ROUTER_QUANT = "crates/burn-router/src/ops/qtensor.rs"
 class Runtime:
     """One simulated deployment: devices (sessions), clients, the trace."""
 
-    def __init__(self, devices: Iterable[DeviceLike] | None = None, *,
-                 policy: Policy | str | None = None, legacy: bool | None = None,
-                 quantized: QuantizedExtension | Literal[False] | None = None,
-                 arms: Mapping[type, Arm] | None = None,
-                 interpreter: type[TensorInterpreter] = TensorInterpreter,
-                 backends: Callable[[Device], Backend] = make_backend,
-                 fusion: bool = False, cubecl_legacy: bool = False,
-                 transport: Transport | str = DEFAULT_TRANSPORT,
-                 arrival: Arrival | str = Arrival.SOURCE_FIRST,
-                 peers: Mapping[str, str] | None = None,
-                 server: Callable[[Trace, Journal], Server] = Server) -> None:
+    def __init__(self, devices: Iterable[DeviceLike] | None = None,
+                 options: RuntimeOptions | None = None, **given: Any) -> None:
         """`devices=None` creates any `cpu:N` / `cuda:N` on first use; a list closes the set.
-
-        `policy` is what a transfer follows when it names none (`native` by default; `legacy`
-        replays Burn 2c06be3's uint/QFloat arms everywhere, and `legacy=True` is its older
-        spelling). The runtime owns its extensions and hands them to every interpreter it
-        builds: `quantized` (None: RouterLab's fix, `QuantizedTransfers`; False: none, so the
-        `QFloat` arms raise `ExtensionMissingError`), `arms`, extra interpreter arms keyed by
-        op class, and `interpreter`, the class of every device's interpreter (a subclass that
-        overrides an arm is how an exercise plugs a student's function in). `backends` makes
-        each device's backend (a rehearsal runs `cuda:N` on a numpy twin). `fusion` says the
-        client is built with Burn's `fusion` feature, which decides where a legacy quantize
-        stops (`quantize`). `cubecl_legacy` makes CubeCL devices move quantized tensors as
-        CubeCL's own `q_to_device` did at the pin, leaving the scales behind (the native
-        policy's backend step; `crates/burn-cubecl/src/tensor/base.rs:174-192`). `transport` is
-        how cross-peer downloads travel unless a transfer names one (Iroh, as burn-remote
-        documents it, `crates/burn-remote/src/lib.rs:3,44`). `arrival` picks
-        which side of a same-peer rendezvous runs first. `peers` names served peers
-        (`{"peer2": "ws://127.0.0.1:3001"}`, each a `routerlab serve` process): their devices'
-        sessions run there, with the peer's own interpreter and quantized extension
-        (docs/remote.md); close the runtime (`close()` or `with`) to end them. `server` makes the
-        server side (a served peer's downloads across processes)."""
+        Every other option is a field of `RuntimeOptions`, given by name
+        (`Runtime(["cpu:0"], policy="legacy")`) or as one value (`options=...`, then the names
+        given change it). The runtime owns its extensions and hands them to every interpreter
+        it builds."""
+        self.options = chosen = (options or RuntimeOptions()).but(**given)
         self.trace = Trace()
         self.journal = Journal()
-        self.policy = spelled_policy(policy, legacy) or DEFAULT_POLICY
-        self._served: frozenset[str] = frozenset(peers or ())
-        if peers:
+        self.policy = spelled_policy(chosen.policy, chosen.legacy) or DEFAULT_POLICY
+        self._served: frozenset[str] = frozenset(chosen.peers or ())
+        if chosen.peers:
+            # Here, not at the top: the client of served peers loads websockets and msgpack,
+            # which a runtime without peers never needs (start-up cost only; the contracts of
+            # tests/packaging/test_contracts.py read these imports too and find no loop).
             from .remote.address import check_peers
             from .remote.deployment import Deployment
 
             deployment = Deployment(self.trace, self.journal)
-            deployment.connect(check_peers(peers), self.policy, cubecl_legacy)
+            deployment.connect(check_peers(chosen.peers), self.policy, chosen.cubecl_legacy)
             self.server: Server = deployment
         else:
-            self.server = server(self.trace, self.journal)
-        self.arrival = Arrival.parse(arrival)
+            self.server = chosen.server(self.trace, self.journal)
+        self.arrival = Arrival.parse(chosen.arrival)
+        quantized = chosen.quantized
         if quantized is None:
+            # Here: the fix's arms load the quantization kernels (start-up cost only; no loop).
             from .fix.arms import QuantizedTransfers
 
             quantized = QuantizedTransfers()
         self._quantized = quantized or None
-        self._arms = dict(arms or {})
-        self._interpreter = interpreter
-        self._backends = backends
-        self.fusion = fusion
-        self.cubecl_legacy = cubecl_legacy
-        self.transport = Transport.parse(transport)
+        self._arms = dict(chosen.arms or {})
+        self._interpreter = chosen.interpreter
+        self._backends = chosen.backends
+        self.fusion = chosen.fusion
+        self.cubecl_legacy = chosen.cubecl_legacy
+        self.transport = Transport.parse(chosen.transport)
         self._minted = 0
         self._clients: dict[Device, RouterClient] = {}
         self._declared: list[Device] | None = None
@@ -228,18 +209,23 @@ class Runtime:
             result = work(*args)
             self.server.run()
         except BaseException as error:
-            self.journal.rollback()
-            self.server.clear_queues()
-            for session in self.server.sessions.values():
-                session.free_unwound()
-            self.trace.truncate(mark)
-            self.server.settle(False)
-            device = getattr(error, "session", None) or "client"
-            self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
+            self.fail_step(what, mark, error)
             raise
         self.journal.commit()
         self.server.settle(True)
         return result
+
+    def fail_step(self, what: str | Detail, mark: int, error: BaseException) -> None:
+        """Undo the open step (registries, rendezvous maps, client counts, its trace events
+        from `mark` on) and record why it failed."""
+        self.journal.rollback()
+        self.server.clear_queues()
+        for session in self.server.sessions.values():
+            session.free_unwound()
+        self.trace.truncate(mark)
+        self.server.settle(False)
+        device = getattr(error, "session", None) or "client"
+        self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
 
     # --- tensors and ops ---------------------------------------------------------------------
 
@@ -261,6 +247,10 @@ class Runtime:
     def op(self, op_type: Any, *inputs: RouterTensor, params: Sequence[Any] = ()) -> RouterTensor:
         """Any op class of `ir.py` (or an extension's) applied to `inputs`; the inputs are
         consumed. `rt.op(QuantizeOp, x, params=(scheme, qparams))`."""
+        if self.options.fast and len(inputs) == 2 and not params:
+            out = binary_step(self, op_type, *inputs)
+            if out is not None:
+                return out
         return self.atomic(op_type.name, build_op, op_type, list(inputs), *params)
 
     def add(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:

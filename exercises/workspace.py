@@ -163,7 +163,8 @@ def init_workspace(directory: Path, student: str | None = None, course: Path | N
         directory, ours, created = _plan_init(directory, catalog)
     if (directory / MARKER).exists():
         _same_mode(open_workspace(directory), info)
-    copied = False
+    copy = directory / STATE_DIR / "course"
+    copied = course is not None and not copy.exists()
     try:
         with os_errors("create the workspace"):
             directory.mkdir(parents=True, exist_ok=True)
@@ -174,15 +175,13 @@ def init_workspace(directory: Path, student: str | None = None, course: Path | N
                 _write_marker(fresh[0], student or student_id or _default_student(),
                               student_id, info)
                 fresh[1].write_text(_README, encoding="utf-8")
-            target = directory / STATE_DIR / "course"
-            if course is not None and not target.exists():
-                shutil.copytree(_absolute(course), target)
-                copied = True
+            if copied and course is not None:
+                shutil.copytree(_absolute(course), copy)
         workspace = open_workspace(directory)
         added = upgrade_workspace(workspace).added
     except WorkspaceError:
         if copied:
-            shutil.rmtree(directory / STATE_DIR / "course", ignore_errors=True)
+            shutil.rmtree(copy, ignore_errors=True)
         _remove(ours, [directory / STATE_DIR, directory / EXERCISE_DIR, *created])
         raise
     return workspace, fresh + added

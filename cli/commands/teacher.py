@@ -25,7 +25,7 @@ teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
 PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 
-CLASS_MODULES = ["teacher_collect"]
+CLASS_MODULES = ["teacher_collect", "teacher_report"]
 """Modules under `routerlab.cli.commands` that add a class's commands to `teacher` (each has
 `register(teacher_app)`): the hub's collect, the report."""
 
@@ -140,8 +140,10 @@ def seal(exercise_id: str = typer.Argument(..., help="An exercise id."),
 
 @teacher_app.command()
 def release(out: Path = typer.Argument(..., help="The course bundle's folder (new)."),
-            course_id: str = typer.Option(..., "--course", help="The course's id, e.g. "
-                                                                "burn-router-2027."),
+            course_id: str = typer.Option(None, "--course",
+                                          help="The course's id, e.g. burn-router-2027 "
+                                               "(default: the --catalog folder's name, else "
+                                               "routerlab)."),
             title: str = typer.Option("", "--title", help="The course's name for students."),
             hints: int = typer.Option(2, "--hints", min=0, max=3,
                                       help="Hint levels the class gets (3 adds the near "
@@ -153,7 +155,7 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
     from ...exercises.bundle import release as write_bundle
     from ..render import make_console
 
-    info = write_bundle(_catalog(catalog), out, course_id, title, hints)
+    info = write_bundle(_catalog(catalog), out, _course_id(course_id, catalog), title, hints)
     make_console(plain).print(
         f"released {info.id} version {info.version} to {out}. Students: routerlab exercises "
         f"init DIR --course {out} --student-id ID", highlight=False, soft_wrap=True)
@@ -164,8 +166,9 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
                                                  help="The solutions file to write (.json)."),
                       only: list[str] = typer.Argument(None,
                                                        help="Exercise ids (default: all)."),
-                      course_id: str = typer.Option(..., "--course",
-                                                    help="The course id of the release."),
+                      course_id: str = typer.Option(None, "--course",
+                                                    help="The course id of the release "
+                                                         "(the same default as `release`)."),
                       catalog: CourseFolder = None,
                       plain: bool = PLAIN) -> None:
     """After grading: the worked solutions (and predict answers) for a class to import with
@@ -173,9 +176,17 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
     from ...exercises.bundle import release_solutions as write_solutions
     from ..render import make_console
 
+    course_id = _course_id(course_id, catalog)
     ids = write_solutions(_catalog(catalog), out, course_id, only or None)
     make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}",
                               highlight=False)
+
+
+def _course_id(given: str | None, catalog: Path | None) -> str:
+    """The course id a release and its solutions share: given, or the course folder's name."""
+    if given is not None:
+        return given
+    return catalog.expanduser().resolve().name if catalog is not None else "routerlab"
 
 
 @teacher_app.command()
@@ -202,12 +213,16 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
             no_isolation: bool = typer.Option(False, "--no-isolation",
                                               help="Grade without the bubblewrap jail (the "
                                                    "CSV and the summary say so)."),
+            scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
+                                          help="Grade on this Dask cluster, one task per "
+                                               "student, each worker in its own jail."),
             plain: bool = PLAIN) -> None:
     """Regrade from scratch, trusting nothing a student wrote but their exercise files: each
     student in an OS jail (bubblewrap), predict answers read as data; writes the grades CSV as
     each student is graded, a SHA-256 digest file, and with --feedback a page per student."""
     from ...exercises.classroom import GradeOptions, LocalExecutor
     from ...exercises.course import workers
+    from ...exercises.dask_executor import DaskExecutor
     from ...exercises.gradebook import UNISOLATED_NOTE
     from ...exercises.jail import unavailable
     from ...exercises.regrade import Outputs, plan_class, regrade
@@ -215,7 +230,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     from ..render import make_console
 
     console = make_console(plain)
-    why = None if no_isolation else unavailable()
+    why = None if no_isolation or scheduler else unavailable()  # a cluster: the workers' jails
     if why is not None:
         console.print(f"error: {why}; or grade without isolation: --no-isolation (student code "
                       "could then change the grades)", style=rich_style("warn"), highlight=False,
@@ -226,7 +241,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
         console.print(f"warning: {problem}", style=rich_style("warn"), highlight=False,
                       markup=False)
     started = time.monotonic()
-    executor = LocalExecutor(jobs or workers())
+    executor = DaskExecutor(scheduler) if scheduler else LocalExecutor(jobs or workers())
     summary = regrade(plan, Outputs.beside(out, feedback), executor, fmt, catalog,
                       GradeOptions(isolation=not no_isolation), resume,
                       _progress_bar())

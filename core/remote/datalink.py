@@ -1,7 +1,7 @@
 """One `/data` connection of a target server, read straight from its socket into one buffer.
 
 The frames on the wire are WebSocket's (RFC 6455) and the protocol's (`protocol.pack`: a header,
-then each blob as a binary message, one whole frame from a source's `/data`, `host._write_whole`);
+then each blob as a binary message, one whole frame from a source's `/data`, `wire.write_whole`);
 only the reader differs from websockets' client. websockets' blocking client copies a downloaded
 payload four or five times on its way in (its read buffer, each frame's bytes, the joined
 message); this one opens the connection with websockets' own handshake (`ClientProtocol`,

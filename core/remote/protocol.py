@@ -106,7 +106,7 @@ def pack(messages: list[dict[str, Any]]) -> list[bytes | memoryview]:
             raise CodecError(f"a {type(value).__name__} cannot cross the wire")
         if len(value.data) < BLOB_FROM:
             return value.data  # type: ignore[return-value]
-        blobs.append(value.data)  # type: ignore[arg-type]  # a Readback: host._write_whole
+        blobs.append(value.data)  # type: ignore[arg-type]  # a Readback: wire.write_whole
         return msgpack.ExtType(BLOB, (len(blobs) - 1).to_bytes(4, "little"))
 
     header = msgpack.packb(messages, use_bin_type=True, default=blob)

@@ -1,5 +1,5 @@
-"""What a served peer admits before anything is allocated: each op's declared shapes, and each
-client's share of the peer's memory.
+"""What a served peer admits before anything is allocated: each op's declared shapes, each
+client's share of the peer's memory, and the peers it may download from (`AllowList`).
 
 A client declares every tensor an op uses and makes (`TensorIr`); the in-process client infers
 the output from its inputs before it submits (`core/ir.py`), but a peer cannot trust a client.
@@ -15,7 +15,7 @@ were declared to be cannot allocate more either.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..data import TensorData
@@ -33,6 +33,7 @@ from ..ir import (
     TensorIr,
 )
 from ..limits import check_elements, check_result, human_bytes
+from ..remote.address import check_address
 from ..remote.protocol import CodecError
 
 CLIENT_SHARE_BYTES = 4 << 30
@@ -108,3 +109,23 @@ def _data_matches(data: TensorData, out: TensorIr) -> None:
     if isinstance(data.dtype, DType) and len(data.bytes) != math.prod(out.shape) * itemsize(out):
         raise ShapeError(f"register_data: {len(data.bytes)} bytes for {list(out.shape)} "
                          f"{out.dtype} ({math.prod(out.shape) * itemsize(out)} expected)")
+
+
+class AllowList:
+    """The peers a peer may download from: addresses compared as written, host in lower case
+    (no name is resolved: resolving would itself reach out). Anything else is refused before
+    a connection is made, with a line that says nothing about the address (`host.NOT_ALLOWED`)."""
+
+    def __init__(self, addresses: Iterable[str] = ()) -> None:
+        self.addresses = {_canonical(a) for a in addresses}
+
+    def permits(self, address: str) -> bool:
+        try:
+            return _canonical(address) in self.addresses
+        except RouterLabError:
+            return False
+
+
+def _canonical(address: str) -> str:
+    return check_address(address).lower()
+

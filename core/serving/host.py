@@ -11,8 +11,9 @@ commits or rolls back the step on every peer it touched, so a failed step leaves
 as it was, across processes too.
 
 Every loop is bounded: a connection's loop ends with the connection, the work queue is bounded
-(backpressure, as `TASK_CHANNEL_CAPACITY`, `server/worker.rs:54-60`), and a download waits at
-most its transport's bound (`transfers.wait_bound`).
+(backpressure, as `TASK_CHANNEL_CAPACITY`, `server/worker.rs:54-60`), a download waits at most
+its transport's bound (`transfers.wait_bound`), and every read and write of the wire has a
+deadline (`wire`, `pace`).
 
 Safe to leave running (docs/remote.md, "Security"): every upgrade passes the `Gate` (a token, an
 allowed Origin, a bounded number of connections); every message is checked against the protocol's
@@ -21,8 +22,8 @@ schema in the reader (`remote.schema`) and every op against the limits before it
 closed, and that client's sessions and tensors are freed, while every other client goes on. (Burn
 drops a connection whose batch it cannot decode and leaves its session behind,
 `crates/burn-remote/src/server/pump.rs:95-96`; freeing it is RouterLab's choice.) A peer
-downloads only from the peers it was told at start (`allowed`), and each client runs on its own
-thread (`worker.Worker`).
+downloads only from the peers it was told at start (`admit.AllowList`), and each client runs on
+its own thread (`worker.Worker`).
 """
 
 from __future__ import annotations
@@ -44,17 +45,8 @@ from ..ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
 from ..policies import Policy
 from ..remote import protocol as P
 from ..remote import schema
-from ..remote.address import check_address
 from ..remote.auth import new_token
-from ..remote.codec import (
-    CodecError,
-    decode_data,
-    decode_op,
-    encode_data,
-    encode_error,
-    task_kind,
-)
-from ..remote.datalink import MIN_BYTES_PER_S
+from ..remote.codec import CodecError, encode_data, encode_error
 from ..remote.streams import Readback, ServedTransfers
 from ..remote.transfers import (
     NetworkServer,
@@ -66,7 +58,7 @@ from ..remote.transfers import (
 from ..request import DEFAULT_TRANSPORT, Transport
 from ..runtime import Runtime
 from ..session import Reply, Session
-from .admit import CLIENT_SHARE_BYTES, Share, admit
+from .admit import CLIENT_SHARE_BYTES, AllowList, Share, admit
 from .faults import (
     DELAYABLE,
     FaultKind,
@@ -76,6 +68,7 @@ from .faults import (
     registry_bytes,
 )
 from .gate import Gate
+from .wire import decoded, enqueue, receive, send_within
 from .worker import Worker
 
 if TYPE_CHECKING:
@@ -94,20 +87,12 @@ DATA_IDLE_S = 60.0
 """A `/data` connection that asks nothing for this long is closed (its peer reopens one)."""
 CLOSE_TIMEOUT_S = 1.0
 """The longest a closing handshake may take (a client that does not answer is cut)."""
-BLOB_WAIT_S = 30.0
-"""The longest the blob frames a header announces may take to follow it."""
-SEND_S = 30.0
-"""The longest an answer may wait for its reader, beyond its bytes' time at `MIN_BYTES_PER_S`."""
 STOP_WAIT_S = 0.5
 """How long a stopping peer waits for its connections' handlers to end (none waits for a step
 in progress: the process ends with them)."""
 NOT_ALLOWED = ("RegisterTensorRemote: its source is not one of the peers this peer may download "
                "from (routerlab serve --peer-allow, or the peers started with it); no connection "
                "was made")
-WRITE_BYTES = 1 << 20
-"""What `/data` hands the transport at once: asyncio copies whatever the socket does not take
-into its own buffer, so a slice much larger than the socket's buffer is mostly copied twice (4
-MiB slices cost about 1.7 times the CPU of 1 MiB ones, sending 64 MiB over loopback)."""
 
 
 class ServedClient:
@@ -366,13 +351,15 @@ class PeerHost:
         step in progress (each client's thread is a daemon)."""
         from websockets.asyncio.server import serve  # on first use: see the package's __init__
 
+        from .pace import PacedConnection
+
         where: dict[str, Any] = {"sock": sock} if sock is not None else {
             "host": self.host, "port": self.port}
         server = await serve(self._route, **where, max_size=P.MAX_FRAME_BYTES,
                              compression=None, process_request=self.gate,
                              open_timeout=OPEN_TIMEOUT_S, ping_interval=PING_S,
                              ping_timeout=PING_S, close_timeout=CLOSE_TIMEOUT_S,
-                             server_header="routerlab")
+                             server_header="routerlab", create_connection=PacedConnection)
         try:
             self.port = next(iter(server.sockets)).getsockname()[1]
             ready(self)
@@ -413,21 +400,30 @@ class PeerHost:
         who = f"client {client.key:x}" if client is not None else "a client"
         self.say(f"protocol error from {who} on {_remote(connection)}: {line}; connection "
                  "closed")
-        with contextlib.suppress(ConnectionClosed, CodecError):
-            await _send(connection, [P.error(request_id, f"protocol error: {line}")])
+        with contextlib.suppress(ConnectionClosed, CodecError, TimeoutError):
+            await send_within(connection, [P.error(request_id, f"protocol error: {line}")])
         with contextlib.suppress(ConnectionClosed):
             await connection.close(1002, "protocol error")
 
     # --- /session ------------------------------------------------------------------------------
 
     async def _session(self, connection: ServerConnection) -> None:
+        from .pace import watch
+
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_BOUND)
         state: dict[str, ServedClient] = {}
         worker = asyncio.create_task(self._work(connection, queue, state))
+
+        async def cut() -> None:
+            self.say(f"a client on {_remote(connection)} sent a message too slowly "
+                     "(docs/limits.md); connection closed")
+            await connection.close(1008, "a message sent too slowly")
+
+        pacer = asyncio.create_task(watch(connection, cut))
         try:
             async for frame in connection:
                 try:
-                    messages = [decoded(m) for m in await _receive(connection, frame)]
+                    messages = [decoded(m) for m in await receive(connection, frame)]
                 except CodecError as error:
                     await self._protocol_error(connection, None, error, state.get("client"))
                     return
@@ -440,9 +436,10 @@ class PeerHost:
                             await asyncio.sleep(hold)
                     if message["k"] == P.PUBLISH and "client" in state:
                         self._publish(state["client"], message)
-                    elif not await _enqueue(queue, message, worker):
+                    elif not await enqueue(queue, message, worker):
                         return  # the worker closed the connection (a Close, a protocol error)
         finally:
+            pacer.cancel()
             worker.cancel()  # a step in progress ends on the client's thread, then the close
             await asyncio.gather(worker, return_exceptions=True)
             client = state.get("client")
@@ -477,9 +474,9 @@ class PeerHost:
                 return
             if replies:
                 try:
-                    await _send_within(connection, replies)
+                    await send_within(connection, replies)
                 except LimitError as error:  # an answer over the frame limit is not sent
-                    await _send_within(connection, [P.error(message.get("id"),
+                    await send_within(connection, [P.error(message.get("id"),
                                                             f"{message['k']}: {error}")])
                 except TimeoutError:
                     self.say(f"a client on {_remote(connection)} did not read its answers; "
@@ -591,7 +588,7 @@ class PeerHost:
         external_comm.rs:229-259), each within its transport's bound. A message outside the
         protocol closes the connection; one idle for `DATA_IDLE_S` is closed too."""
         if connection.keepalive_task is not None:  # no ping may land inside a frame that
-            connection.keepalive_task.cancel()     # `_write_whole` writes itself
+            connection.keepalive_task.cancel()     # `wire.write_whole` writes
         while True:  # bounded: each wait for a request ends within DATA_IDLE_S
             try:
                 frame = await asyncio.wait_for(connection.recv(), DATA_IDLE_S)
@@ -599,7 +596,7 @@ class PeerHost:
                 await connection.close(1000, "idle")
                 return
             try:
-                messages = await _receive(connection, frame)
+                messages = await receive(connection, frame)
                 for message in messages:
                     schema.check(message, "/data")
             except CodecError as error:
@@ -607,9 +604,9 @@ class PeerHost:
                 return
             replies = [await self._download(m) for m in messages]
             try:
-                sent = await _send_within(connection, replies, whole=True)
+                sent = await send_within(connection, replies, whole=True)
             except LimitError as error:
-                sent = await _send_within(connection, [{"k": P.NEVER, "id": m.get("id"),
+                sent = await send_within(connection, [{"k": P.NEVER, "id": m.get("id"),
                                                         "reason": str(error)} for m in messages])
             for message in messages[:1]:
                 key = message["client"]
@@ -640,60 +637,6 @@ class PeerHost:
         return {"k": kind, "id": message.get("id"), "reason": value}
 
 
-class AllowList:
-    """The peers a peer may download from: addresses compared as written, host in lower case
-    (no name is resolved: resolving would itself reach out). Anything else is refused before
-    a connection is made, with a line that says nothing about the address (`NOT_ALLOWED`)."""
-
-    def __init__(self, addresses: Iterable[str] = ()) -> None:
-        self.addresses = {_canonical(a) for a in addresses}
-
-    def permits(self, address: str) -> bool:
-        try:
-            return _canonical(address) in self.addresses
-        except RouterLabError:
-            return False
-
-
-def _canonical(address: str) -> str:
-    return check_address(address).lower()
-
-
-def decoded(message: dict[str, Any]) -> dict[str, Any]:
-    """A `/session` message checked against the protocol (`schema`), its op or pushed data
-    decoded in place: anything else is one `CodecError`, whatever failed inside."""
-    schema.check(message)
-    try:
-        if message["k"] in P.TASKS:
-            op = decode_op(message["op"])
-            if task_kind(op) != message["k"]:
-                raise CodecError(f"a {type(op).__name__} travels as {task_kind(op)}, not "
-                                 f"{message['k']}")
-            message["op"] = op
-        elif message["k"] == P.PUBLISH and message.get("data") is not None:
-            message["data"] = decode_data(message["data"])
-    except CodecError:
-        raise
-    except (RecursionError, ArithmeticError, LookupError, TypeError, ValueError,
-            AttributeError, RouterLabError) as error:
-        raise CodecError(f"{message['k']}: undecodable ({type(error).__name__})") from None
-    return message
-
-
-async def _enqueue(queue: asyncio.Queue[Any], message: dict[str, Any],
-                   worker: asyncio.Task[None]) -> bool:
-    """Put `message` for the worker, waiting for room (backpressure); False when the worker
-    ended meanwhile (its connection is closing: nothing will take the message)."""
-    if worker.done():
-        return False
-    put = asyncio.ensure_future(queue.put(message))
-    await asyncio.wait({put, worker}, return_when=asyncio.FIRST_COMPLETED)
-    if not put.done():
-        put.cancel()
-        return False
-    return True
-
-
 def _remote(connection: ServerConnection) -> str:
     where = connection.remote_address
     return f"{where[0]}:{where[1]}" if where else "a connection"
@@ -703,78 +646,3 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-async def _receive(connection: ServerConnection, header: Any) -> list[dict[str, Any]]:
-    """The messages of a header frame and the blob frames it announces (each within
-    `BLOB_WAIT_S`: a client that announces blobs and sends none is a protocol error)."""
-    blobs = []
-    for _ in range(P.blobs_after(header)):
-        try:
-            blobs.append(await asyncio.wait_for(connection.recv(), BLOB_WAIT_S))
-        except TimeoutError:
-            raise CodecError(f"an announced blob did not come within {BLOB_WAIT_S:g} s") \
-                from None
-    return P.unpack(header, blobs)  # type: ignore[arg-type]  # a text blob is refused there
-
-
-async def _send_within(connection: ServerConnection, messages: list[dict[str, Any]],
-                       whole: bool = False) -> int:
-    """`_send`, within `SEND_S` plus the bytes' time at `MIN_BYTES_PER_S`: a client that does
-    not read its answers is cut (`TimeoutError`), never waited for."""
-    size = sum(len(m["data"]["bytes"].data) for m in messages
-               if isinstance(m.get("data"), dict) and isinstance(m["data"].get("bytes"), P.Blob))
-    try:
-        return await asyncio.wait_for(_send(connection, messages, whole),
-                                      SEND_S + size / MIN_BYTES_PER_S)
-    except TimeoutError:
-        connection.transport.abort()
-        raise
-
-
-async def _send(connection: ServerConnection, messages: list[dict[str, Any]],
-                whole: bool = False) -> int:
-    """Send `messages`; return how many bytes their frames took. With `whole` (the `/data`
-    route, whose reader is `DataSocket`), each blob goes as one frame written from its own
-    memory (`_write_whole`); otherwise in fragments through websockets."""
-    header, *blobs = P.pack(messages)
-    for frame in (header, *blobs):  # refused before a byte is sent: the answer says why
-        P.check_frame(len(frame))
-    await connection.send(header)
-    for blob in blobs:  # no await between the header and a whole blob: nothing interleaves
-        if whole:
-            await _write_whole(connection, blob)
-        else:
-            await connection.send(P.fragments(blob))
-    return len(header) + sum(len(blob) for blob in blobs)
-
-
-async def _write_whole(connection: ServerConnection, blob: bytes | memoryview | Readback) -> None:
-    """One unfragmented binary frame (RFC 6455 5.2: a server's frames are unmasked): its header,
-    then the blob handed to the transport as it is. websockets would copy the payload into the
-    serialized frame first; asyncio copies only what the socket does not take at once, a slice at
-    a time. A readback in progress is written as its chunks become final (`streams`); one that
-    fails or stalls cuts the connection, so the target never takes a partial frame."""
-    length = len(blob)
-    if length < 126:
-        head = bytes([0x82, length])
-    elif length < 1 << 16:
-        head = bytes([0x82, 126]) + length.to_bytes(2, "big")
-    else:
-        head = bytes([0x82, 127]) + length.to_bytes(8, "big")
-    from websockets.protocol import State
-
-    connection.transport.write(head)
-    sent = 0
-    while sent < length:  # bounded: a readback that stalls raises within STALL_S
-        try:
-            ready = await blob.ready(sent) if isinstance(blob, Readback) else length
-        except (ConnectionError, TimeoutError):
-            connection.transport.abort()
-            return
-        view = blob.view() if isinstance(blob, Readback) else memoryview(blob)
-        for start in range(sent, ready, WRITE_BYTES):
-            if connection.protocol.state is not State.OPEN:  # a close frame went out mid-frame:
-                connection.transport.abort()  # the reader must see the frame cut, not take it
-                return
-            connection.transport.write(view[start:min(start + WRITE_BYTES, ready)])
-            await connection.drain()
-        sent = ready

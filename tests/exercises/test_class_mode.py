@@ -303,3 +303,38 @@ def test_a_new_release_of_the_course_reopens_the_passes_it_changes(
     status = Course(moved).status("quant-3")
     assert not status.done and status.record.passed_ever
     assert Course(moved).check("quant-3").passed, "checked again, it passes again"
+
+
+def test_a_hostile_bundle_is_refused_in_one_line_and_leaves_nothing(bundle: Path,
+                                                                     tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    def broken(name: str, change: Callable[[Path], None]) -> Path:
+        copy = tmp_path / name
+        shutil.copytree(bundle, copy)
+        change(copy)
+        return copy
+
+    def fifo(path: Path) -> None:
+        path.unlink()
+        os.mkfifo(path)
+
+    cases = [
+        broken("fifo-index", lambda b: fifo(b / "index.toml")),
+        broken("fifo-starter", lambda b: fifo(b / "quant-1" / "starter.py")),
+        broken("escape", lambda b: (b / "index.toml").write_text('order = ["../../x"]\n')),
+        broken("deep", lambda b: (b / "quant-1" / "visible.json").write_text("[" * 100000)),
+        broken("nested-toml", lambda b: (b / "quant-1" / "exercise.toml").write_text(
+            "x = " + "[" * 100000)),
+        broken("no-course", lambda b: (b / "course.toml").unlink()),
+        broken("bad-course-id", lambda b: (b / "course.toml").write_text(
+            (b / "course.toml").read_text().replace('"burn-router-2027"', '"=cmd|x"'))),
+        broken("other-checks", lambda b: (b / "quant-1" / "visible.json").write_text(
+            '{"checks": [{"name": "not a check of this RouterLab", "expected": []}]}')),
+    ]
+    for case in cases:
+        with pytest.raises(WorkspaceError) as refused:
+            init_workspace(tmp_path / f"ws-{case.name}", None, case, "s1")
+        assert "\n" not in str(refused.value) and str(case) in str(refused.value)
+        assert not (tmp_path / f"ws-{case.name}").exists()

@@ -4,7 +4,8 @@
 JupyterLab. Two students log in through the hub's REST API with the demo password, their servers
 start in their class workspaces, one student's answer is written through the Jupyter contents
 API, the teacher collects both workspaces with the admin token from its file and regrades them:
-that student passes that exercise, the other has zero. A restarted server still has the answer,
+that student passes that exercise, the other has zero; the class report reads that regrade. A
+restarted server still has the answer,
 and SIGTERM leaves no process of the class alive.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -21,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hubtools import DemoHub, alive
+from hubtools import DemoHub, alive, need_hub
 
 from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.hub import OPEN_URL
+from routerlab.exercises.jail import unavailable
 from routerlab.exercises.sealing import open_solution
 
 pytestmark = pytest.mark.slow
@@ -73,6 +77,27 @@ def contents(hub: DemoHub, user: str, token: str, path: str, body: Any = None) -
                 f"/user/{user}/api/contents/{path}", body, token)
 
 
+def opened(hub: DemoHub, user: str, token: str) -> str:
+    """Where the student's server sends them first (its default URL, after redirects)."""
+    request = urllib.request.Request(f"{hub.url}/user/{user}/",
+                                     headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(response.url)
+
+
+def test_sigterm_stops_the_hub_and_its_proxy(tmp_path: Path) -> None:
+    need_hub()
+    hub = DemoHub(tmp_path / "hub", students=1, password="pw-2")
+    try:
+        processes = hub.remember_processes()
+        assert len(processes) >= 2, "JupyterHub and configurable-http-proxy"
+        assert hub.stop(signal.SIGTERM) == 0
+        assert [pid for pid in processes if alive(pid)] == []
+        assert "every student's server stopped" in "".join(hub.process.stdout or [])
+    finally:
+        hub.cleanup()
+
+
 def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_path: Path) -> None:
     with pytest.raises(urllib.error.HTTPError):  # the password is checked
         log_in(demo_hub, "student1", "not-the-password")
@@ -84,6 +109,7 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
         # the class workspace, with notebook 00 open first
         assert contents(demo_hub, user, token, "routerlab-exercises.toml")["type"] == "file"
         assert contents(demo_hub, user, token, "notebooks/00-welcome.ipynb")["type"] == "notebook"
+        assert opened(demo_hub, user, token).endswith(f"/user/{user}/{OPEN_URL.lstrip('/')}")
     with pytest.raises(urllib.error.HTTPError):  # a student cannot reach another's server
         contents(demo_hub, "student2", tokens["student1"], "routerlab-exercises.toml")
 
@@ -108,19 +134,34 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
     assert (out / "student1" / path).read_text() == answer
     assert (out / "student2" / "routerlab-exercises.toml").is_file()
 
-    grades = tmp_path / "grades.csv"
+    grades = tmp_path / "grades" / "grades.csv"
+    grades.parent.mkdir()
+    isolation = [] if unavailable() is None else ["--no-isolation"]  # the jail has its tests
+    roster = tmp_path / "roster.csv"  # the hub's user names are the roster's ids
+    roster.write_text("id,name,email\nstudent1,Ada,ada@example.org\n"
+                      "student2,Bob,bob@example.org\nstudent3,Cy,cy@example.org\n")
     regraded = subprocess.run(
-        [sys.executable, "-m", "routerlab", "teacher", "recheck", str(out / "student1"),
-         str(out / "student2"), "--out", str(grades), "--plain"],
+        [sys.executable, "-m", "routerlab", "teacher", "recheck", "--roster", str(roster),
+         str(out), "--out", str(grades), "--plain", *isolation],
         capture_output=True, text=True, timeout=600)
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
-    rows = {row["id"]: row for row in csv.DictReader(grades.open())}
+    lines = grades.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("id,"))  # after a warning
+    rows = {row["id"]: row for row in csv.DictReader(lines[header:])}
     assert float(rows["student1"][EXERCISE]) == exercise.points
     assert float(rows["student1"]["points"]) == exercise.points
     assert float(rows["student2"]["points"]) == 0
+    assert rows["student3"]["status"] == "no submission"
+
+    report = tmp_path / "report.html"
+    reported = subprocess.run(
+        [sys.executable, "-m", "routerlab", "teacher", "report", str(grades.parent), "--html",
+         str(report), "--plain"], capture_output=True, text=True, timeout=120)
+    assert reported.returncode == 0, reported.stdout + reported.stderr
+    assert "2 students regraded" in report.read_text()
 
     processes = demo_hub.remember_processes()
     assert len(processes) >= 4, "hub, proxy and two students' servers were running"
-    assert demo_hub.stop() == 0
+    assert demo_hub.stop(signal.SIGINT) == 0  # Ctrl-C, as a teacher stops it
     assert [pid for pid in processes if alive(pid)] == []
     assert not (demo_hub.folder / "jupyterhub.pid").exists()

@@ -26,7 +26,7 @@ from routerlab.core.remote import protocol as P
 from routerlab.core.remote import schema
 from routerlab.core.remote.auth import bearer
 from routerlab.core.remote.codec import OPS, CodecError, encode_op
-from routerlab.core.serving.host import decoded
+from routerlab.core.serving.wire import decoded
 
 KINDS = [*schema.FIELDS, *schema.DATA_FIELDS, "Shell", "", "k" * 300]
 TAGS = ["tir", "dtype", "scheme", "data", "request", "qparams", "eval", "__import__"]

@@ -449,3 +449,37 @@ def test_a_malformed_peer_allow_is_one_line() -> None:
     assert result.returncode == 1 and result.stderr == (
         "error: a peer address is ws://HOST:PORT, e.g. ws://127.0.0.1:3001; got "
         "'http://127.0.0.1:1'\n")
+
+
+@pytest.mark.timeout(30)
+def test_a_client_that_drips_a_message_is_cut_and_an_idle_one_is_not(
+        one_peer: Callable[..., Any]) -> None:
+    from routerlab.core.serving.pace import GRACE_S
+    peer = one_peer()
+    with raw(peer.address, peer.token) as idle, raw(peer.address, peer.token) as drip:
+        init(idle, 8)
+        init(drip, 9)
+        # a masked binary frame announcing 1 MiB, then its bytes one a second
+        drip.socket.sendall(bytes([0x82, 0xFF]) + (1 << 20).to_bytes(8, "big") + bytes(4))
+        began = time.monotonic()
+        with pytest.raises(ConnectionClosed) as closed:
+            while time.monotonic() - began < 20:  # bounded in time
+                drip.socket.sendall(b"\x00")
+                with contextlib.suppress(TimeoutError):
+                    drip.recv(timeout=1)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        assert GRACE_S <= time.monotonic() - began < GRACE_S + 4
+        send(idle, {"k": P.REGISTRY, "id": 5, "device": "p1/cpu:0"})  # idle all along: kept
+        assert answer(idle)[0]["k"] == P.REGISTRY
+    assert "sent a message too slowly" in peer.stderr()
+
+
+def test_a_bad_download_request_closes_its_data_connection(one_peer: Callable[..., Any]) -> None:
+    peer = one_peer()
+    for message in ({"k": P.DOWNLOAD, "id": 1, "transfer": 0},  # no client, no transport
+                    {"k": P.DOWNLOAD, "id": 1, "client": -1, "transfer": 0, "transport": "iroh"},
+                    {"k": P.SYNC, "id": 1}):  # not a /data message
+        with raw(peer.address, peer.token, "/data") as ws:
+            send(ws, message)
+            assert closed_with_error(ws).startswith("protocol error:")
+    still_serves(peer.address)
