@@ -79,10 +79,11 @@ def run_checks(exercise: Exercise, candidate: Candidate, timeout: float | None =
         if jail is not None:
             reply = jail.run(exercise, read_source(candidate.path), candidate.display, limit)
         else:
-            reply = _one_check_jail(exercise, candidate, limit)
-            if reply is None:
-                reply = sandboxed(exercise, candidate, limit)
-        return judge_reply(exercise, reply, limit, expected or (wanted and wanted.result()))
+            reply = _one_check_jail(exercise, candidate, limit) \
+                or sandboxed(exercise, candidate, limit)
+        if wanted is not None:
+            expected = wanted.result()
+        return judge_reply(exercise, reply, limit, expected)
 
 
 def _one_check_jail(exercise: Exercise, candidate: Candidate, limit: float
