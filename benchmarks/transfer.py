@@ -84,11 +84,12 @@ def run_case(path: str, bits: int, grain: str, mi: int, rounds: int) -> dict[str
     def raw_copy() -> list[np.ndarray]:
         return [np.array(part, copy=True) for part in parts]
 
-    backends = [rt.session(d).interpreter.backend for d in rt.devices]
-    copies, nbytes = sum(b.copies for b in backends), sum(b.bytes_copied for b in backends)
+    def counted() -> np.ndarray:
+        return np.array([rt.counters(d) for d in rt.devices]).sum(axis=0)
+
+    before = counted()
     move()
-    copies = sum(b.copies for b in backends) - copies
-    copied = sum(b.bytes_copied for b in backends) - nbytes
+    copied, copies = (int(n) for n in counted() - before)
     back()
     result = paired(move, raw_copy, rounds=rounds, between=back)
     move()

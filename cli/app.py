@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "exercises",
     "teacher",
     "serve",
+    "hub",
 ]
 """Modules under `routerlab.cli.commands`, in the order `--help` lists them."""
 

@@ -24,9 +24,32 @@ Transport = Annotated[str | None, typer.Option(
 Peers = Annotated[list[str] | None, typer.Option(
     "--peer", metavar="NAME=ws://HOST:PORT",
     help="A served peer (routerlab serve): its devices, NAME/cpu:0 …, run in that process. "
-         "Repeat for more; replaces a peer of the same name in the scenario's \\[peers].")]
+         "Repeat for more; replaces a peer of the same name in the scenario's \\[peers]. "
+         "The peer's token is read from ROUTERLAB_TOKEN.")]
 Faults = Annotated[list[str] | None, typer.Option(
     "--fault", metavar="step=N,kind=K,...",
     help="Inject a fault into a served peer before step N: kind kill (peer, when=before|during|"
          "after), drop or delay (peer, message, seconds), oom (device, limit), restart (peer) or "
          "race; the fields of a \\[\\[faults]] table (docs/faults.md). Repeat for more.")]
+CourseFolder = Annotated[Path | None, typer.Option(
+    "--catalog", metavar="DIR",
+    help="The teacher's course folder (a copy of the catalog with their seals; default: the "
+         "installed catalog, read only).")]
+
+# The tensor and the move of `transfer`, `compare` and `quantize`.
+Values = Annotated[str | None, typer.Option("--values", help="Flat JSON list of numbers.")]
+Shape = Annotated[str | None, typer.Option("--shape", help="Shape for --values, e.g. 2,16.")]
+Random = Annotated[str | None, typer.Option("--random", help="A random normal tensor of this "
+                                                              "shape instead of --values.")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed for --random.")]
+Source = Annotated[str, typer.Option("--from", help="Source device, e.g. cpu:0.")]
+Target = Annotated[str, typer.Option("--to", help="Target device, e.g. cpu:1, peer2/cpu:0.")]
+PathOpt = Annotated[str | None, typer.Option("--path", help="Force a path: local, bytes, "
+                                                            "dispatch or bridge (default: from "
+                                                            "the devices).")]
+Hops = Annotated[int, typer.Option("--hops", help="Moves back and forth, 1 to 1000 "
+                                                  "(docs/limits.md).")]
+Backend = Annotated[str | None, typer.Option("--backend", help="Profile for devices given "
+                                                               "without @profile: ndarray, flex "
+                                                               "or cubecl.")]
+JsonObject = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]

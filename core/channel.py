@@ -70,27 +70,25 @@ def bridge_change_backend(tensor: RouterTensor, target: RouterClient,
                           request: TransferRequest) -> RouterTensor:
     """The default `change_client_backend`, run on the client (in-process)."""
     source = tensor.client
+    source_session, target_session = source.session, target.session
+    assert isinstance(source_session, Session) and isinstance(target_session, Session)
     source.sync()
     desc = tensor.into_ir()
-    source_interp, target_interp = source.session.interpreter, target.session.interpreter
-    policy = source_interp.policy_for(request)
+    policy = request.decided_policy
     legacy = policy is Policy.LEGACY
     kind = kind_of(desc.dtype)
-    handle = source_interp.get_tensor_handle(desc)
+    handle = source_session.take_handle(desc)
     if legacy and kind in (Kind.UINT, Kind.QUANTIZED):
         raise BurnUnimplemented(SRC_BRIDGE)
-    if kind is Kind.QUANTIZED:
-        moved = source_interp.extension("bridge of a quantized tensor").change_backend(
-            source_interp, target_interp, handle, policy)
-    else:
-        moved = target_interp.backend.from_data(source_interp.backend.into_data(handle))
+    moved = target_session.convert_from(source_session, handle, kind, policy)
     if legacy:  # `Self::register_tensor` (base.rs:61-63), which a remote channel refuses
         raise BurnPanic(REMOTE_REGISTER_PANIC, SRC_REGISTER)
-    trace = source_interp.trace
     new_id = target.create_empty_handle()
-    target_interp.handles.register(new_id, moved)
-    trace.record("bridge", str(target.device), new_id, None, getattr(moved, "nbytes", 0),
-                 f"#{int(desc.id)} {desc.status} on {source.device} -> {target.device}")
+    target_session.handles.register(new_id, moved)
+    source.server.trace.record("bridge", str(target.device), new_id, None,
+                               getattr(moved, "nbytes", 0),
+                               f"#{int(desc.id)} {desc.status} on {source.device} -> "
+                               f"{target.device}")
     return RouterTensor(new_id, desc.shape, desc.dtype, target)
 
 
@@ -101,12 +99,12 @@ def dispatch_change_backend(tensor: RouterTensor, target: RouterClient,
     source (a read back to the client), then `from_data` on the target. The client holds the
     bytes in between, which the router's own paths never do."""
     source = tensor.client
-    legacy = source.session.interpreter.policy_for(request) is Policy.LEGACY
+    legacy = request.decided_policy is Policy.LEGACY
     if legacy and kind_of(tensor.dtype) is Kind.QUANTIZED:  # Dispatch's q_into_data, on the client
         raise BurnUnimplemented(SRC_ROUTER_Q_INTO_DATA)
     data = source.read_tensor(tensor.into_ir(), request)
     moved = target.register_tensor_data(data, request)
-    source.session.interpreter.trace.record(
+    source.server.trace.record(
         "dispatch", str(target.device), moved.id, None, data.num_bytes,
         f"into_data on {source.device}, from_data on {target.device} (through the client)")
     return moved
@@ -129,3 +127,4 @@ def remote_change_backend(tensor: RouterTensor, target: RouterClient, path: Path
     first = target.session if arrival is Arrival.TARGET_FIRST else source.session
     source.server.run(first)
     return RouterTensor(new_id, desc.shape, desc.dtype, target)
+

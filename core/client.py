@@ -30,8 +30,8 @@ from .ir import (
     TensorId,
     TensorIr,
 )
+from .port import Reply, SessionPort
 from .server import Server
-from .session import Reply, Session
 from .tensor import RouterTensor
 
 if TYPE_CHECKING:
@@ -39,10 +39,11 @@ if TYPE_CHECKING:
 
 
 class RouterClient:
-    """Talks to one device's session."""
+    """Talks to one device's session, through its port (`SessionPort`: in-process or
+    served), and to the server that runs the sessions."""
 
-    def __init__(self, session: Session, server: Server, new_id: Callable[[], TensorId],
-                 fusion: bool = False) -> None:
+    def __init__(self, session: SessionPort, server: Server,
+                 new_id: Callable[[], TensorId], fusion: bool = False) -> None:
         """`fusion`: the client is built with Burn's `fusion` feature, so it counts the ops its
         stream holds since the last sync point (`unsynced`, core/fix/fusion.py)."""
         self.session = session

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .session import Session
+from .port import SessionPort
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,9 @@ class Deployment:
         return sum(len(p.sessions) for p in self.peers)
 
 
-def describe(sessions: Iterable[Session]) -> Deployment:
+def describe(sessions: Iterable[SessionPort]) -> Deployment:
     """The deployment of these sessions, grouped by peer (first seen first)."""
-    by_peer: dict[str, list[Session]] = {}
+    by_peer: dict[str, list[SessionPort]] = {}
     for session in sessions:
         by_peer.setdefault(session.device.peer, []).append(session)
     return Deployment(tuple(
@@ -54,8 +54,8 @@ def describe(sessions: Iterable[Session]) -> Deployment:
         for peer, group in by_peer.items()))
 
 
-def _state(session: Session) -> SessionState:
+def _state(session: SessionPort) -> SessionState:
     state = "ended" if session.ended is not None else (
         "parked" if session.parked_on is not None else "alive")
-    ids = tuple(sorted(int(i) for i in session.interpreter.handles.handle_ids()))
+    ids = tuple(session.handle_ids())
     return SessionState(str(session.device), state, ids)

@@ -99,6 +99,15 @@ class HandleContainer(Viewable):
         self._log = (trace if trace is not None else Trace()).events.append
         self.label = label
 
+    @classmethod
+    def over(cls, handles: dict[int, Any], label: str = "") -> HandleContainer:
+        """A container over `handles` itself (not a copy): how an exercise runs the model's
+        own `get` on a learner's plain dict, or hands a learner's function a registry that
+        holds what a device holds."""
+        container = cls(label)
+        container._handles = handles
+        return container
+
     def register(self, id: int, handle: Any) -> None:
         """`register_handle`: insert, silently overwriting an existing entry (handle.rs:66)."""
         if self._undo is not None:

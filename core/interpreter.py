@@ -107,6 +107,8 @@ inputs from `interp.handles` (with each input's status) and registers its output
 def burn_debug(dtype: AnyDType) -> str:
     """A dtype as Rust's `{:?}` prints it inside Burn's todo! text: `U8`, `QFloat(…)`."""
     if isinstance(dtype, QFloat):
+        # Here: only a quantized dtype's text needs the quant package (start-up cost only; no
+        # loop, as the contracts of tests/packaging/test_contracts.py check).
         from .quant.debug import scheme_debug
         from .quant.scheme import QuantScheme
 
@@ -319,9 +321,10 @@ _REMOVED = ("install_quantized_extension", "installed_quantized_extension", "reg
 
 
 def __getattr__(name: str) -> object:
-    """The module-level extension points removed in 0.2 fail with what replaces them."""
+    """The module-level extension points removed while 0.1.0 was being written fail with what
+    replaces them."""
     if name in _REMOVED:
-        raise ImportError(f"routerlab.core.interpreter.{name} was removed in RouterLab 0.2: a "
-                          "Runtime owns its extensions; pass Runtime(quantized=..., "
+        raise ImportError(f"routerlab.core.interpreter.{name} was removed before RouterLab "
+                          "0.1.0: a Runtime owns its extensions; pass Runtime(quantized=..., "
                           "arms={OpClass: arm})")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

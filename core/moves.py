@@ -44,17 +44,12 @@ _cached_plan = lru_cache(maxsize=1024)(plan_transfer)
 a flow that moves the same kind of tensor again reuses it (docs/performance.md)."""
 
 
-def choose_policy(tensor: RouterTensor, request: TransferRequest) -> Policy:
-    """The policy of one transfer: the one asked for, else the source interpreter's."""
-    return tensor.client.session.interpreter.policy_for(request)
-
-
 def plan(tensor: RouterTensor, target: Device, request: TransferRequest) -> TransferPlan:
     """What moving `tensor` to `target` would do (nothing is consumed or submitted, and no
     device is created: a plan needs the target's name, not its session)."""
     tensor.check()
     return _cached_plan(tensor.held, tensor.shape, tensor.device, target, request.path,
-                        choose_policy(tensor, request), request.transport or DEFAULT_TRANSPORT)
+                        request.decided_policy, request.transport or DEFAULT_TRANSPORT)
 
 
 def move(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
@@ -92,7 +87,7 @@ def q_to_device(tensor: RouterTensor, target: RouterClient, request: TransferReq
     client, before anything else), otherwise the same-device shortcut and `move`."""
     if not is_quantized(tensor.dtype):
         raise DTypeError(f"q_to_device moves quantized tensors, not {tensor.dtype}; use to_device")
-    if choose_policy(tensor, request) is Policy.LEGACY:
+    if request.decided_policy is Policy.LEGACY:
         tensor.check()
         raise BurnUnimplemented(SRC_ROUTER)
     return move(tensor, target, request, arrival)

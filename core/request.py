@@ -87,6 +87,16 @@ class TransferRequest:
         except TypeError:  # unhashable: it cannot key the cache
             return _parse_request(device, policy, path, transport, arrival, hops, legacy)
 
+    @property
+    def decided_policy(self) -> Policy:
+        """The policy, which the client decides once: `Runtime` fills its own into a request
+        that names none before the first hop, so the channel and the guard never ask a
+        session for it."""
+        if self.policy is None:
+            raise RouterLabError("this transfer's policy was never decided: build it through "
+                                 "Runtime (to_device, transfer), which fills it in")
+        return self.policy
+
     def to(self, device: Device) -> TransferRequest:
         """The same request, one hop to `device` (itself when it already is: `replace` re-runs
         every field through `__init__`, on every move)."""

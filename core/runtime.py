@@ -18,12 +18,11 @@ The methods are thin; the behaviour lives in the modules below.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
-from .backend import Backend, make_backend
 from .client import RouterClient, build_op
 from .data import TensorData
 from .deployment import Deployment, describe
@@ -34,7 +33,6 @@ from .fix.advertised import Advertisement, advertise
 from .fix.fusion import legacy_quantize_wall
 from .fix.guard import TransferPlan
 from .handles import Journal
-from .interpreter import Arm, QuantizedExtension, TensorInterpreter
 from .ir import (
     AddOp,
     CastOp,
@@ -50,11 +48,13 @@ from .ir import (
 )
 from .moves import check_quantize, move, plan, q_to_device, upload
 from .policies import DEFAULT_POLICY, Policy, spelled_policy
+from .port import Reply, SessionPort
 from .profiles import Profile
 from .quant import QuantizedTensor, QuantScheme, from_bytes
-from .request import DEFAULT_TRANSPORT, Arrival, TransferRequest, Transport
+from .request import Arrival, TransferRequest, Transport
+from .runtime_options import RuntimeOptions
 from .server import Server
-from .session import Reply, Session
+from .session import Session
 from .tensor import RouterTensor
 from .trace import Detail, Trace, TraceEvent
 from .view import TableView
@@ -65,63 +65,44 @@ T = TypeVar("T")
 class Runtime:
     """One simulated deployment: devices (sessions), clients, the trace."""
 
-    def __init__(self, devices: Iterable[DeviceLike] | None = None, *,
-                 policy: Policy | str | None = None, legacy: bool | None = None,
-                 quantized: QuantizedExtension | Literal[False] | None = None,
-                 arms: Mapping[type, Arm] | None = None,
-                 interpreter: type[TensorInterpreter] = TensorInterpreter,
-                 backends: Callable[[Device], Backend] = make_backend,
-                 fusion: bool = False, cubecl_legacy: bool = False,
-                 transport: Transport | str = DEFAULT_TRANSPORT,
-                 arrival: Arrival | str = Arrival.SOURCE_FIRST,
-                 peers: Mapping[str, str] | None = None,
-                 server: Callable[[Trace, Journal], Server] = Server) -> None:
+    def __init__(self, devices: Iterable[DeviceLike] | None = None,
+                 options: RuntimeOptions | None = None, **given: Any) -> None:
         """`devices=None` creates any `cpu:N` / `cuda:N` on first use; a list closes the set.
-
-        `policy` is what a transfer follows when it names none (`native` by default; `legacy`
-        replays Burn 2c06be3's uint/QFloat arms everywhere, and `legacy=True` is its older
-        spelling). The runtime owns its extensions and hands them to every interpreter it
-        builds: `quantized` (None: RouterLab's fix, `QuantizedTransfers`; False: none, so the
-        `QFloat` arms raise `ExtensionMissingError`), `arms`, extra interpreter arms keyed by
-        op class, and `interpreter`, the class of every device's interpreter (a subclass that
-        overrides an arm is how an exercise plugs a student's function in). `backends` makes
-        each device's backend (a rehearsal runs `cuda:N` on a numpy twin). `fusion` says the
-        client is built with Burn's `fusion` feature, which decides where a legacy quantize
-        stops (`quantize`). `cubecl_legacy` makes CubeCL devices move quantized tensors as
-        CubeCL's own `q_to_device` did at the pin, leaving the scales behind (the native
-        policy's backend step; `crates/burn-cubecl/src/tensor/base.rs:174-192`). `transport` is
-        how cross-peer downloads travel unless a transfer names one (Iroh, as burn-remote
-        documents it, `crates/burn-remote/src/lib.rs:3,44`). `arrival` picks
-        which side of a same-peer rendezvous runs first. `peers` names served peers
-        (`{"peer2": "ws://127.0.0.1:3001"}`, each a `routerlab serve` process): their devices'
-        sessions run there, with the peer's own interpreter and quantized extension
-        (docs/remote.md); close the runtime (`close()` or `with`) to end them. `server` makes the
-        server side (a served peer's downloads across processes)."""
+        Every other option is a field of `RuntimeOptions`, given by name
+        (`Runtime(["cpu:0"], policy="legacy")`) or as one value (`options=...`, then the names
+        given change it). The runtime owns its extensions and hands them to every interpreter
+        it builds."""
+        self.options = chosen = (options or RuntimeOptions()).but(**given)
         self.trace = Trace()
         self.journal = Journal()
-        self.policy = spelled_policy(policy, legacy) or DEFAULT_POLICY
-        self._served: frozenset[str] = frozenset(peers or ())
-        if peers:
+        self.policy = spelled_policy(chosen.policy, chosen.legacy) or DEFAULT_POLICY
+        self._served: frozenset[str] = frozenset(chosen.peers or ())
+        if chosen.peers:
+            # Here, not at the top: the client of served peers loads websockets and msgpack,
+            # which a runtime without peers never needs (start-up cost only; the contracts of
+            # tests/packaging/test_contracts.py read these imports too and find no loop).
             from .remote.address import check_peers
             from .remote.deployment import Deployment
 
             deployment = Deployment(self.trace, self.journal)
-            deployment.connect(check_peers(peers), self.policy, cubecl_legacy)
+            deployment.connect(check_peers(chosen.peers), self.policy, chosen.cubecl_legacy)
             self.server: Server = deployment
         else:
-            self.server = server(self.trace, self.journal)
-        self.arrival = Arrival.parse(arrival)
+            self.server = chosen.server(self.trace, self.journal)
+        self.arrival = Arrival.parse(chosen.arrival)
+        quantized = chosen.quantized
         if quantized is None:
+            # Here: the fix's arms load the quantization kernels (start-up cost only; no loop).
             from .fix.arms import QuantizedTransfers
 
             quantized = QuantizedTransfers()
         self._quantized = quantized or None
-        self._arms = dict(arms or {})
-        self._interpreter = interpreter
-        self._backends = backends
-        self.fusion = fusion
-        self.cubecl_legacy = cubecl_legacy
-        self.transport = Transport.parse(transport)
+        self._arms = dict(chosen.arms or {})
+        self._interpreter = chosen.interpreter
+        self._backends = chosen.backends
+        self.fusion = chosen.fusion
+        self.cubecl_legacy = chosen.cubecl_legacy
+        self.transport = Transport.parse(chosen.transport)
         self._minted = 0
         self._clients: dict[Device, RouterClient] = {}
         self._declared: list[Device] | None = None
@@ -209,7 +190,8 @@ class Runtime:
     def devices(self) -> list[Device]:
         return list(self._clients)
 
-    def session(self, device: DeviceLike) -> Session:
+    def session(self, device: DeviceLike) -> SessionPort:
+        """`device`'s session as its client sees it (`SessionPort`: in-process or served)."""
         return self.client(device).session
 
     # --- one step, all or nothing ------------------------------------------------------------
@@ -341,8 +323,7 @@ class Runtime:
         is its first use)."""
         ends = (request.device, tensor.device)
         order = self.arrival if request.arrival is None else request.arrival
-        if request.transport is None:
-            request = request.but(transport=self.transport)
+        request = self._decide(request)
         for hop in range(request.hops):
             there = ends[hop % 2]
             self._device(there)
@@ -356,9 +337,17 @@ class Runtime:
                       transport: Transport | str | None = None) -> TransferPlan:
         """What `to_device` would do, without doing it (the guard): nothing is submitted and no
         device is created. `transport` defaults to the runtime's, as a move's does."""
-        request = TransferRequest.of(device, policy=policy, path=path, legacy=legacy,
-                                     transport=transport or self.transport)
+        request = self._decide(TransferRequest.of(device, policy=policy, path=path,
+                                                  legacy=legacy, transport=transport))
         return plan(tensor, self._device(request.device), request)
+
+    def _decide(self, request: TransferRequest) -> TransferRequest:
+        """Fill in what the request leaves to the runtime, once, on the client: the policy
+        (the sessions and the guard read it from the request) and the transport."""
+        if request.policy is None or request.transport is None:
+            request = request.but(policy=request.policy or self.policy,
+                                  transport=request.transport or self.transport)
+        return request
 
     # --- quantized tensors -------------------------------------------------------------------
 
@@ -440,10 +429,16 @@ class Runtime:
         return {str(d): c.session.view() for d, c in self._clients.items()}
 
     def handle_ids(self, device: DeviceLike) -> list[int]:
-        session = self.client(device).session
-        if isinstance(session, Session):
-            return sorted(int(i) for i in session.interpreter.handles.handle_ids())
-        return sorted(int(row[0]) for row in session.view().rows)  # type: ignore[arg-type]
+        """The ids `device`'s registry holds, sorted (a served device's are asked of its
+        peer)."""
+        return self.client(device).session.handle_ids()
+
+    def handle(self, device: DeviceLike, tensor_id: int) -> Any:
+        """The primitive `device`'s registry holds under `tensor_id` (None if none), looked at
+        without touching the registry (`get_handle_ref`, `crates/burn-ir/src/handle.rs:76`):
+        what a check or a measurement inspects. A served device's primitives live in its peer's
+        process and are refused with the reason."""
+        return self.client(device).session.handle(tensor_id)
 
     def explain(self, tensor_id: int) -> list[TraceEvent]:
         """Every recorded event that touched `tensor_id`, in order."""
@@ -464,12 +459,10 @@ class Runtime:
     def counters(self, device: DeviceLike) -> tuple[int, int]:
         """`(bytes_copied, copies)` of `device`'s backend, wherever it runs (a served device's
         are asked of its peer)."""
-        session = self.client(device).session
-        if isinstance(session, Session):
-            return session.interpreter.backend.bytes_copied, session.interpreter.backend.copies
-        return session.counters()  # type: ignore[no-any-return,attr-defined]
+        return self.client(device).session.counters()
 
     def bytes_copied(self) -> int:
-        """Bytes copied by every backend so far (uploads, readbacks, device copies)."""
-        return sum(c.session.interpreter.backend.bytes_copied for c in self._clients.values()
-                   if isinstance(c.session, Session))
+        """Bytes copied by every in-process backend so far (uploads, readbacks, device
+        copies)."""
+        return sum(c.session.counters()[0] for d, c in self._clients.items()
+                   if d.peer not in self._served)

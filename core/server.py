@@ -25,6 +25,7 @@ from .devices import Device
 from .errors import BurnPanic, DeadlockError
 from .handles import Journal
 from .ir import RegisterRemoteOp
+from .port import SessionPort
 from .request import Transport
 from .session import Session
 from .trace import Trace
@@ -67,12 +68,11 @@ class Server:
 
     def add(self, session: Session) -> None:
         self.sessions[session.device] = session
-        self.journal.watch(session.interpreter.handles)
+        self.journal.watch(session.handles)
 
-    def remove(self, session: Session) -> None:
+    def remove(self, session: SessionPort) -> None:
         """Undo `add` (a failed step forgetting the device it created)."""
-        del self.sessions[session.device]
-        self.journal.unwatch(session.interpreter.handles)
+        self.journal.unwatch(self.sessions.pop(session.device).handles)
 
     def number_transfers_as(self, other: Server) -> None:
         """Give this server's next transfer the id `other`'s next one gets: two clients, each
@@ -124,7 +124,7 @@ class Server:
 
     # --- scheduling ------------------------------------------------------------------------
 
-    def run(self, first: Session | None = None) -> None:
+    def run(self, first: SessionPort | None = None) -> None:
         """Run every session until all queues are empty, in the sessions' own context.
 
         A task that fails with a `BurnPanic` ends its session (its exposed entries are purged, as
@@ -141,13 +141,12 @@ class Server:
         finally:
             self._running = False
 
-    def _schedule(self, first: Session | None) -> None:
+    def _schedule(self, first: SessionPort | None) -> None:
         order = [s for s in self.sessions.values() if s.queue]
         if not order:
             return
-        if first is not None and first in order:
-            order.remove(first)
-            order.insert(0, first)
+        if first is not None:
+            order.sort(key=lambda s: s is not first)  # stable: `first` ahead, the rest in order
         panic: BurnPanic | None = None
         progressed, stuck = True, order
         while progressed and stuck:  # a pass over empty queues would change nothing

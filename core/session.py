@@ -16,8 +16,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .backend import Kind
 from .devices import Device
 from .errors import SessionEnded
+from .handles import HandleContainer
 from .interpreter import TensorInterpreter
 from .ir import (
     DropOp,
@@ -28,27 +30,26 @@ from .ir import (
     RegisterDataOp,
     RegisterLocalOp,
     RegisterRemoteOp,
+    TensorIr,
 )
+from .policies import Policy
+from .port import Reply
 from .view import TableView, Viewable
 
 if TYPE_CHECKING:
     from .server import Server
 
-
-class Reply:
-    """Where a `ReadOp` leaves its `TensorData` (Burn answers by request id)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value: Any = None
+__all__ = ["Reply", "Session"]
 
 
 class Session(Viewable):
-    """One device's worker: a FIFO and an interpreter."""
+    """One device's worker: a FIFO and an interpreter. It is the client's `SessionPort`
+    in-process (`port.py`), and the only module that reaches into the interpreter."""
 
     def __init__(self, interpreter: TensorInterpreter, server: Server) -> None:
         self.interpreter = interpreter
+        self.handles: HandleContainer = interpreter.handles
+        """The registry, which the server's journal watches."""
         self.device: Device = interpreter.device
         self.label = str(self.device)
         self.server = server
@@ -146,6 +147,33 @@ class Session(Viewable):
         back, since the rollback restores registries and this must stay."""
         if self.panicked and self.interpreter.handles.num_handles():
             self.interpreter.handles.clear()
+
+    # --- what the faces look at (`SessionPort`) ------------------------------------------------
+
+    def handle_ids(self) -> list[int]:
+        return sorted(int(i) for i in self.handles.handle_ids())
+
+    def handle(self, tensor_id: int) -> Any:
+        return self.handles.get_handle_ref(tensor_id)
+
+    def counters(self) -> tuple[int, int]:
+        backend = self.interpreter.backend
+        return backend.bytes_copied, backend.copies
+
+    # --- the bridge: one interpreter's handle to another's, in-process ------------------------
+
+    def take_handle(self, tensor: TensorIr) -> Any:
+        """The source side of the bridge: the handle, by the IR's status (a ReadWrite take
+        removes the entry)."""
+        return self.interpreter.get_tensor_handle(tensor)
+
+    def convert_from(self, source: Session, handle: Any, kind: Kind, policy: Policy) -> Any:
+        """The bridge's conversion of `source`'s handle onto this backend: a byte round trip,
+        or for a quantized handle the extension's `change_backend` (bridge/base.rs:31)."""
+        if kind is Kind.QUANTIZED:
+            return source.interpreter.extension("bridge of a quantized tensor").change_backend(
+                source.interpreter, self.interpreter, handle, policy)
+        return self.interpreter.backend.from_data(source.interpreter.backend.into_data(handle))
 
     def view(self) -> TableView:
         state = "alive" if self.ended is None else f"ENDED: {self.ended}"

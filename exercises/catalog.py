@@ -9,12 +9,17 @@ same key, the wrong submissions `teacher lint` runs, each naming the hidden chec
 reject it).
 `catalog/index.toml` fixes the order. The data is read with `importlib.resources`, so the same
 code serves a source tree, an editable install and a wheel.
+
+A teacher's course folder (`teacher seal --catalog DIR`) and a class's course bundle
+(`teacher release`, `routerlab.exercises.bundle`) have the same layout and are read by
+`load_catalog(DIR)`; each exercise remembers the folder it came from (`Exercise.catalog`).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import re
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,8 +27,10 @@ from enum import Enum
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
+from ..core.safe_io import read_text
 from .errors import CatalogError, UnknownExerciseError
 
 HINT_LEVELS = ("nudge", "concept", "near solution")
@@ -95,6 +102,8 @@ class Exercise:
     notebook: str = ""
     """The guided notebook (its stem, e.g. "02-router-flow") this exercise is a checkpoint of;
     empty for an exercise met only in the terminal."""
+    catalog: str = ""
+    """The catalog folder it was read from; empty for the installed catalog."""
 
     @property
     def file_name(self) -> str:
@@ -108,11 +117,11 @@ class Exercise:
         return f"{self.number:02d}_{self.id.replace('-', '_')}.py"
 
     def statement(self) -> str:
-        return (self.folder / "statement.md").read_text(encoding="utf-8").strip()
+        return read_entry(self.folder / "statement.md").strip()
 
     def starter(self) -> str:
         """The file a student starts from: the statement as its docstring, then the TODO code."""
-        body = (self.folder / "starter.py").read_text(encoding="utf-8")
+        body = read_entry(self.folder / "starter.py")
         return f'"""{self.id}: {self.title}\n\n{self.statement()}\n"""\n\n{body}'
 
     def sealed(self) -> Sealed | None:
@@ -120,7 +129,7 @@ class Exercise:
         path = self.folder / "sealed.json"
         if not path.is_file():
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_entry(path))
         return Sealed(digests=dict(data["digests"]), solution=str(data["solution"]),
                       wrong=str(data.get("wrong", "")))
 
@@ -154,21 +163,39 @@ class Catalog:
         return sum(e.points for e in self.exercises)
 
 
+def read_entry(entry: Traversable) -> str:
+    """A catalog file's text. A folder's (a teacher's course, a class bundle) is read as a
+    user's file: a FIFO, a device or a file over the size cap is refused, not waited on."""
+    if isinstance(entry, Path):
+        return read_text(entry, what="catalog file", error=CatalogError)
+    return entry.read_text(encoding="utf-8")
+
+
 def catalog_root() -> Traversable:
     return files("routerlab.exercises") / "catalog"
 
 
 @cache
-def load_catalog() -> Catalog:
-    """Read `catalog/index.toml` and every exercise it lists, in that order."""
-    root = catalog_root()
-    order = tomllib.loads((root / "index.toml").read_text(encoding="utf-8"))["order"]
-    return Catalog([_load_exercise(root / ex_id, ex_id, n) for n, ex_id in enumerate(order, 1)])
-
-
-def _load_exercise(folder: Traversable, ex_id: str, number: int) -> Exercise:
+def load_catalog(folder: str | None = None) -> Catalog:
+    """Read `index.toml` and every exercise it lists, in that order: of the installed catalog,
+    or of the catalog folder `folder` (a course folder or a bundle)."""
+    root: Traversable = catalog_root() if not folder else Path(folder)
     try:
-        meta: dict[str, Any] = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
+        index = tomllib.loads(read_entry(root / "index.toml"))
+        order = [str(i) for i in index["order"]]
+    except (OSError, KeyError, TypeError, ValueError, RecursionError,
+            tomllib.TOMLDecodeError) as error:
+        raise CatalogError(f"{folder or 'the installed catalog'} has no readable index.toml "
+                           f"({error!r})") from None
+    return Catalog([_load_exercise(root / ex_id, ex_id, n, folder or "")
+                    for n, ex_id in enumerate(order, 1)])
+
+
+def _load_exercise(folder: Traversable, ex_id: str, number: int, catalog: str = "") -> Exercise:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", ex_id):
+        raise CatalogError(f"index.toml lists {ex_id!r}, which is not an exercise id")
+    try:
+        meta: dict[str, Any] = tomllib.loads(read_entry(folder / "exercise.toml"))
         if meta["id"] != ex_id:
             raise CatalogError(f"catalog/{ex_id}/exercise.toml says id = {meta['id']!r}")
         return Exercise(
@@ -180,7 +207,8 @@ def _load_exercise(folder: Traversable, ex_id: str, number: int) -> Exercise:
                                 float(meta.get("tolerance", {}).get("abs", 0.0))),
             delegation=tuple(str(d) for d in meta.get("delegation", ())),
             partial_credit=bool(meta.get("partial_credit", False)),
-            notebook=str(meta.get("notebook", "")),
+            notebook=str(meta.get("notebook", "")), catalog=catalog,
         )
-    except (OSError, KeyError, ValueError, tomllib.TOMLDecodeError) as error:
+    except (OSError, KeyError, TypeError, ValueError, RecursionError,
+            tomllib.TOMLDecodeError) as error:
         raise CatalogError(f"catalog/{ex_id} is malformed: {error!r}") from None

@@ -3,11 +3,17 @@
 Both faces (the terminal commands and the notebook functions) call these and only render what
 comes back, so the two can never grade or count differently. Every operation that changes
 progress goes through `StateStore.update`, under the state file's lock.
+
+In a class workspace (`Workspace.class_mode`) the same operations hold no answer: `check` runs
+the visible checks against the course bundle's data and leaves the hidden ones to grading, a
+pass earns no points here (the teacher's grading does), and `solution` and `give_up` show only
+what the teacher has released (`import_solutions`); before that they refuse and record nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,13 +24,14 @@ from typing import TypeVar
 
 from ..core.safe_io import read_bytes
 from .answers import unseal
-from .catalog import HINT_LEVELS, Catalog, Exercise, load_catalog
+from .bundle import SOLUTIONS_FORMAT, Released, read_solutions, visible_expected
+from .catalog import HINT_LEVELS, Catalog, Exercise
 from .errors import LockedError, WorkspaceError
-from .files import os_errors
+from .files import os_errors, write_text
 from .report import CheckReport
 from .runner import Candidate, run_checks
 from .state import Record, State, StateStore
-from .workspace import Workspace
+from .workspace import Upgrade, Workspace
 
 T = TypeVar("T")
 
@@ -39,26 +46,41 @@ class Status:
 
     exercise: Exercise
     record: Record
+    class_mode: bool = False
+    released: bool = False
+    """In a class workspace: whether the teacher has released this exercise's solution."""
 
     @property
     def done(self) -> bool:
+        if self.class_mode:  # its visible checks pass now; the hidden ones are the teacher's
+            return self.record.status == "passed"
         return self.record.passed_ever and opens(self.exercise, self.record.unlock)
 
     @property
     def earned(self) -> int:
+        if self.class_mode:  # points come from the teacher's grading, not from this machine
+            return 0
         return self.exercise.points if self.done and not self.record.gave_up else 0
 
     @property
     def revealed(self) -> bool:
-        """Whether the answer may be shown: passed for real, or given up."""
+        """Whether the answer may be shown: passed for real, or given up (in a class: once the
+        teacher has released it)."""
+        if self.class_mode:
+            return self.released
         return self.done or self.record.gave_up
 
     @property
     def label(self) -> str:
+        if self.class_mode:
+            return {"passed": "visible checks pass", "failed": "failing"}.get(
+                self.record.status, self.record.status)
         if self.record.gave_up:
             return "gave up" + (" (passed since, no points)" if self.done else "")
         if self.record.status == "failed" and self.done:
             return "failing now (passed before)"
+        if self.record.status == "passed" and not self.done:
+            return "changed since your pass: check again"
         return self.record.status
 
 
@@ -87,6 +109,8 @@ class GiveUp:
     solution: Solution
     forfeited: bool
     """Whether giving up cost the points (False when the exercise was already passed)."""
+    released: bool = False
+    """A class workspace: what the teacher released after grading (nothing was given up)."""
 
 
 @dataclass(frozen=True)
@@ -102,19 +126,26 @@ class Course:
 
     def __init__(self, workspace: Workspace, catalog: Catalog | None = None) -> None:
         self.workspace = workspace
-        self.catalog = catalog or load_catalog()
+        self.catalog = catalog or workspace.catalog()
         self.store = StateStore(workspace.state_path)
         self.problems: list[str] = []
         """What was wrong with the state file when it was read (shown once by the faces)."""
 
+    @property
+    def class_mode(self) -> bool:
+        return self.workspace.class_mode
+
     def statuses(self) -> list[Status]:
         state = self._load()
-        return [Status(e, state.records.get(e.id, Record())) for e in self.catalog]
+        released = self.released()
+        return [Status(e, state.records.get(e.id, Record()), self.class_mode, e.id in released)
+                for e in self.catalog]
 
     def status(self, exercise_id: str) -> Status:
         """One exercise's status; an unknown id is refused, with the closest known ones."""
         exercise = self.catalog.get(exercise_id)
-        return Status(exercise, self._load().records.get(exercise.id, Record()))
+        return Status(exercise, self._load().records.get(exercise.id, Record()), self.class_mode,
+                      exercise.id in self.released())
 
     def next_exercise(self) -> Exercise | None:
         """The first exercise not passed yet, in catalog order (what `check` with no id runs)."""
@@ -130,7 +161,8 @@ class Course:
             candidate = Candidate(path, str(path.relative_to(self.workspace.root)))
         source = read_bytes(candidate.path, what="submission file", error=WorkspaceError)
         digest = hashlib.sha256(source).hexdigest()
-        report = run_checks(exercise, candidate)
+        report = run_checks(exercise, candidate,
+                            expected=visible_expected(exercise) if self.class_mode else None)
         self._update(lambda state: _record(state.record(exercise.id), report, digest))
         return report
 
@@ -143,6 +175,10 @@ class Course:
         """The requested hint level, or the next one after those already seen."""
         exercise = self.catalog.get(exercise_id)
         top = len(exercise.hints)
+        if self.class_mode and (top == 0 or (level or 0) > top):
+            raise LockedError(f"{exercise.id}: your teacher's course gives {top} of the "
+                              f"{len(HINT_LEVELS)} hint levels; the others come with the "
+                              "solutions after grading")
 
         def take(state: State) -> int:
             record = state.record(exercise.id)
@@ -156,6 +192,8 @@ class Course:
     def solution(self, exercise_id: str) -> Solution:
         """The reference solution, once passed or given up; refused (LockedError) before."""
         exercise = self.catalog.get(exercise_id)
+        if self.class_mode:
+            return self._write_solution(exercise, self._released(exercise).solution)
         record = self._load().records.get(exercise.id, Record())
         sealed = exercise.sealed()
         if record.gave_up and sealed is not None:
@@ -180,6 +218,13 @@ class Course:
         from .sealing import model_key
 
         exercise = self.catalog.get(exercise_id)
+        if self.class_mode:  # nothing to give up for: the answers are not on this machine
+            released = self._released(exercise)
+            solution = Solution(exercise, released.solution,
+                                self.workspace.solutions_dir / exercise.file_name)
+            self._update(lambda state: _save(state, solution))
+            return GiveUp(exercise, dict(released.answers), solution, forfeited=False,
+                          released=True)
         sealed = exercise.sealed()
         if sealed is None:
             raise LockedError(f"{exercise.id} has no sealed solution to show (a teacher runs "
@@ -199,6 +244,40 @@ class Course:
 
         _, forfeited = self._update(record)
         return GiveUp(exercise, answers, solution, forfeited)
+
+    def released(self) -> dict[str, Released]:
+        """The solutions the teacher released to this class workspace (empty in self-study)."""
+        path = self.workspace.released_path
+        if not self.class_mode or not path.exists():
+            return {}
+        return read_solutions(path, str(self.workspace.course))
+
+    def _released(self, exercise: Exercise) -> Released:
+        found = self.released().get(exercise.id)
+        if found is None:
+            raise LockedError(
+                f"{exercise.id}: in this class, your teacher releases the solutions after "
+                "grading (then `routerlab exercises import-solutions FILE`); nothing was "
+                f"recorded. `routerlab exercises hint {exercise.id}` helps in the meantime")
+        return found
+
+    def import_solutions(self, path: Path) -> list[str]:
+        """Add the solutions a teacher released (`teacher release-solutions`) to this class
+        workspace; the exercise ids they open."""
+        if not self.class_mode:
+            raise WorkspaceError(f"{self.workspace.root} is a self-study workspace: its "
+                                 "solutions open when you pass (or give up)")
+        given = read_solutions(path, str(self.workspace.course))
+        unknown = sorted(set(given) - {e.id for e in self.catalog})
+        if unknown:
+            raise WorkspaceError(f"{path} holds exercises this course does not have: {unknown}")
+        merged = {**self.released(), **given}
+        document = {"format": SOLUTIONS_FORMAT, "course": self.workspace.course,
+                    "exercises": {k: {"solution": v.solution, "answers": v.answers}
+                                  for k, v in sorted(merged.items())}}
+        write_text(self.workspace.released_path, json.dumps(document, indent=1) + "\n",
+                   "released solutions")
+        return sorted(given)
 
     def _write_solution(self, exercise: Exercise, text: str) -> Solution:
         solution = Solution(exercise, text, self.workspace.solutions_dir / exercise.file_name)
@@ -226,6 +305,38 @@ class Course:
         state, result = self.store.update(change)
         self.problems.extend(state.problems)
         return state, result
+
+
+@dataclass(frozen=True)
+class Invalidated:
+    """A pass that no longer counts after an upgrade, and why."""
+
+    exercise_id: str
+    reason: str
+
+
+def invalidated_passes(course: Course, upgrade: Upgrade) -> list[Invalidated]:
+    """Every pass the upgrade took away: the exercise changed so that the key the pass earned no
+    longer opens it (check it again to earn it back), or it left the catalog."""
+    if course.class_mode:  # a visible pass of an older release: checked again from pending
+        stale = [s.exercise.id for s in course.statuses()
+                 if s.exercise.id in upgrade.changed and s.record.status == "passed"]
+
+        def reopen(state: State) -> None:
+            for exercise_id in stale:
+                state.record(exercise_id).status = "pending"
+
+        course._update(reopen)
+        return [Invalidated(i, "; ".join(upgrade.changed[i])) for i in stale]
+    found = [Invalidated(s.exercise.id,
+                         "; ".join(upgrade.changed.get(s.exercise.id, ["it was sealed again"])))
+             for s in course.statuses() if s.record.passed_ever and not s.done]
+    known = {e.id for e in course.catalog}
+    found += [Invalidated(exercise_id, "it is no longer in the catalog (kept in your progress "
+                                       "file)")
+              for exercise_id, record in sorted(course._load().records.items())
+              if exercise_id not in known and record.passed_ever]
+    return found
 
 
 def _save(state: State, solution: Solution) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 from .. import __version__
 from ..core import RouterLabError
 from ..core.safe_io import load_json, read_bytes
-from .catalog import Catalog, Exercise
+from .catalog import Catalog, Exercise, Kind
 from .course import Course, workers
 from .errors import GradesError
 from .files import check_target, write_text
@@ -40,12 +40,22 @@ RESULTS_FORMAT = "routerlab-exercise-results"
 RESULTS_VERSION = 2
 
 
-def score(exercise: Exercise, report: CheckReport) -> float:
+def score(exercise: Exercise, report: CheckReport, per_part: bool = False) -> float:
     """The points a fresh check earns: all of them for a pass; with `partial_credit`, once every
-    visible check passes, a share per passing hidden check; otherwise none."""
+    visible check passes, a share per passing hidden check; otherwise none.
+
+    `per_part` (class mode's default): a predict exercise earns a share per part answered right,
+    once every answer is well formed."""
     if report.passed:
         return float(exercise.points)
-    if not exercise.partial_credit or report.problem is not None:
+    if report.problem is not None:
+        return 0.0
+    if per_part and exercise.kind is Kind.PREDICT and report.outcomes:
+        parts = report.outcomes[1:]
+        if not report.outcomes[0].ok or not parts:
+            return 0.0
+        return round(exercise.points * sum(o.ok for o in parts) / len(parts), 2)
+    if not exercise.partial_credit:
         return 0.0
     visible = [o for o in report.outcomes if not o.hidden]
     hidden = [o for o in report.outcomes if o.hidden]

@@ -31,7 +31,7 @@ from .checks.base import (
     is_close,
     to_data,
 )
-from .report import ERROR, FAILED, NOT_RUN, PASSED, Outcome, printable
+from .report import AT_GRADING, ERROR, FAILED, NOT_RUN, PASSED, Outcome, printable
 
 NEAR = 100.0
 """An answer within NEAR times the tolerance is 'close': the student is told about precision."""
@@ -45,6 +45,9 @@ class Expected:
     observations: dict[str, Observation]
     answers: dict[str, Any]
     problems: tuple[str, ...]
+    at_grading: frozenset[str] = frozenset()
+    """Checks judged only when the teacher grades (a class workspace's hidden checks: their
+    expected results are not in the course bundle): reported as such, never as passed."""
 
 
 def check_digest(exercise_id: str, check_name: str, observation: Any) -> str:
@@ -53,9 +56,10 @@ def check_digest(exercise_id: str, check_name: str, observation: Any) -> str:
 
 
 @cache
-def expected(exercise_id: str) -> Expected:
-    """Run every probe on the model (once per process) and check it against the sealed digests."""
-    exercise = load_catalog().get(exercise_id)
+def expected(exercise_id: str, catalog: str = "") -> Expected:
+    """Run every probe on the model (once per process) and check it against the sealed digests
+    of the installed catalog, or of the catalog folder `catalog` (`Exercise.catalog`)."""
+    exercise = load_catalog(catalog or None).get(exercise_id)
     suite = suite_for(exercise)
     sealed = exercise.sealed()
     problems: list[str] = []
@@ -140,8 +144,10 @@ def _differs(outcome: Outcome, check: Check, label: str, want: Any, got: str, cl
 
 
 def judge_predict(exercise: Exercise, suite: PredictSuite, answers: Any,
-                  model: dict[str, Any]) -> list[Outcome]:
-    """The visible "well formed" check and one hidden check per part."""
+                  model: dict[str, Any], at_grading: frozenset[str] = frozenset()
+                  ) -> list[Outcome]:
+    """The visible "well formed" check and one hidden check per part (those in `at_grading`
+    only say that they run when the teacher grades)."""
     sealed = exercise.sealed()
     digests = sealed.digests if sealed else {}
     answers = answers if isinstance(answers, dict) else {}
@@ -164,6 +170,9 @@ def judge_predict(exercise: Exercise, suite: PredictSuite, answers: Any,
         except CheckFailure as failure:
             _fail(formed, f"{part.name}: {failure.message}", failure.got, 1)
             _fail(outcome, "not well formed yet", None, 1)
+            continue
+        if check.name in at_grading:
+            outcomes[-1] = at_grading_outcome(check)
             continue
         if part.numeric and part.name in model:
             right = same(to_data(part.form(model[part.name])), to_data(value), exercise.tolerance)
@@ -205,6 +214,11 @@ def same(want: Any, got: Any, tolerance: Tolerance) -> bool:
     if isinstance(want, dict) and isinstance(got, dict):
         return want.keys() == got.keys() and all(same(want[k], got[k], tolerance) for k in want)
     return type(want) is type(got) and want == got
+
+
+def at_grading_outcome(check: Check) -> Outcome:
+    return Outcome(name=check.name, hidden=check.hidden, status=AT_GRADING, hint=check.hint,
+                   message="a hidden check: it runs when your teacher grades")
 
 
 def not_run(check: Check) -> Outcome:

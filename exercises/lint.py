@@ -10,15 +10,17 @@ cannot stay green). All runs go through the same sandbox as a student's check, s
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalog import Catalog, Exercise
+from .catalog import Catalog, Exercise, WrongSubmission, load_catalog
 from .course import workers
-from .errors import ExerciseError
+from .errors import CatalogError, ExerciseError
+from .files import os_errors
 from .report import CheckReport
 from .runner import Candidate, run_checks
 
@@ -45,6 +47,20 @@ def lint(catalog: Catalog, only: list[str] | None = None) -> list[LintResult]:
             return list(pool.map(lambda e: lint_exercise(e, Path(scratch)), chosen))
 
 
+def lint_folder(course: Path, only: list[str] | None = None) -> list[LintResult]:
+    """Lint a course folder as it is now: a temporary copy of it is linted, so a `teacher seal`
+    writing into the folder meanwhile cannot mix two versions of an exercise in one verdict."""
+    if not (course / "index.toml").is_file():
+        raise CatalogError(f"{course} is not a course folder (no index.toml)")
+    with tempfile.TemporaryDirectory(prefix="routerlab-lint-copy-") as scratch:
+        copy = Path(scratch) / "catalog"
+        with os_errors("copy the course folder", CatalogError):
+            shutil.copytree(course, copy)
+        results = lint(load_catalog(str(copy)), only)
+        load_catalog.cache_clear()  # the copy is gone: no exercise may point into it
+    return results
+
+
 def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
     from . import judge
     from .checks import suite_for
@@ -58,7 +74,7 @@ def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
     result.checks, result.hidden = len(suite.checks), len(hidden)
     if not hidden:
         result.problems.append("no hidden check")
-    result.problems += list(judge.expected(exercise.id).problems)
+    result.problems += list(judge.expected(exercise.id, exercise.catalog).problems)
     folder = Path(tempfile.mkdtemp(prefix=f"{exercise.id}-", dir=scratch))
     starter = _write(folder / "starter.py", exercise.starter())
     result.problems += _starter_problems(run_checks(exercise, Candidate(starter, "starter")))
@@ -72,26 +88,33 @@ def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
         return result
     result.problems += _solution_problems(run_checks(exercise, Candidate(solution, "solution")))
     result.wrong = len(wrong)
-    covered: set[str] = set()
+    result.problems += wrong_problems(exercise, wrong, folder)
+    for name in hidden:
+        if not any(name in w.rejects for w in wrong):
+            result.problems.append(f"no shipped wrong submission exercises the hidden check "
+                                   f"“{name}” (`teacher seal --wrong`)")
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def wrong_problems(exercise: Exercise, wrong: list[WrongSubmission], folder: Path) -> list[str]:
+    """Each wrong submission, run in the sandbox, must fail every hidden check it names."""
+    from .checks import suite_for
+
+    hidden = {c.name for c in suite_for(exercise).checks if c.hidden}
+    problems = []
     for index, submission in enumerate(wrong):
         path = _write(folder / f"wrong_{index}.py", submission.source)
         report = run_checks(exercise, Candidate(path, submission.name))
         failed = {o.name for o in report.outcomes if not o.ok}
         for name in submission.rejects:
             if name not in hidden:
-                result.problems.append(f"wrong submission {submission.name} names “{name}”, "
-                                       "which is not a hidden check")
-            elif name in failed and report.problem is None:
-                covered.add(name)
-            else:
-                result.problems.append(f"the hidden check “{name}” accepts the wrong submission "
-                                       f"{submission.name}: it no longer checks what it says")
-    for name in hidden:
-        if name not in covered and not any(name in w.rejects for w in wrong):
-            result.problems.append(f"no shipped wrong submission exercises the hidden check "
-                                   f"“{name}” (`teacher seal --wrong`)")
-    result.seconds = time.monotonic() - started
-    return result
+                problems.append(f"wrong submission {submission.name} names “{name}”, which is "
+                                "not a hidden check")
+            elif name not in failed or report.problem is not None:
+                problems.append(f"the hidden check “{name}” accepts the wrong submission "
+                                f"{submission.name}: it no longer checks what it says")
+    return problems
 
 
 def _write(path: Path, text: str) -> Path:

@@ -19,7 +19,7 @@ from ..present import html as present
 from ..present.html import table as to_html
 from .catalog import HINT_LEVELS, Exercise
 from .course import GiveUp, Hint, Status
-from .report import ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome
+from .report import AT_GRADING, ERROR, FAILED, NOT_RUN, PASSED, CheckReport, Outcome
 
 TERMINAL, NOTEBOOK = "terminal", "notebook"
 MAX_DETAILED_FAILURES = 3
@@ -69,9 +69,14 @@ class ProgressView:
     possible: int
     next_id: str | None
     notes: Sequence[str] = field(default_factory=tuple)
+    class_mode: bool = False
 
     @property
     def summary(self) -> str:
+        if self.class_mode:
+            return (f"{self.done}/{self.total} exercises pass their visible checks; points come "
+                    "when your teacher grades"
+                    + (f"; next: {self.next_id}" if self.next_id else "; all done!"))
         return (f"{self.done}/{self.total} exercises passed, {self.earned}/{self.possible} points"
                 + (f"; next: {self.next_id}" if self.next_id else "; all done!"))
 
@@ -111,7 +116,11 @@ def report_view(report: CheckReport, exercise: Exercise, face: str = TERMINAL) -
     passed, total = report.counts()
     name = f"{exercise.id} · {exercise.title}"
     attempt = f" (attempt {report.attempt})" if report.attempt else ""
-    if report.passed:
+    if report.passed and report.at_grading:
+        headline = (f"✓ {name}: all {total} visible checks pass; {report.at_grading} hidden "
+                    f"{'check runs' if report.at_grading == 1 else 'checks run'} when your "
+                    f"teacher grades{attempt}")
+    elif report.passed:
         headline = f"✓ {name}: all {total} checks pass, {exercise.points} points{attempt}"
     elif report.problem is not None and not report.outcomes:
         headline = f"✗ {name}: {report.problem.name} failed{attempt}"
@@ -140,7 +149,7 @@ def progress_view(statuses: Sequence[Status], notes: Sequence[str] = ()) -> Prog
     styles: dict[int, str] = {}
     for i, s in enumerate(statuses):
         e, r = s.exercise, s.record
-        rows.append([e.number, e.id, e.title, e.kind.value, f"{s.earned}/{e.points}", s.label,
+        rows.append([e.number, e.id, e.title, e.kind.value, _points(s), s.label,
                      r.attempts, f"{r.hint_level}/{len(e.hints)}"])
         if s.done or r.status == "failed":
             styles[i] = "added" if s.done else "error"
@@ -149,7 +158,14 @@ def progress_view(statuses: Sequence[Status], notes: Sequence[str] = ()) -> Prog
     next_id = next((s.exercise.id for s in statuses if not s.done), None)
     return ProgressView(table, sum(s.done for s in statuses), len(statuses),
                         sum(s.earned for s in statuses), sum(s.exercise.points for s in statuses),
-                        next_id, tuple(notes))
+                        next_id, tuple(notes), any(s.class_mode for s in statuses))
+
+
+def _points(status: Status) -> str:
+    """Points earned of the exercise's; in a class workspace only the teacher's grading knows."""
+    if status.class_mode:
+        return f"—/{status.exercise.points}"
+    return f"{status.earned}/{status.exercise.points}"
 
 
 def hint_view(hint: Hint, face: str = TERMINAL) -> TextView:
@@ -165,7 +181,8 @@ def give_up_view(given: GiveUp) -> TextView:
     exercise = given.exercise
     cost = ("no points for it from now on" if given.forfeited
             else "you had passed it already, so your points stay")
-    title = f"{exercise.id}: you gave up ({cost})"
+    title = (f"{exercise.id}: the solution your teacher released" if given.released
+             else f"{exercise.id}: you gave up ({cost})")
     if given.answers:
         lines = [f"{name} = {value!r}" for name, value in given.answers.items()]
         return TextView(title, "\n".join(["# the model's answers", *lines,
@@ -204,6 +221,9 @@ def _failure_block(same: list[Outcome], exercise: Exercise, face: str) -> Block:
 
 
 def _footer(report: CheckReport, exercise: Exercise, face: str) -> str:
+    if report.at_grading and report.passed:
+        return ("Well done! The hidden checks, your points and the solution come when your "
+                "teacher grades.")
     if report.passed:
         how = (f'solution("{exercise.id}")' if face == NOTEBOOK
                else f"routerlab exercises solution {exercise.id}")
@@ -214,7 +234,8 @@ def _footer(report: CheckReport, exercise: Exercise, face: str) -> str:
 
 
 def _row_style(outcome: Outcome) -> str:
-    return {PASSED: "added", FAILED: "error", ERROR: "error", NOT_RUN: "muted"}[outcome.status]
+    return {PASSED: "added", FAILED: "error", ERROR: "error", NOT_RUN: "muted",
+            AT_GRADING: "muted"}[outcome.status]
 
 
 def _block_html(block: Block) -> str:
@@ -232,7 +253,7 @@ _WRAPPED = (2, 5)
 
 def list_rows(statuses: Sequence[Status]) -> list[list[str]]:
     return [[str(s.exercise.number), s.exercise.id, s.exercise.title, s.exercise.kind.value,
-             f"{s.earned}/{s.exercise.points}", s.label, str(s.record.attempts),
+             _points(s), s.label, str(s.record.attempts),
              f"{s.record.hint_level}/{len(s.exercise.hints)}"] for s in statuses]
 
 

@@ -12,6 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 PASSED, FAILED, ERROR, NOT_RUN = "passed", "failed", "error", "not run"
+AT_GRADING = "at grading"
+"""A class workspace's hidden check: its expected results are the teacher's, so it runs when
+the teacher grades; a report whose other checks pass is a pass of the visible checks."""
 
 
 @dataclass
@@ -19,7 +22,7 @@ class Outcome:
     """One check's result, or a problem that stopped the checks (load error, timeout).
 
     `status`: passed / failed (the code ran but did the wrong thing) / error (the student's code
-    raised, or could not be loaded, or ran out of time) / not run.
+    raised, or could not be loaded, or ran out of time) / not run / at grading (class mode).
     """
 
     name: str
@@ -63,7 +66,14 @@ class CheckReport:
 
     @property
     def passed(self) -> bool:
-        return self.problem is None and bool(self.outcomes) and all(o.ok for o in self.outcomes)
+        """Every check that ran here passed (in a class workspace: every visible one)."""
+        ran = [o for o in self.outcomes if o.status != AT_GRADING]
+        return self.problem is None and bool(ran) and all(o.ok for o in ran)
+
+    @property
+    def at_grading(self) -> int:
+        """Checks left to the teacher's grading (a class workspace's hidden checks)."""
+        return sum(o.status == AT_GRADING for o in self.outcomes)
 
     @property
     def failures(self) -> list[Outcome]:
@@ -71,8 +81,8 @@ class CheckReport:
         return found + [o for o in self.outcomes if o.status in (FAILED, ERROR)]
 
     def counts(self) -> tuple[int, int]:
-        """(passed checks, all checks)."""
-        return sum(o.ok for o in self.outcomes), len(self.outcomes)
+        """(passed checks, checks run here)."""
+        return sum(o.ok for o in self.outcomes), len(self.outcomes) - self.at_grading
 
     def verdict_key(self) -> tuple[bool, tuple[tuple[str, str], ...]]:
         """What must agree between two runs of the same code: the verdict and each check's status

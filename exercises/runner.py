@@ -17,12 +17,19 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .bounded import Malformed, bounded_json
 from .catalog import Exercise
 from .checks import suite_for
 from .checks.base import PredictSuite
+from .jail_image import ABSENT
+from .literals import literal_reply, read_source
 from .report import ERROR, CheckReport, Outcome, printable
+
+if TYPE_CHECKING:
+    from .jail import Jail
+    from .judge import Expected
 
 OUTPUT_LIMIT = 4000
 """Bytes of the student's printed output kept for the report (the end of it)."""
@@ -47,11 +54,33 @@ class Candidate:
     display: str
 
 
-def run_checks(exercise: Exercise, candidate: Candidate,
-               timeout: float | None = None) -> CheckReport:
-    """Grade `candidate` against `exercise`; never raises for what the code does."""
+def run_checks(exercise: Exercise, candidate: Candidate, timeout: float | None = None,
+               expected: Expected | None = None, jail: Jail | None = None,
+               predict_as_data: bool = False) -> CheckReport:
+    """Grade `candidate` against `exercise`; never raises for what the code does. `expected`
+    (default: the model's results, checked against the exercise's seal) is what a class
+    workspace passes instead: its course bundle's visible results, the hidden checks left to
+    grading (`routerlab.exercises.bundle.visible_expected`).
+
+    `jail`: run it in that OS jail (`routerlab.exercises.jail`) instead of the sandbox.
+    `predict_as_data`: a predict file's answers are read from its literals and never run (how a
+    class is graded; see `routerlab.exercises.literals`)."""
     limit = timeout or exercise.timeout
-    reply = sandboxed(exercise, candidate, limit)
+    suite = suite_for(exercise)
+    if predict_as_data and isinstance(suite, PredictSuite):
+        reply = literal_reply(candidate.path, suite)
+    elif jail is not None:
+        reply = jail.run(exercise, read_source(candidate.path), candidate.display, limit)
+    else:
+        reply = sandboxed(exercise, candidate, limit)
+    return judge_reply(exercise, reply, limit, expected)
+
+
+def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float,
+                expected: Expected | None = None) -> CheckReport:
+    """The report of one run, from its reply (sandbox, jail or literals): the results are read
+    with their depth and size capped before parsing, then compared with `expected` (default:
+    the model's, checked against the seal) here."""
     report = CheckReport(exercise.id, exercise.title, exercise.points)
     report.seconds = float(reply.get("seconds") or 0.0)
     report.output = _output(reply)
@@ -66,16 +95,20 @@ def run_checks(exercise: Exercise, candidate: Candidate,
     from . import judge
 
     suite = suite_for(exercise)
-    expected = judge.expected(exercise.id)
+    if expected is None:
+        expected = judge.expected(exercise.id, exercise.catalog)
     problem = next((e["problem"] for e in events if isinstance(e.get("problem"), dict)), None)
     if isinstance(suite, PredictSuite):
         answers = next((e["answers"] for e in events if "answers" in e), None)
         if answers is not None:
-            report.outcomes = judge.judge_predict(exercise, suite, answers, expected.answers)
+            report.outcomes = judge.judge_predict(exercise, suite, answers, expected.answers,
+                                                  expected.at_grading)
     else:
         sent = {e["check"]: e for e in events if isinstance(e.get("check"), int)}
         for index, check in enumerate(suite.checks):
-            if index in sent:
+            if check.name in expected.at_grading:
+                report.outcomes.append(judge.at_grading_outcome(check))
+            elif index in sent:
                 want = expected.observations.get(check.name, [])
                 report.outcomes.append(judge.judge_check(check, want, sent[index],
                                                          exercise.tolerance))
@@ -85,12 +118,16 @@ def run_checks(exercise: Exercise, candidate: Candidate,
         report.problem = _outcome_from(problem)
     done = next((e for e in events if e.get("done") is True), None)
     delegated = [d for d in (done or {}).get("delegated", []) if isinstance(d, str)]
+    delegated += [o.name for o in report.outcomes if ABSENT in (o.message or "")][:1]
     if delegated:
         names = ", ".join(d.split(":")[-1] for d in delegated)
         report.problem = Outcome(
             name="write it yourself", status=ERROR, hint=1,
             message=f"your code calls RouterLab's own {names}: this exercise asks you to write "
-                    "that function, so a submission that hands the work to it does not pass")
+                    "that function, so a submission that hands the work to it does not pass"
+                    if not reply.get("jail") else
+                    "your code calls RouterLab's own version of the function this exercise asks "
+                    "you to write; while your code is graded it is absent, so write it yourself")
     elif report.problem is None and done is None:
         report.problem = _stopped(reply, events, suite, limit)
     if expected.problems and report.problem is None:
@@ -99,7 +136,7 @@ def run_checks(exercise: Exercise, candidate: Candidate,
             message="this RouterLab's model no longer gives the results the exercise was sealed "
                     "with (" + "; ".join(expected.problems) + "); ask your teacher to run "
                     "`routerlab teacher lint`")
-    if report.passed:
+    if report.passed and not expected.at_grading:
         report.unlock = (judge.predict_key(exercise.id, suite, expected.answers)
                          if isinstance(suite, PredictSuite)
                          else judge.implement_key(exercise.id, expected.observations))
@@ -141,8 +178,8 @@ def _events(reply: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
         if not line.strip():
             continue
         try:
-            event = json.loads(line)
-        except ValueError:
+            event = bounded_json(line)
+        except Malformed:
             return events, True
         if not isinstance(event, dict):
             return events, True

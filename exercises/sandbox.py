@@ -87,6 +87,17 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def reap_exited() -> None:
+    """Collect every child of this process that has exited (none left as a zombie)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def _kill_everything(group: int) -> int:
     """Kill the child's process group, then every process re-parented to us, until none is
     left; reap them all. Returns how many processes outside the group had to be killed."""
@@ -99,13 +110,7 @@ def _kill_everything(group: int) -> int:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         stragglers += len(alive)
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
+        reap_exited()
         if not alive and not _children(os.getpid()):
             break
         time.sleep(0.01)

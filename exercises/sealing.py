@@ -1,43 +1,108 @@
 """Authoring: seal an exercise's worked solution so that no plain answer and no solution ships.
 
 The author writes the solution file anywhere outside the catalog and runs
-`routerlab teacher seal ID FILE`.
+`routerlab teacher seal ID FILE --catalog COURSE`: it seals into a course folder the teacher names
+(a new one starts as a copy of the installed catalog), never into the installed package.
 
 - Predict: the answers in the file are read with `ast.literal_eval` (the file is never
-  executed), compared with what the model computes (`PredictSuite.oracle`), and only then are the
-  answer digests and the encrypted solution written to `catalog/ID/sealed.json`.
+  executed) and compared with what the model computes (`PredictSuite.oracle`); the answer
+  digests and the encrypted solution make `sealed.json`.
 - Implement: every probe runs on the model; the digest of each check's results and the solution
-  encrypted under the key those results give (`judge.implement_key`) are written, and the file is
-  then graded in the sandbox like a student's: it must pass, or nothing is kept.
+  encrypted under the key those results give (`judge.implement_key`) make `sealed.json`.
 
-The plain file can then be deleted: `open_solution` (used by `teacher lint`) re-derives the key
-from the model whenever the solution must be opened. Every file to seal is read as a user's
-file (`routerlab.core.safe_io`) and parsed first: one that is not valid Python is refused with
-its name and line, before anything is written.
+Either way the new `sealed.json` is first written into a temporary copy of the course, where the
+solution is graded in the sandbox like a student's (it must pass) and each wrong submission must
+be rejected by the hidden checks it names; only then is it written into the course folder, in
+one rename. The plain file can then be deleted: `open_solution` (used by `teacher lint`)
+re-derives the key from the model whenever the solution must be opened. Every file to seal is
+read as a user's file (`routerlab.core.safe_io`) and parsed first: one that is not valid Python
+is refused with its name and line, before anything is written.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..core.safe_io import read_text
 from .answers import canonical, seal, unlock_key, unseal
-from .catalog import Exercise, WrongSubmission
+from .catalog import Exercise, WrongSubmission, catalog_root, load_catalog
 from .checks import suite_for
 from .checks.base import CheckFailure, PredictSuite
 from .errors import CatalogError
 from .files import os_errors, write_text
 
 
-def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
-    """Write `sealed.json` from a solution file the model agrees with (or that passes)."""
-    suite = suite_for(exercise)
+def seal_into(course: Path, exercise_id: str, solution_file: Path,
+              wrong_files: list[Path] | None = None) -> Path:
+    """Seal `exercise_id` of the course folder `course` from a solution file (and wrong
+    submissions): checked in a temporary copy of the course, then written in one rename.
+
+    Nothing is written until the copy, sealed, grades the solution as a pass and rejects each
+    wrong submission with the hidden checks it names, so a `check` running meanwhile never sees
+    a half-made seal. A `course` that does not exist yet starts as a copy of the installed
+    catalog; the installed catalog itself is never written.
+    """
     text = read_python(solution_file, "solution file")
+    entries = wrong_entries(list(wrong_files or []))  # every file refused before any work
+    course = _course_folder(course)
+    with tempfile.TemporaryDirectory(prefix="routerlab-seal-") as scratch:
+        copy = Path(scratch) / "catalog"
+        with os_errors("copy the course folder", CatalogError):
+            shutil.copytree(course if course.exists() else Path(str(catalog_root())), copy)
+        exercise = load_catalog(str(copy)).get(exercise_id)
+        document, key = _sealed(exercise, solution_file, text)
+        if entries:
+            document["wrong"] = seal(json.dumps(entries), key)
+        sealed_path = Path(str(exercise.folder)) / "sealed.json"
+        write_text(sealed_path, json.dumps(document, indent=2) + "\n", "sealed file",
+                   CatalogError)
+        _prove(exercise, solution_file)
+        if not course.exists():
+            with os_errors("create the course folder", CatalogError):
+                shutil.copytree(copy, course)
+        else:
+            write_text(course / exercise.id / "sealed.json", sealed_path.read_text("utf-8"),
+                       "sealed file", CatalogError)
+    from . import judge
+
+    judge.expected.cache_clear()
+    return course / exercise.id / "sealed.json"
+
+
+def _course_folder(course: Path) -> Path:
+    """The course folder to write, refused when it is the installed package's catalog (an
+    editable install's is the checkout: it changes only in a commit, copied from a course)."""
+    course = course.expanduser().resolve()
+    installed = Path(str(catalog_root())).resolve()
+    if course == installed or installed in course.parents:
+        raise CatalogError(f"{course} is the catalog inside the installed RouterLab; seal into a "
+                           "course folder of your own (`--catalog DIR`; a new one starts as a "
+                           "copy of the installed catalog)")
+    if course.exists() and not (course / "index.toml").is_file():
+        raise CatalogError(f"{course} is not a course folder (no index.toml); name a new folder "
+                           "to start one from the installed catalog")
+    return course
+
+
+def _sealed(exercise: Exercise, solution_file: Path, text: str) -> tuple[dict[str, Any], str]:
+    """The `sealed.json` document of a solution the model agrees with, and its key (the one a
+    passing submission gives); the wrong submissions sealed before are kept."""
+    from . import judge
+
+    suite = suite_for(exercise)
+    old = exercise.sealed()
+    kept = {"wrong": old.wrong} if old and old.wrong else {}
     if not isinstance(suite, PredictSuite):
-        return _seal_implement(exercise, solution_file, text)
+        observations = judge.model_observations(suite)
+        digests = {name: judge.check_digest(exercise.id, name, obs)
+                   for name, obs in observations.items()}
+        key = judge.implement_key(exercise.id, observations)
+        return {"digests": digests, "solution": seal(text, key), **kept}, key
     written = literal_assignments(text)
     model = suite.oracle()
     wrong = []
@@ -55,12 +120,24 @@ def seal_exercise(exercise: Exercise, solution_file: Path) -> Path:
     if wrong:
         raise CatalogError("the solution disagrees with the model: " + "; ".join(wrong))
     key = unlock_key(exercise.id, suite.canonical_answers(model))
-    target = Path(str(exercise.folder)) / "sealed.json"
-    old = exercise.sealed()
-    return write_text(target, json.dumps(
-        {"digests": suite.digests(model), "solution": seal(text, key),
-         **({"wrong": old.wrong} if old and old.wrong else {})}, indent=2) + "\n",
-        "sealed file", CatalogError)
+    return {"digests": suite.digests(model), "solution": seal(text, key), **kept}, key
+
+
+def _prove(exercise: Exercise, solution_file: Path) -> None:
+    """Grade the solution, and each sealed wrong submission, against the sealed copy as a
+    student's check would; CatalogError (nothing sealed) when either is not as it must be."""
+    from .lint import wrong_problems
+    from .runner import Candidate, run_checks
+
+    report = run_checks(exercise, Candidate(solution_file, "solution"))
+    if not report.passed:
+        failing = [f"{o.name}: {o.message}" for o in report.failures]
+        raise CatalogError(f"{solution_file} does not pass {exercise.id}: {failing}; nothing "
+                           "was sealed")
+    with tempfile.TemporaryDirectory(prefix="routerlab-seal-wrong-") as scratch:
+        problems = wrong_problems(exercise, open_wrong(exercise), Path(scratch))
+    if problems:
+        raise CatalogError(f"{exercise.id}: {'; '.join(problems)}; nothing was sealed")
 
 
 def read_python(path: Path, what: str) -> str:
@@ -129,7 +206,8 @@ def model_key(exercise: Exercise) -> str:
     suite = suite_for(exercise)
     if isinstance(suite, PredictSuite):
         return unlock_key(exercise.id, suite.canonical_answers(suite.oracle()))
-    return judge.implement_key(exercise.id, judge.expected(exercise.id).observations)
+    return judge.implement_key(exercise.id,
+                               judge.expected(exercise.id, exercise.catalog).observations)
 
 
 def open_solution(exercise: Exercise) -> str:
@@ -161,16 +239,3 @@ def wrong_entries(files: list[Path]) -> list[dict[str, Any]]:
             raise CatalogError(f"{path} has no `# rejects: CHECK NAME` line")
         entries.append({"name": path.name, "rejects": rejects, "source": source})
     return entries
-
-
-def seal_wrong(exercise: Exercise, entries: list[dict[str, Any]]) -> Path:
-    """Seal wrong submissions (`wrong_entries`) into `sealed.json`; `teacher lint` runs them
-    all."""
-    sealed = exercise.sealed()
-    if sealed is None:
-        raise CatalogError(f"seal {exercise.id}'s solution first")
-    target = Path(str(exercise.folder)) / "sealed.json"
-    return write_text(target, json.dumps(
-        {"digests": sealed.digests, "solution": sealed.solution,
-         "wrong": seal(json.dumps(entries), model_key(exercise))}, indent=2) + "\n",
-        "sealed file", CatalogError)

@@ -22,7 +22,9 @@ _started: list[LocalPeers] = []
 
 
 def start_peers(count: int = 2, devices: Sequence[str] = ("cpu:0", "cpu:1")) -> LocalPeers:
-    """`count` peers on loopback (`peer1` … `peerN`), stopped when the kernel ends."""
+    """`count` peers on loopback (`peer1` … `peerN`), stopped when the kernel ends. They share
+    one token (`ROUTERLAB_TOKEN`, or a fresh one), remembered in this kernel for their addresses:
+    `Runtime(peers=...)` presents it with nothing to set (docs/remote.md, "Security")."""
     peers = LocalPeers(count, devices)
     peers.start()
     _started.append(peers)

@@ -49,7 +49,7 @@ class Scoreboard:
         return moved
 
     def _copies(self) -> int:
-        return sum(self.rt.session(d).interpreter.backend.copies for d in self.rt.devices)
+        return sum(self.rt.counters(d)[1] for d in self.rt.devices)
 
     def view(self) -> TableView:
         rows = [[row[c] if row[c] != 0 else None for c in _BOARD_COLUMNS] for row in self.rows]

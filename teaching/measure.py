@@ -240,7 +240,7 @@ def held(rt: Runtime, tensor: RouterTensor) -> QPrimitive:
     served device, a read of its canonical bytes, which leaves it registered)."""
     if rt.served(tensor.device):
         return QPrimitive(rt.read_quantized(tensor), tensor.device)
-    handle = rt.session(tensor.device).interpreter.handles.get_handle_ref(tensor.id)
+    handle = rt.handle(tensor.device, tensor.id)
     if not isinstance(handle, QPrimitive):
         raise RouterLabError(f"tensor #{int(tensor.id)} on {tensor.device} is not quantized")
     return handle

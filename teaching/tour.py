@@ -95,7 +95,7 @@ class _Story:
         rt = self.rt
         self.q = rt.quantize(rt.tensor(self.x, SOURCE, "f32"), SCHEME)
         stored = held(rt, self.q).tensor
-        report = QuantizeReport(self.x, stored, rt.session(SOURCE).interpreter.backend.profile,
+        report = QuantizeReport(self.x, stored, rt.session(SOURCE).device.profile,
                                 Calibration.MINMAX)
         return TourStep(2, "Quantize on cpu:0", (
             f"x = {list(EXAMPLE)} is quantized on cpu:0 with scheme {SCHEME}: values in [-2, 1], "

@@ -11,10 +11,9 @@ from typing import Annotated
 
 import typer
 
-from .transfer import (
+from ..options import (
     Backend,
     Hops,
-    Json,
     PathOpt,
     Plain,
     Random,
@@ -23,9 +22,9 @@ from .transfer import (
     Source,
     Target,
     Values,
-    progress_bar,
-    read_tensor,
 )
+from ..options import JsonObject as Json
+from ..tensor_input import progress_bar, read_tensor
 
 DEFAULT_RANDOM = "64,64"
 

@@ -99,15 +99,22 @@ def print_progress(console: "Console", view: "ProgressView", table: bool = True)
 def init(
     directory: Path = typer.Argument(Path("routerlab-exercises"), help="Folder to create."),
     student: str = typer.Option(None, "--student", help="Your name, as it will appear in exports."),
+    course: Path = typer.Option(None, "--course", file_okay=False,
+                                help="Your teacher's course bundle: makes a class workspace."),
+    student_id: str = typer.Option(None, "--student-id",
+                                   help="Your id on the teacher's roster (class workspaces)."),
     plain: bool = PLAIN,
 ) -> None:
-    """Create a workspace: one starter file per exercise, and your progress file."""
+    """Create a workspace: one starter file per exercise, and your progress file. With --course
+    and --student-id, a class workspace: the hidden checks and solutions are your teacher's."""
     from ...exercises.workspace import init_workspace
 
-    workspace, written = init_workspace(directory, student)
+    workspace, written = init_workspace(directory, student, course, student_id)
     console = _console(plain)
-    console.print(f"Workspace for {workspace.student} in {workspace.root} "
-                  f"({len(written)} files written).", highlight=False)
+    what = (f"Class workspace of {workspace.course} for {workspace.student_id}"
+            if workspace.class_mode else f"Workspace for {workspace.student}")
+    console.print(f"{what} in {workspace.root} ({len(written)} files written).",
+                  highlight=False)
     console.print(f"Next: cd {_quote(str(workspace.root))} && {command_prefix()} exercises "
                   "check", highlight=False, soft_wrap=True)
 
@@ -149,19 +156,38 @@ def list_(directory: Path = DIR, plain: bool = PLAIN,
 
 
 @exercises_app.command()
-def upgrade(directory: Path = DIR, plain: bool = PLAIN) -> None:
-    """After updating RouterLab: add new exercises, rename files to their ids, keep every result."""
-    from ...exercises.workspace import find_workspace, upgrade_workspace
+def upgrade(directory: Path = DIR,
+            course_bundle: Path = typer.Option(None, "--course", file_okay=False,
+                                               help="Class workspaces: a new release of your "
+                                                    "course from your teacher."),
+            plain: bool = PLAIN) -> None:
+    """After updating RouterLab (or getting a new release of your course): add new exercises,
+    rename files to their ids, keep every file and result, and list each pass that a changed
+    exercise no longer counts, with the reason."""
+    from ...exercises.course import Course, invalidated_passes
+    from ...exercises.workspace import replace_course, upgrade_workspace
 
-    workspace = find_workspace(directory)
-    done = upgrade_workspace(workspace)
+    course = _course(directory)
+    if course_bundle is not None:
+        course = Course(replace_course(course.workspace, course_bundle))
+    workspace = course.workspace
+    done = upgrade_workspace(workspace, course.catalog)
     console = _console(plain)
     for old, new in done.renamed:
         console.print(f"renamed {old.name} -> {new.name}", highlight=False)
     for path in done.added:
         console.print(f"new exercise: {path.relative_to(workspace.root)}", highlight=False)
+    for mine, new in done.beside:
+        console.print(f"{mine.name} is kept as you left it; the changed starter is {new.name}",
+                      highlight=False)
+    lost = invalidated_passes(course, done)
+    for item in lost:
+        console.print(f"{item.exercise_id}: your pass no longer counts: {item.reason}; check it "
+                      f"again (`{command_prefix()} exercises check {item.exercise_id}`)",
+                      style=rich_style("warn"), highlight=False, soft_wrap=True)
     console.print(f"{workspace.root} is up to date ({len(done.renamed)} renamed, "
-                  f"{len(done.added)} added; your files and results are kept).", highlight=False)
+                  f"{len(done.added)} added, {len(lost)} passes to earn again; your files and "
+                  "results are kept).", highlight=False)
 
 
 @exercises_app.command()
@@ -285,6 +311,8 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
 
     course = _course(directory)
     exercise = course.catalog.get(exercise_id)
+    if course.class_mode:  # nothing to forfeit: only what the teacher released is shown
+        yes = True
     if not yes and not typer.confirm(f"Give up on {exercise.id}? It will earn no points."):
         raise typer.Abort()
     view = give_up_view(course.give_up(exercise.id))
@@ -292,6 +320,17 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
     console.print(view.title, highlight=False)
     console.print(Syntax(view.text, "python", theme="ansi_dark" if not plain else "bw",
                          word_wrap=True))
+
+
+@exercises_app.command("import-solutions")
+def import_solutions(file: Path = typer.Argument(..., exists=True, dir_okay=False,
+                                                 help="The solutions file your teacher "
+                                                      "released."),
+                     directory: Path = DIR, plain: bool = PLAIN) -> None:
+    """Class workspaces: add the solutions your teacher released after grading."""
+    ids = _course(directory).import_solutions(file)
+    _console(plain).print(f"{len(ids)} solutions opened: {', '.join(ids)} (`routerlab "
+                          "exercises solution ID`)", highlight=False, soft_wrap=True)
 
 
 @exercises_app.command()

@@ -55,7 +55,7 @@ def quantize(
     from ...core.limits import check_json_numbers
     from ...core.quant import Calibration, QuantizeReport, parse_floats, quantize_dynamic
     from ...core.quant import quantize as quantize_static
-    from .transfer import read_tensor
+    from ..tensor_input import read_tensor
 
     profile = Profile.parse(backend)
     x = read_tensor(values, shape, random, seed, "quantize")

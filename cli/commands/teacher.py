@@ -1,12 +1,23 @@
-"""`routerlab teacher ...`: lint the exercise catalog, merge students' results, seal answers.
+"""`routerlab teacher ...`: lint the exercise catalog, merge students' results, seal answers,
+release a course bundle to a class and its solutions after grading.
 
-Thin: the work is in `routerlab.exercises.lint`, `.grading` and `.sealing`; this module renders.
+Thin: the work is in `routerlab.exercises.lint`, `.grading`, `.sealing` and `.bundle`; this
+module renders.
 """
 
+import importlib
+import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+from ..options import CourseFolder
+
+if TYPE_CHECKING:
+    from ...exercises.catalog import Catalog
+    from ...exercises.regrade import Progress
 
 teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
                           help="For teachers: check the exercise catalog and collect grades.")
@@ -14,22 +25,46 @@ teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
 PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 
+CLASS_MODULES = ["teacher_collect", "teacher_report"]
+"""Modules under `routerlab.cli.commands` that add a class's commands to `teacher` (each has
+`register(teacher_app)`): the hub's collect, the report."""
+
+
 def register(app: typer.Typer) -> None:
+    for name in CLASS_MODULES:
+        importlib.import_module(f"routerlab.cli.commands.{name}").register(teacher_app)
     app.add_typer(teacher_app)
+
+
+def _catalog(folder: Path | None) -> "Catalog":
+    """The course folder's catalog, or the installed one."""
+    from ...exercises.catalog import load_catalog
+    from ...exercises.errors import CatalogError
+
+    if folder is None:
+        return load_catalog()
+    if not (folder / "index.toml").is_file():
+        raise CatalogError(f"{folder} is not a course folder (no index.toml); `routerlab "
+                           "teacher seal ID FILE --catalog DIR` starts one")
+    return load_catalog(str(folder.resolve()))
 
 
 @teacher_app.command()
 def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all)."),
+         catalog: CourseFolder = None,
          plain: bool = PLAIN,
          json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Every starter fails, every solution passes, 3 hint levels, hidden checks exist."""
+    """Every starter fails, every solution passes, 3 hint levels, hidden checks exist (in a
+    temporary copy of the course folder given with --catalog)."""
     from ...core import TableView
     from ...exercises.catalog import load_catalog
     from ...exercises.lint import lint as run_lint
+    from ...exercises.lint import lint_folder
     from ..render import make_console, print_json, to_rich
 
     started = time.monotonic()
-    results = run_lint(load_catalog(), only or None)
+    results = (lint_folder(catalog, only or None) if catalog is not None
+               else run_lint(load_catalog(), only or None))
     elapsed = time.monotonic() - started
     if json_out:
         print_json({"seconds": round(elapsed, 2), "ok": all(r.ok for r in results),
@@ -85,49 +120,160 @@ def seal(exercise_id: str = typer.Argument(..., help="An exercise id."),
          wrong: list[Path] = typer.Option(None, "--wrong", exists=True, dir_okay=False,
                                           help="A wrong submission with `# rejects: CHECK` "
                                                "lines (repeat)."),
+         catalog: CourseFolder = None,
          plain: bool = PLAIN) -> None:
-    """Author an exercise: check the solution against the model, then seal it (and the wrong
-    submissions `teacher lint` must see rejected)."""
-    from ...exercises.catalog import load_catalog
-    from ...exercises.sealing import seal_exercise, seal_wrong, wrong_entries
+    """Author an exercise: check the solution against the model and seal it (and the wrong
+    submissions `teacher lint` must see rejected) into your course folder (--catalog DIR; a new
+    one starts as a copy of the installed catalog). Checked in a temporary copy first."""
+    from ...exercises.errors import CatalogError
+    from ...exercises.sealing import read_python, seal_into, wrong_entries
     from ..render import make_console
 
-    exercise = load_catalog().get(exercise_id)
-    entries = wrong_entries(list(wrong or []))  # refused before the solution is sealed
-    target = seal_exercise(exercise, solution_file)
-    if entries:
-        load_catalog.cache_clear()
-        target = seal_wrong(load_catalog().get(exercise_id), entries)
+    read_python(solution_file, "solution file")  # a broken file is named before anything else
+    wrong_entries(list(wrong or []))
+    if catalog is None:
+        raise CatalogError("name the course folder to seal into: --catalog DIR (a new one starts "
+                           "as a copy of the installed catalog, which is never written)")
+    target = seal_into(catalog, exercise_id, solution_file, list(wrong or []))
     make_console(plain).print(f"sealed {exercise_id}: {target}", highlight=False)
 
 
 @teacher_app.command()
-def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=False,
-                                                 help="Workspaces, or folders of handed-in "
-                                                      "exercise files."),
-            out: Path = typer.Option(Path("grades.csv"), "--out", "-o", help="CSV path."),
-            jobs: int = typer.Option(None, "--jobs", "-j", min=1,
-                                     help="Sandboxes side by side (default: one per core, "
-                                          "at most 8)."),
+def release(out: Path = typer.Argument(..., help="The course bundle's folder (new)."),
+            course_id: str = typer.Option(None, "--course",
+                                          help="The course's id, e.g. burn-router-2027 "
+                                               "(default: the --catalog folder's name, else "
+                                               "routerlab)."),
+            title: str = typer.Option("", "--title", help="The course's name for students."),
+            hints: int = typer.Option(2, "--hints", min=0, max=3,
+                                      help="Hint levels the class gets (3 adds the near "
+                                           "solution)."),
+            catalog: CourseFolder = None,
             plain: bool = PLAIN) -> None:
-    """Regrade from scratch, trusting no progress file: every exercise file in the sandbox, the
-    catalog of this RouterLab; writes the grades CSV and a SHA-256 per graded file."""
-    from ...exercises.catalog import load_catalog
-    from ...exercises.errors import GradesError
-    from ...exercises.files import check_target
-    from ...exercises.grading import recheck as regrade
-    from ...exercises.grading import write_recheck
+    """Write the course bundle a class works from: starters and visible checks with their
+    expected values; no solution, no hidden expected value, no digest of an answer."""
+    from ...exercises.bundle import release as write_bundle
     from ..render import make_console
 
-    check_target(out, "grades CSV", GradesError)  # refused before the regrade, not after
-    catalog = load_catalog()
-    started = time.monotonic()
-    regraded = regrade(list(folders), catalog, jobs)
-    csv_path, sums = write_recheck(regraded, catalog, out)
+    info = write_bundle(_catalog(catalog), out, _course_id(course_id, catalog), title, hints)
+    make_console(plain).print(
+        f"released {info.id} version {info.version} to {out}. Students: routerlab exercises "
+        f"init DIR --course {out} --student-id ID", highlight=False, soft_wrap=True)
+
+
+@teacher_app.command("release-solutions")
+def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
+                                                 help="The solutions file to write (.json)."),
+                      only: list[str] = typer.Argument(None,
+                                                       help="Exercise ids (default: all)."),
+                      course_id: str = typer.Option(None, "--course",
+                                                    help="The course id of the release "
+                                                         "(the same default as `release`)."),
+                      catalog: CourseFolder = None,
+                      plain: bool = PLAIN) -> None:
+    """After grading: the worked solutions (and predict answers) for a class to import with
+    `routerlab exercises import-solutions FILE`."""
+    from ...exercises.bundle import release_solutions as write_solutions
+    from ..render import make_console
+
+    course_id = _course_id(course_id, catalog)
+    ids = write_solutions(_catalog(catalog), out, course_id, only or None)
+    make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}",
+                              highlight=False)
+
+
+def _course_id(given: str | None, catalog: Path | None) -> str:
+    """The course id a release and its solutions share: given, or the course folder's name."""
+    if given is not None:
+        return given
+    return catalog.expanduser().resolve().name if catalog is not None else "routerlab"
+
+
+@teacher_app.command()
+def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=False,
+                                                 help="Workspaces or folders of handed-in "
+                                                      "files; with --roster, the one folder of "
+                                                      "submissions (submitted/<id>/)."),
+            out: Path = typer.Option(Path("grades.csv"), "--out", "-o", help="CSV path."),
+            jobs: int = typer.Option(None, "--jobs", "-j", min=1,
+                                     help="Students graded side by side (default: one per "
+                                          "core, at most 8)."),
+            roster: Path = typer.Option(None, "--roster", exists=True, dir_okay=False,
+                                        help="roster.csv (id,name,email[,section]): rows in "
+                                             "roster order, matched on the id."),
+            fmt: str = typer.Option("plain", "--format",
+                                    help="CSV layout: plain, canvas or moodle."),
+            feedback: Path = typer.Option(None, "--feedback", file_okay=False,
+                                          help="Write one HTML page and one JSON file per "
+                                               "student into this folder."),
+            catalog: CourseFolder = None,
+            resume: bool = typer.Option(False, "--resume",
+                                        help="Continue an interrupted run: grade only the "
+                                             "students its journal (OUT.jsonl) lacks."),
+            no_isolation: bool = typer.Option(False, "--no-isolation",
+                                              help="Grade without the bubblewrap jail (the "
+                                                   "CSV and the summary say so)."),
+            scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
+                                          help="Grade on this Dask cluster, one task per "
+                                               "student, each worker in its own jail."),
+            plain: bool = PLAIN) -> None:
+    """Regrade from scratch, trusting nothing a student wrote but their exercise files: each
+    student in an OS jail (bubblewrap), predict answers read as data; writes the grades CSV as
+    each student is graded, a SHA-256 digest file, and with --feedback a page per student."""
+    from ...exercises.classroom import GradeOptions, LocalExecutor
+    from ...exercises.course import workers
+    from ...exercises.dask_executor import DaskExecutor
+    from ...exercises.gradebook import UNISOLATED_NOTE
+    from ...exercises.jail import unavailable
+    from ...exercises.regrade import Outputs, plan_class, regrade
+    from ...present.palette import rich_style
+    from ..render import make_console
+
     console = make_console(plain)
-    for r in regraded:
-        passed = sum(g.passed for g in r.graded)
-        console.print(f"{r.student}: {passed}/{len(r.graded)} passed, {r.points:g}/"
-                      f"{catalog.total_points} points", highlight=False, markup=False)
-    console.print(f"{len(regraded)} regraded in {time.monotonic() - started:.1f} s; grades in "
-                  f"{csv_path}, file digests in {sums} (`sha256sum -c {sums}`)", highlight=False)
+    why = None if no_isolation or scheduler else unavailable()  # a cluster: the workers' jails
+    if why is not None:
+        console.print(f"error: {why}; or grade without isolation: --no-isolation (student code "
+                      "could then change the grades)", style=rich_style("warn"), highlight=False,
+                      markup=False)
+        raise SystemExit(1)
+    plan = plan_class(list(folders), roster)
+    for problem in plan.problems:
+        console.print(f"warning: {problem}", style=rich_style("warn"), highlight=False,
+                      markup=False)
+    started = time.monotonic()
+    executor = DaskExecutor(scheduler) if scheduler else LocalExecutor(jobs or workers())
+    summary = regrade(plan, Outputs.beside(out, feedback), executor, fmt, catalog,
+                      GradeOptions(isolation=not no_isolation), resume,
+                      _progress_bar())
+    sys.stderr.write("\n")
+    if no_isolation:
+        console.print(UNISOLATED_NOTE, style=rich_style("warn"), highlight=False, markup=False)
+    for row in summary.rows:
+        console.print(f"{row.student.id}: {row.points:g} points ({row.status})",
+                      highlight=False, markup=False)
+    outputs = summary.outputs
+    console.print(f"{len(summary.results)} graded in {time.monotonic() - started:.1f} s"
+                  f"{f' ({summary.resumed} from the journal)' if summary.resumed else ''}; "
+                  f"grades in {outputs.csv}, digests in {outputs.digest} (`cd {plan.submissions}"
+                  f" && sha256sum -c {outputs.digest.resolve()}`)"
+                  f"{f', feedback in {outputs.feedback}' if outputs.feedback else ''}",
+                  highlight=False, markup=False)
+
+
+def _progress_bar() -> "Progress":
+    """A progress bar on stderr (one line per student where stderr is not a terminal)."""
+    tty = sys.stderr.isatty()
+
+    def show(done: int, total: int, result: object | None) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        last = ""
+        if result is not None:
+            last = f" last: {getattr(result, 'student_id', '')}"
+            error = getattr(result, "error", "")
+            last += f" (not graded: {error[:60]})" if error else ""
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} students{last}"
+        sys.stderr.write(("\r" + line[:120].ljust(120)) if tty else line + "\n")
+        sys.stderr.flush()
+
+    return show

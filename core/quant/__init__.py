@@ -12,10 +12,11 @@ The public API, one job per module:
 from .bytes import from_bytes, to_bytes
 from .calibration import Calibration, QParams, compute_q_params, compute_range
 from .compare import count_changed, max_abs_difference
+from .dequant import dequantize
 from .inputs import parse_floats, parse_shape, random_tensor, tensor_from
 from .layout import QuantLayout, layout_of, params_shape, quantized_data_len
 from .notation import format_scheme, parse_scheme
-from .ops import dequantize, quantize, quantize_dynamic
+from .ops import quantize, quantize_dynamic
 from .packing import pack_u32, unpack_u32
 from .report import QuantizeReport
 from .scale_dtype import round_up

@@ -18,12 +18,9 @@ arrival copy it counts).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..errors import QuantizationError
-from .arrays import to_host
 from .layout import layout_of, params_shape, quantized_data_len
 from .notation import parse_scheme
 from .scale_dtype import storage_dtype
@@ -32,18 +29,8 @@ from .tensor import QuantizedTensor
 
 
 def to_bytes(tensor: QuantizedTensor) -> bytes:
-    """The canonical bytes of a quantized tensor (values copied to the host when on a GPU)."""
-    parts: list[Any] = [_raw(to_host(tensor.values)), _raw(np.asarray(tensor.scales))]
-    if tensor.global_scale is not None:
-        parts.append(np.float32(tensor.global_scale).tobytes())
-    return b"".join(parts)  # joins the buffers directly: one copy in all
-
-
-def _raw(array: np.ndarray) -> Any:
-    """The bytes of `array` as a buffer, without copying a C-contiguous one (viewed as uint8
-    first: a buffer cannot carry ml_dtypes' bfloat16 or float8 formats). `.data` is the
-    array's memoryview (numpy's stubs declare `__buffer__` only for Python >= 3.12)."""
-    return np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
+    """The canonical bytes of a quantized tensor (`QuantizedTensor.to_bytes`)."""
+    return tensor.to_bytes()
 
 
 def from_bytes(data: bytes, shape: tuple[int, ...], scheme: QuantScheme | str) -> QuantizedTensor:

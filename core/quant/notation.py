@@ -115,20 +115,5 @@ def parse_scheme(text: str) -> QuantScheme:
 
 
 def format_scheme(scheme: QuantScheme) -> str:
-    """The canonical string of a scheme (the inverse of `parse_scheme`)."""
-    parts = [scheme.value.value]
-    if scheme.block is not None:
-        dims = scheme.block.size.dims or (1,)
-        parts.append("block=" + "x".join(str(d) for d in dims))
-        if scheme.block.dtype is not ScaleDtype.F32:
-            parts.append(f"scale={scheme.block.dtype.value}")
-        if scheme.tensor is not None:
-            parts.append(f"global={scheme.tensor.value}")
-    elif scheme.tensor is not None:
-        parts.append(f"scale={scheme.tensor.value}")
-    if scheme.store is not None:
-        store = scheme.store.kind.value
-        if scheme.store.is_packed and scheme.store.dim:
-            store += f"@{scheme.store.dim}"
-        parts.append(f"store={store}")
-    return ":".join(parts)
+    """The canonical string of a scheme (the inverse of `parse_scheme`): `str(scheme)`."""
+    return str(scheme)

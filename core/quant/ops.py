@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import DType
 from ..errors import QuantizationError
 from ..profiles import DEFAULT_CPU_PROFILE, Profile
 from .arrays import get_array_module, is_numpy, to_host
@@ -44,11 +43,12 @@ from .calibration import (
     flex_range,
     flex_validated,
 )
-from .kernels import Kernel, split
+from .dequant import F32, effective_scales
+from .kernels import Kernel
 from .layout import check_scale_count, layout_of, params_shape
 from .notation import parse_scheme
 from .packing import pack_u32
-from .scale_dtype import round_up, to_f32, to_storage
+from .scale_dtype import round_up, to_storage
 from .scheme import (
     QuantScheme,
     ScaleDtype,
@@ -57,10 +57,8 @@ from .scheme import (
 )
 from .tensor import QuantizedTensor
 
-F32 = np.float32
 NAN_INPUT = "cannot quantize NaN values"
 NON_FINITE_CALIBRATION = "cannot calibrate NaN or infinite values"
-NDARRAY_ZERO_SCALE = F32(0.1)
 
 
 def _as_scheme(scheme: QuantScheme | str) -> QuantScheme:
@@ -119,14 +117,6 @@ def _stored_levels(
     return scales, store(np.array([params.global_scale]), ScaleDtype.F32)[0]
 
 
-def _effective(scales: np.ndarray, glob: np.float32 | None, profile: Profile) -> np.ndarray:
-    """`s_eff` per block in f32: `global * s`, with NdArray's zero guard."""
-    eff = scales if glob is None else F32(glob) * scales
-    if profile.spec.zero_scale == "0.1":
-        eff = np.where(eff == 0, NDARRAY_ZERO_SCALE, eff)
-    return eff.astype(F32)
-
-
 def _quantize_values(x: Any, scheme: QuantScheme, eff: np.ndarray, profile: Profile) -> Any:
     xp = get_array_module(x)
     spec = profile.spec
@@ -150,7 +140,7 @@ def _quantize_values(x: Any, scheme: QuantScheme, eff: np.ndarray, profile: Prof
 def _build(x: Any, scheme: QuantScheme, params: QParams, profile: Profile) -> QuantizedTensor:
     shape = tuple(x.shape)
     scales, glob = _stored_levels(scheme, params, profile)
-    q = _quantize_values(x, scheme, _effective(scales, glob, profile), profile)
+    q = _quantize_values(x, scheme, effective_scales(scales, glob, profile), profile)
     layout = layout_of(scheme, shape)
     values = q if layout.packed_axis is None else pack_u32(q, scheme.value.bits, layout.packed_axis)
     return QuantizedTensor(
@@ -206,28 +196,3 @@ def quantize_dynamic(
     else:
         params = compute_q_params(stored, low, high)
     return _build(array, stored, params, profile)
-
-
-def dequantize(
-    tensor: QuantizedTensor, *, profile: Profile = DEFAULT_CPU_PROFILE, dtype: DType = DType.F32
-) -> Any:
-    """`x̂ = s_eff * q` in f32, then converted to `dtype` (F32, Flex32, F64, F16 or BF16), on the
-    values' array module. Flex32 is stored as f32, as Flex's `dequantize` does
-    (`crates/burn-flex/src/ops/qtensor.rs:231`). Only NdArray differs: it dequantizes a zero
-    `s_eff` with 0.1."""
-    if not dtype.is_float():
-        raise QuantizationError(f"dequantize produces F32, Flex32, F64, F16 or BF16, not {dtype}")
-    q = tensor.q()
-    xp = get_array_module(q)
-    eff = _effective(to_f32(tensor.scales), tensor.global_scale, profile)
-    block = tensor.scheme.block_size()
-    if block is not None:
-        out = blockwise(q, xp.asarray(eff), block, lambda v, s: xp.multiply(v, s, dtype=F32))
-    elif is_numpy(xp):
-        scale = F32(eff.reshape(-1)[0])
-        out = np.empty(q.shape, F32)
-        flat_q, flat_out = q.reshape(-1), out.reshape(-1)
-        split(q.size, lambda b, e: np.multiply(flat_q[b:e], scale, out=flat_out[b:e], dtype=F32))
-    else:
-        out = xp.multiply(q, F32(eff.reshape(-1)[0]), dtype=F32)
-    return out if dtype.numpy == out.dtype else out.astype(dtype.numpy)

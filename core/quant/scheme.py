@@ -316,9 +316,23 @@ class QuantScheme:
         return self.size_bits_stored() // self.value.bits
 
     def __str__(self) -> str:
-        from .notation import format_scheme
-
-        return format_scheme(self)
+        """The canonical string, which `notation.parse_scheme` reads back."""
+        parts = [self.value.value]
+        if self.block is not None:
+            dims = self.block.size.dims or (1,)
+            parts.append("block=" + "x".join(str(d) for d in dims))
+            if self.block.dtype is not ScaleDtype.F32:
+                parts.append(f"scale={self.block.dtype.value}")
+            if self.tensor is not None:
+                parts.append(f"global={self.tensor.value}")
+        elif self.tensor is not None:
+            parts.append(f"scale={self.tensor.value}")
+        if self.store is not None:
+            store = self.store.kind.value
+            if self.store.is_packed and self.store.dim:
+                store += f"@{self.store.dim}"
+            parts.append(f"store={store}")
+        return ":".join(parts)
 
 
 def check_quantizable(scheme: QuantScheme) -> None:

@@ -21,6 +21,7 @@ from ..dtypes import DType, QFloat
 from ..errors import QuantizationError
 from ..profiles import DEFAULT_CPU_PROFILE, Profile
 from .arrays import get_array_module, to_host, to_module
+from .dequant import dequantize
 from .layout import QuantLayout, layout_of, params_shape
 from .packing import unpack_u32
 from .scale_dtype import storage_dtype, to_f32
@@ -113,15 +114,16 @@ class QuantizedTensor:
 
     # --- conversions ---
     def dequantize(self, profile: Profile = DEFAULT_CPU_PROFILE, dtype: DType = DType.F32) -> Any:
-        """`dequantize(self)`; see `routerlab.core.quant.ops.dequantize`."""
-        from .ops import dequantize
-
+        """`dequantize(self)`; see `routerlab.core.quant.dequant.dequantize`."""
         return dequantize(self, profile=profile, dtype=dtype)
 
     def to_bytes(self) -> bytes:
-        from .bytes import to_bytes
-
-        return to_bytes(self)
+        """The canonical bytes (values copied to the host when on a GPU): values, scales, then
+        the global scale if any, joined in one copy."""
+        parts: list[Any] = [_raw(to_host(self.values)), _raw(np.asarray(self.scales))]
+        if self.global_scale is not None:
+            parts.append(np.float32(self.global_scale).tobytes())
+        return b"".join(parts)
 
     def to_module(self, xp: ModuleType) -> QuantizedTensor:
         """A copy whose values live in array module `xp` (numpy ↔ cupy); scales stay on the host."""
@@ -165,3 +167,10 @@ def _freeze(*arrays: Any) -> None:
     for array in arrays:
         if isinstance(array, np.ndarray):
             array.setflags(write=False)
+
+
+def _raw(array: np.ndarray) -> Any:
+    """The bytes of `array` as a buffer, without copying a C-contiguous one (viewed as uint8
+    first: a buffer cannot carry ml_dtypes' bfloat16 or float8 formats). `.data` is the
+    array's memoryview (numpy's stubs declare `__buffer__` only for Python >= 3.12)."""
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8).data

@@ -13,6 +13,7 @@ quantization schemes, `TensorData`, `TransferRequest` and `QuantizeParams`.
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from collections.abc import Callable
 from typing import Any
 
@@ -299,11 +300,18 @@ def _guarded(build: Callable[[Any], Any], raw: Any, what: str) -> Any:
         return build(raw)
     except CodecError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, E.RouterLabError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, ArithmeticError, AttributeError,
+            RecursionError, E.RouterLabError) as error:
         detail = f"missing field {error}" if isinstance(error, KeyError) else str(error)
         raise CodecError(f"malformed {what}: {detail}") from None
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 2, 40, 40, 40
+
+
 def _brief(raw: Any) -> str:
-    text = repr(raw)
+    """A value as a short piece of an error line: `reprlib` looks two levels deep at most, so a
+    value nested a thousand deep is no `RecursionError`."""
+    text = _REPR.repr(raw)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -2,7 +2,7 @@
 
 `Deployment` is the runtime's `Server`: the in-process peer (`local`) keeps its sessions here, run
 by the model's scheduler; a device of a served peer gets a `RemoteSession`, which offers the
-channel and the client what a `Session` offers them (`submit`, `check_alive`, `view`, the policy)
+channel and the client what a `Session` offers them (the `SessionPort` of `core/port.py`)
 and sends each task to its peer instead of running it. One step is all or nothing across
 processes: `run` sends `Sync` to every peer the step touched (they run concurrently), runs the
 in-process sessions, then collects the answers; `settle` commits the step everywhere or rolls it
@@ -31,11 +31,11 @@ from ..errors import (
     TransferTimedOut,
 )
 from ..handles import Journal
-from ..interpreter import TensorInterpreter
 from ..ir import OperationIr, ReadOp, RegisterRemoteOp
 from ..policies import Policy
+from ..port import Reply, SessionPort
 from ..request import DEFAULT_TRANSPORT
-from ..session import Reply, Session
+from ..session import Session
 from ..trace import Trace
 from ..view import TableView, Viewable
 from . import protocol as P
@@ -47,32 +47,12 @@ RESTART_WAIT_S = 5.0
 """How long a client waits for a restarting peer to close its connection."""
 
 
-class RemotePolicy:
-    """What the client asks of a served device's interpreter without a round trip: the policy
-    (the peer's interpreters hold the same one, sent at `Init`)."""
-
-    def __init__(self, policy: Policy, trace: Trace, device: Device) -> None:
-        self.policy, self.trace, self.device = policy, trace, device
-
-    legacy = TensorInterpreter.legacy
-    policy_for = TensorInterpreter.policy_for
-
-    @property
-    def handles(self) -> Any:
-        raise RouterLabError(f"the registry of {self.device} lives in its peer's process; read "
-                             "it with Runtime.registry or handle_ids")
-
-    backend = handles
-
-
 class RemoteSession(Viewable):
     """A served device's session, seen from the client (see the module)."""
 
-    def __init__(self, device: Device, link: PeerLink, deployment: Deployment,
-                 policy: Policy) -> None:
+    def __init__(self, device: Device, link: PeerLink, deployment: Deployment) -> None:
         self.device, self.label, self.link = device, str(device), link
         self.deployment = deployment
-        self.interpreter = RemotePolicy(policy, deployment.trace, device)
         self.queue: deque[Any] = deque()
         """Always empty: the peer holds the FIFO (the in-process scheduler passes it by)."""
         self.ended: str | None = None
@@ -111,6 +91,14 @@ class RemoteSession(Viewable):
         """The peer backend's `(bytes_copied, copies)` for this device."""
         answer = self.link.request({"k": P.STATS, "device": self.label})
         return int(answer["bytes_copied"]), int(answer["copies"])
+
+    def handle_ids(self) -> list[int]:
+        """The ids the peer's registry holds (one round trip, the registry's)."""
+        return sorted(int(row[0]) for row in self.view().rows)  # type: ignore[arg-type]
+
+    def handle(self, tensor_id: int) -> Any:
+        raise RouterLabError(f"the registry of {self.label} lives in its peer's process; read "
+                             "it with Runtime.registry or handle_ids")
 
     def view(self) -> TableView:
         if self.link.alive:
@@ -162,7 +150,7 @@ class Deployment(NetworkServer):
             raise DeviceError(f"peer {device.peer} ({link.address}) serves "
                               f"{', '.join(link.devices)}, not {bare}")
         link.request({"k": P.OPEN, "device": str(device)})
-        return RemoteSession(device, link, self, self.policy)
+        return RemoteSession(device, link, self)
 
     def add(self, session: Any) -> None:
         if isinstance(session, RemoteSession):
@@ -210,7 +198,7 @@ class Deployment(NetworkServer):
 
     # --- one step ----------------------------------------------------------------------------
 
-    def run(self, first: Session | None = None) -> None:
+    def run(self, first: SessionPort | None = None) -> None:
         """Sync every touched peer, run the in-process sessions meanwhile, then collect."""
         waiting, gone = {}, []
         for link in self.peers.values():

@@ -6,6 +6,8 @@ client's outgoing batch does (`client/service/batch.rs`). A message that expects
 request id, and `answer` reads frames until the response with that id arrives, handing the
 `ReadTensor` responses it meets to the replies waiting for them (`client/service/pending.rs`).
 Every wait is bounded by `REQUEST_TIMEOUT_S`: a peer that does not answer is an error, not a hang.
+The upgrade carries the token for the peer (`auth`: `ROUTERLAB_TOKEN`, or the one this process's
+`LocalPeers` made); a peer that refuses it is one line naming where the token comes from.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..errors import RouterLabError
 from ..policies import Policy
 from ..session import Reply
 from . import protocol as P
+from .auth import bearer, refusal
 from .codec import decode_data
 from .transfers import CONNECT_TIMEOUT_S
 
@@ -57,14 +60,18 @@ class PeerLink:
         """Bytes and frames this connection carried (the real counters a lesson shows)."""
         self._ids = itertools.count(1)
         self._stack = contextlib.ExitStack()  # websockets wants its connection as a context
-        from websockets.exceptions import WebSocketException  # on first use: see __init__
+        from websockets.exceptions import InvalidStatus, WebSocketException  # on first use
         from websockets.sync.client import connect
 
         try:
             self._ws = self._stack.enter_context(connect(
                 f"{self.address}/session", max_size=P.MAX_FRAME_BYTES,
-                open_timeout=CONNECT_TIMEOUT_S, compression=None))
+                open_timeout=CONNECT_TIMEOUT_S, compression=None,
+                additional_headers=bearer(self.address)))
             self._ws.recv_bufsize = P.RECV_BUFFER_BYTES
+        except InvalidStatus as error:
+            raise PeerError(f"peer {name}: {refusal(error.response.status_code, self.address)}"
+                            ) from None
         except (OSError, TimeoutError, WebSocketException) as error:
             raise PeerError(f"peer {name}: cannot reach {self.address} ({error}); is "
                             f"`routerlab serve` running there?") from None
@@ -128,6 +135,8 @@ class PeerLink:
     def _send(self, frames: list[bytes | memoryview]) -> None:
         from websockets.exceptions import WebSocketException
 
+        for frame in frames:  # refused here, whole, rather than cut by the peer
+            P.check_frame(len(frame))
         try:
             for frame in frames:
                 self._ws.send(P.fragments(frame))

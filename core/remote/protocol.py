@@ -18,7 +18,8 @@ from typing import Any
 
 import msgpack
 
-from ..errors import RouterLabError
+from ..errors import LimitError, RouterLabError
+from ..limits import human_bytes
 
 
 class CodecError(RouterLabError):
@@ -61,9 +62,21 @@ TASKS = (REGISTER_OPERATION, REGISTER_TENSOR, READ_TENSOR, EXPOSE_TENSOR_LOCAL,
          REGISTER_TENSOR_LOCAL, EXPOSE_TENSOR_REMOTE, REGISTER_TENSOR_REMOTE)
 """The kinds that carry an op for one device's FIFO."""
 
-MAX_FRAME_BYTES = 4 << 30
-"""The largest frame a peer reads: a tensor of `MAX_ELEMENTS` (docs/limits.md) at 2 bytes an
-element; websockets refuses a longer one before reading it."""
+MAX_FRAME_BYTES = 512 << 20
+"""The largest message a peer or client sends or reads: Burn's WebSocket client caps a frame at
+512 MiB (`max_frame_size`, `crates/burn-communication/src/websocket/client.rs:38-39`); RouterLab
+caps the whole message (one blob: one tensor's bytes), and websockets refuses a longer one before
+reading it. Burn's Iroh transport caps its frames at 1 GiB (`MAX_FRAME_SIZE`,
+`crates/burn-remote/src/transport/iroh/node.rs:31,207-213`); RouterLab's peers speak WebSocket
+only, so the Iroh bound applies to nothing here (docs/remote.md)."""
+
+
+def check_frame(size: int) -> None:
+    """Refuse, before sending it, a frame the other side would refuse (`MAX_FRAME_BYTES`)."""
+    if size > MAX_FRAME_BYTES:
+        raise LimitError(f"a message of {human_bytes(size)}; served peers take at most "
+                         f"{human_bytes(MAX_FRAME_BYTES)} (Burn's WebSocket frame limit): keep "
+                         "a tensor that crosses a socket under it")
 
 
 BLOB = 1
@@ -93,7 +106,7 @@ def pack(messages: list[dict[str, Any]]) -> list[bytes | memoryview]:
             raise CodecError(f"a {type(value).__name__} cannot cross the wire")
         if len(value.data) < BLOB_FROM:
             return value.data  # type: ignore[return-value]
-        blobs.append(value.data)  # type: ignore[arg-type]  # a Readback: host._write_whole
+        blobs.append(value.data)  # type: ignore[arg-type]  # a Readback: wire.write_whole
         return msgpack.ExtType(BLOB, (len(blobs) - 1).to_bytes(4, "little"))
 
     header = msgpack.packb(messages, use_bin_type=True, default=blob)
@@ -132,8 +145,10 @@ def unpack(header: Any, blobs: list[bytes] | None = None) -> list[dict[str, Any]
                                    ext_hook=ext)
     except CodecError:
         raise
-    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
-        raise CodecError(f"not MessagePack: {error}") from None
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
+            msgpack.StackError) as error:  # TypeError: a map key that cannot be one (a list)
+        raise CodecError(f"not MessagePack: {type(error).__name__}: {str(error)[:200]}") \
+            from None
     if isinstance(messages, dict):
         messages = [messages]
     if not isinstance(messages, list) or not all(

@@ -5,7 +5,7 @@ target's download (`crates/burn-remote/src/server/session.rs`, `external_comm.rs
 readback and the wire run one after the other. A served peer keeps every byte and every counted
 copy of that path, and overlaps the two: the readback (`qtensor.q_into_data`, run by the session
 on its worker thread) reports each chunk it has copied, and the `/data` route, on the event loop,
-writes the chunks already final into the socket (`host._write_whole`). What crosses the wire is
+writes the chunks already final into the socket (`wire.write_whole`). What crosses the wire is
 the readback's own buffer, the very bytes then published, so a download that starts early sends
 exactly what one that starts late would.
 

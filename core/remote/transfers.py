@@ -34,8 +34,9 @@ from ..request import Transport
 from ..server import IROH_TIMEOUT_S, Server
 from ..trace import Trace
 from . import protocol as P
+from .auth import TOKEN_ENV
 from .codec import decode_data
-from .datalink import DataSocket
+from .datalink import DataSocket, Refused
 from .protocol import CodecError
 from .streams import Readback
 
@@ -65,7 +66,10 @@ class Outcome:
     address: str = ""
     gone: str = ""
     """Set when the source went away: `unreachable` (no `/data` connection could be opened) or
-    `closed` (the open connection broke), which Burn tells apart (`PeerGone`)."""
+    `closed` (the open connection broke). Burn tells the two apart by where it fails: it
+    panics when it cannot open the data channel (`get_data_stream`, external_comm.rs:187-192) and
+    `download_tensor` returns None when an open one breaks (external_comm.rs:160-174). "gone" is
+    RouterLab's word for both; Burn has no such name."""
 
 
 class Source:
@@ -112,8 +116,12 @@ class DataLinks:
             if broken is not None:
                 broken.close()
             gone = "closed" if broken is not None else "unreachable"
-            return Outcome(P.NEVER, reason=f"the source peer at {address} did not answer "
-                                          f"({type(error).__name__}: {error})",
+            reason = (f"the source peer at {address} refused this peer's token: peers that move "
+                      f"tensors between them share one ({TOKEN_ENV} when each is started)"
+                      if isinstance(error, Refused) and "token" in str(error) else
+                      f"the source peer at {address} did not answer "
+                      f"({type(error).__name__}: {error})")
+            return Outcome(P.NEVER, reason=reason,
                            gone="" if isinstance(error, TimeoutError | CodecError) else gone,
                            address=address)
         if answer["k"] == P.TENSOR:

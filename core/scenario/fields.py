@@ -96,7 +96,7 @@ POLICY = Field((str,), False, "a transfer policy: " + ", ".join(POLICY_NAMES),
 ARRIVAL = Field((str,), False, "which side of a same-peer transfer runs first: "
                 + ", ".join(str(a) for a in Arrival), parse_problem(Arrival.parse))
 def _peers_problem(value: Any) -> str | None:
-    from ..remote.address import check_peers
+    from ..remote.address import check_peers  # start-up cost only; no loop (the contracts)
 
     try:
         check_peers(value)

@@ -17,6 +17,7 @@ step is all or nothing across the peers still alive, and what a dead peer took w
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import threading
@@ -30,9 +31,13 @@ from ..backend import Backend, Primitive, make_backend
 from ..choices import Choice
 from ..data import TensorData
 from ..devices import Device, parse_device
-from ..errors import BurnPanic, DeviceOutOfMemory, RouterLabError, ScenarioError
+from ..dtypes import DType
+from ..errors import BurnPanic, DeviceOutOfMemory, LimitError, RouterLabError, ScenarioError
+from ..ir import AddOp, BinaryOp, MatmulOp, MulOp
+from ..limits import check_result
 from ..remote import protocol as P
 from ..view import TableView
+from .admit import Share
 
 MAX_DELAY_S = 10.0
 """The longest delay a fault may ask for (every wait stays bounded)."""
@@ -343,9 +348,12 @@ class PeerFaults:
 
 
 class LimitedBackend(Backend):
-    """A served device's backend with an optional memory limit: an allocation that would bring
-    the bytes its registry holds over `limit` fails before anything is registered (the fix's
-    `DeviceOutOfMemory`), or panics as CubeCL's unwrap does (`legacy`)."""
+    """A served device's backend: every result is checked before it is allocated, from the
+    operands it really has (the op's declared shapes were checked when it arrived,
+    `admit.admit`): against docs/limits.md and the client's share (`admit.Share`). A `oom`
+    fault adds a memory limit: an allocation that would bring the bytes its registry holds over
+    `limit` fails before anything is registered (the fix's `DeviceOutOfMemory`), or panics as
+    CubeCL's unwrap does (`legacy`)."""
 
     def __init__(self, device: Device, xp: Any) -> None:
         super().__init__(device, xp)
@@ -353,8 +361,12 @@ class LimitedBackend(Backend):
         self.legacy = False
         self.live: Callable[[], int] = lambda: 0
         """Bytes held by the session's registry (set by the peer with the limit)."""
+        self.share: Share | None = None
+        """The client's share of the peer's memory (set by the peer for each client)."""
 
     def _allocate(self, nbytes: int) -> None:
+        if self.share is not None:
+            self.share.charge(nbytes, f"an allocation on {self.device}")
         if self.limit is not None and self.live() + nbytes > self.limit:
             held = self.live()
             if self.legacy:
@@ -364,6 +376,13 @@ class LimitedBackend(Backend):
                                     f"would pass its {self.limit}-byte limit; nothing was "
                                     "registered")
 
+    def _result(self, op: type[BinaryOp], lhs: Primitive, rhs: Primitive) -> None:
+        """Refuse a result too large before numpy allocates it."""
+        shape, dtype = op.infer(lhs, rhs)
+        size = dtype.size if isinstance(dtype, DType) else 1
+        check_result(shape, size, f"{op.name} result", LimitError)
+        self._allocate(math.prod(shape) * size)
+
     def from_data(self, data: TensorData) -> Primitive:
         self._allocate(data.num_bytes)
         return super().from_data(data)
@@ -372,6 +391,23 @@ class LimitedBackend(Backend):
         if primitive.device != self.device:
             self._allocate(primitive.nbytes)
         return super().to_device(primitive)
+
+    def add(self, lhs: Primitive, rhs: Primitive) -> Primitive:
+        self._result(AddOp, lhs, rhs)
+        return super().add(lhs, rhs)
+
+    def mul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
+        self._result(MulOp, lhs, rhs)
+        return super().mul(lhs, rhs)
+
+    def matmul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
+        self._result(MatmulOp, lhs, rhs)
+        return super().matmul(lhs, rhs)
+
+    def cast(self, primitive: Primitive, dtype: Any) -> Primitive:
+        self._allocate(math.prod(primitive.shape) * (dtype.size if isinstance(dtype, DType)
+                                                     else 1))
+        return super().cast(primitive, dtype)
 
     def _wrap(self, array: Any, dtype: Any) -> Primitive:
         self._allocate(int(array.size) * self._storage(dtype).itemsize)

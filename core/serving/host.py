@@ -13,6 +13,16 @@ as it was, across processes too.
 Every loop is bounded: a connection's loop ends with the connection, the work queue is bounded
 (backpressure, as `TASK_CHANNEL_CAPACITY`, `server/worker.rs:54-60`), and a download waits at
 most its transport's bound (`transfers.wait_bound`).
+
+Safe to leave running (docs/remote.md, "Security"): every upgrade passes the `Gate` (a token, an
+allowed Origin, a bounded number of connections); every message is checked against the protocol's
+schema in the reader (`remote.schema`) and every op against the limits before it is queued
+(`admit`); one that is not of the protocol gets one protocol error line and its connection is
+closed, and that client's sessions and tensors are freed, while every other client goes on. (Burn
+drops a connection whose batch it cannot decode and leaves its session behind,
+`crates/burn-remote/src/server/pump.rs:95-96`; freeing it is RouterLab's choice.) A peer
+downloads only from the peers it was told at start (`allowed`), and each client runs on its own
+thread (`worker.Worker`).
 """
 
 from __future__ import annotations
@@ -21,24 +31,24 @@ import asyncio
 import contextlib
 import os
 import secrets
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..devices import LOCAL_PEER, Device, check_topology, parse_device
 from ..dtypes import QFloat
-from ..errors import DeviceError, MessageLost, RouterLabError
+from ..errors import DeviceError, LimitError, MessageLost, RouterLabError, TransferRejected
 from ..ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
 from ..policies import Policy
 from ..remote import protocol as P
+from ..remote import schema
+from ..remote.auth import new_token
 from ..remote.codec import (
     CodecError,
-    decode_data,
-    decode_op,
     encode_data,
     encode_error,
-    task_kind,
 )
 from ..remote.streams import Readback, ServedTransfers
 from ..remote.transfers import (
@@ -51,6 +61,7 @@ from ..remote.transfers import (
 from ..request import DEFAULT_TRANSPORT, Transport
 from ..runtime import Runtime
 from ..session import Reply, Session
+from .admit import CLIENT_SHARE_BYTES, AllowList, Share, admit
 from .faults import (
     DELAYABLE,
     FaultKind,
@@ -59,6 +70,9 @@ from .faults import (
     limited_backend,
     registry_bytes,
 )
+from .gate import Gate
+from .wire import decoded, enqueue, receive, send, send_within
+from .worker import Worker
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
@@ -67,21 +81,34 @@ QUEUE_BOUND = 4096
 """Messages a connection may have waiting for its worker before the reader stops reading."""
 POLL_S = (0.0001, 0.001)
 """A download polls its source's publications from the first delay up to the second."""
-WRITE_BYTES = 1 << 20
-"""What `/data` hands the transport at once: asyncio copies whatever the socket does not take
-into its own buffer, so a slice much larger than the socket's buffer is mostly copied twice (4
-MiB slices cost about 1.7 times the CPU of 1 MiB ones, sending 64 MiB over loopback)."""
-
-
+OPEN_TIMEOUT_S = 5.0
+"""The longest an upgrade may take, from the connection to the handshake's end."""
+PING_S = 20.0
+"""A `/session` client that does not answer a ping within this is gone (websockets' keepalive);
+an idle client that answers stays, as a notebook's does between cells."""
+DATA_IDLE_S = 60.0
+"""A `/data` connection that asks nothing for this long is closed (its peer reopens one)."""
+CLOSE_TIMEOUT_S = 1.0
+"""The longest a closing handshake may take (a client that does not answer is cut)."""
+STOP_WAIT_S = 0.5
+"""How long a stopping peer waits for its connections' handlers to end (none waits for a step
+in progress: the process ends with them)."""
+NOT_ALLOWED = ("RegisterTensorRemote: its source is not one of the peers this peer may download "
+               "from (routerlab serve --peer-allow, or the peers started with it); no connection "
+               "was made")
 class ServedClient:
     """One client's sessions on this peer, and the step they are in (see the module)."""
 
     def __init__(self, host: PeerHost, key: int, peer: str, policy: Policy,
                  cubecl_legacy: bool) -> None:
         self.key, self.peer, self.hosted = key, peer, host.devices
+        self.allowed = host.allowed
+        self.share = Share(host.client_memory, self.held)
+        self.worker = Worker(f"routerlab-client-{key:x}")
+        """This client's own thread: its steps run there (`worker`)."""
         self.quantized = ServedTransfers(asyncio.get_running_loop())
         self.rt = Runtime(policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer,
-                          backends=limited_backend, quantized=self.quantized)
+                          backends=self._backend, quantized=self.quantized)
         self.server: NetworkServer = self.rt.server  # type: ignore[assignment]
         self.server.on_fetch = host.faults.reached
         self.server.legacy = self.rt.legacy
@@ -105,7 +132,19 @@ class ServedClient:
         if parsed.peer != self.peer or bare not in self.hosted:
             raise DeviceError(f"{parsed} is not served here: this peer ({self.peer}) serves "
                               f"{', '.join(map(str, self.hosted))}")
-        return self.rt.session(parsed)
+        self.rt.client(parsed)  # made on first use; a host's sessions are all in-process
+        return self.rt.server.sessions[parsed]
+
+    def _backend(self, device: Device) -> LimitedBackend:
+        backend = limited_backend(device)
+        assert isinstance(backend, LimitedBackend)
+        backend.share = self.share
+        return backend
+
+    def held(self) -> int:
+        """Bytes this client's registries hold on this peer, over all its devices."""
+        return sum(registry_bytes(s.handles)
+                   for s in list(self.server.sessions.values()))
 
     def _begin(self) -> None:
         if not self.rt.journal.active:
@@ -114,17 +153,19 @@ class ServedClient:
             self.rt.journal.begin()
 
     def task(self, message: dict[str, Any]) -> None:
-        """Queue one task on its device's FIFO (fire-and-forget: a refusal waits for `Sync`)."""
+        """Queue one task on its device's FIFO (fire-and-forget: a refusal waits for `Sync`).
+        Its op was decoded by the reader (`decoded`); one the limits refuse is refused here,
+        before anything is allocated (`admit`)."""
         self._begin()
         self.received += 1
+        op: OperationIr = message["op"]
         try:
-            op = decode_op(message.get("op"))
-            if task_kind(op) != message["k"]:
-                raise CodecError(f"a {type(op).__name__} travels as {task_kind(op)}, not "
-                                 f"{message['k']}")
-            session = self.session(message.get("device", ""))
+            session = self.session(message["device"])
+            admit(op, self.share)
             self._route(session, op, message)
-        except (RouterLabError, KeyError, TypeError) as error:
+        except CodecError:
+            raise
+        except RouterLabError as error:
             self.refused = self.refused or error
 
     def _route(self, session: Session, op: OperationIr, message: dict[str, Any]) -> None:
@@ -143,6 +184,8 @@ class ServedClient:
                 pushed = self.pushed.setdefault(op.transfer_id, PushedSource())
                 pushed.transport = transport
                 self.server.expect(op.transfer_id, pushed)
+            elif not self.allowed.permits(source["address"]):
+                raise TransferRejected(NOT_ALLOWED)
             else:
                 interp = session.interpreter  # a native host arrival keeps the buffer received
                 adopt = isinstance(op.out.dtype, QFloat) and interp.backend.xp is np and \
@@ -194,11 +237,11 @@ class ServedClient:
         backend = session.interpreter.backend
         assert isinstance(backend, LimitedBackend)
         backend.limit, backend.legacy = limit, self.rt.legacy
-        backend.live = lambda: registry_bytes(session.interpreter.handles)
+        backend.live = lambda: registry_bytes(session.handles)
 
     def kept(self) -> dict[str, Any]:
         """Every session's registry rows (what the client names if this peer dies)."""
-        return {s.label: s.interpreter.handles.view().rows
+        return {s.label: s.handles.view().rows
                 for s in self.server.sessions.values()}
 
     def commit(self) -> list[list[Any]]:
@@ -245,16 +288,19 @@ class ServedClient:
         (`server/worker.rs:149-181`)."""
         self.rollback()
         for session in self.server.sessions.values():
-            session.interpreter.handles.clear()
+            session.handles.clear()
             session.end("closed: the client went away")
         self.server.close()
+        self.quantized.streams.clear()
 
 
 class PeerHost:
     """The served peer: devices of one backend, and its clients (see the module)."""
 
     def __init__(self, devices: list[Device], host: str = "127.0.0.1", port: int = 0,
-                 faults: bool = False) -> None:
+                 faults: bool = False, *, token: str | None = None, origins: Iterable[str] = (),
+                 allow: Iterable[str] = (), client_memory: int = CLIENT_SHARE_BYTES,
+                 say: Callable[[str], None] | None = None) -> None:
         if not devices:
             raise DeviceError("a served peer hosts at least one device")
         bare = [Device(d.kind, d.index, LOCAL_PEER, d.profile) for d in devices]
@@ -268,6 +314,16 @@ class PeerHost:
         self.connections: set[ServerConnection] = set()
         self.served: dict[int, int] = {}
         """Bytes this peer sent on `/data`, by the client whose transfer they carried."""
+        self.token = token or new_token()
+        self.say = say or _stderr
+        """Where the peer's side of a refusal or a protocol error is written (one line)."""
+        self.gate = Gate(self.token, origins, self.say, self._open_count,
+                         self.connections.add)
+        self.allowed = AllowList(allow)
+        """The peers this peer may download from (`--peer-allow`, the peers started with it)."""
+        self.client_memory = client_memory
+        self.stopping = False
+        """Set once the peer stops: a client's close no longer waits for its thread."""
 
     @property
     def address(self) -> str:
@@ -278,48 +334,100 @@ class PeerHost:
         names = ", ".join(f"{d.kind}:{d.index}" for d in self.devices)
         return f"{self.address} ({names} @{first.profile})"
 
-    async def run(self, stop: asyncio.Event, ready: Callable[[PeerHost], None]) -> None:
-        """Serve until `stop` is set; `ready` is called once the port is bound."""
+    def _open_count(self, route: str) -> int:
+        """Connections of `route` let in and not yet closed (counted from the upgrade on, so a
+        burst of upgrades cannot pass the bound together)."""
+        from websockets.protocol import State
+
+        self.connections -= {c for c in list(self.connections)
+                             if c.protocol.state is State.CLOSED}  # a failed handshake's too
+        return sum(1 for c in self.connections
+                   if c.request is not None and c.request.path == route)
+
+    async def run(self, stop: asyncio.Event, ready: Callable[[PeerHost], None],
+                  sock: Any = None) -> None:
+        """Serve until `stop` is set; `ready` is called once the port is bound (`sock`: a
+        listening socket handed over by `LocalPeers`, else `host:port` is bound here). Stopping
+        cuts every connection, waits at most `STOP_WAIT_S` for their handlers, and never for a
+        step in progress (each client's thread is a daemon)."""
         from websockets.asyncio.server import serve  # on first use: see the package's __init__
 
-        async with serve(self._route, self.host, self.port, max_size=P.MAX_FRAME_BYTES,
-                         compression=None, ping_interval=None) as server:
+        from .pace import PacedConnection
+
+        where: dict[str, Any] = {"sock": sock} if sock is not None else {
+            "host": self.host, "port": self.port}
+        server = await serve(self._route, **where, max_size=P.MAX_FRAME_BYTES,
+                             compression=None, process_request=self.gate,
+                             open_timeout=OPEN_TIMEOUT_S, ping_interval=PING_S,
+                             ping_timeout=PING_S, close_timeout=CLOSE_TIMEOUT_S,
+                             server_header="routerlab", create_connection=PacedConnection)
+        try:
             self.port = next(iter(server.sockets)).getsockname()[1]
             ready(self)
             await stop.wait()
-        for client in list(self.clients.values()):
-            client.close()
-        self.clients.clear()
+        finally:
+            self.stopping = True
+            server.close(close_connections=False)
+            for connection in list(self.connections):
+                connection.transport.abort()  # no closing handshake: stop now, under any load
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(server.wait_closed(), STOP_WAIT_S)
+            for client in list(self.clients.values()):
+                client.worker.stop()
+            self.clients.clear()
 
     async def _route(self, connection: ServerConnection) -> None:
         from websockets.exceptions import ConnectionClosed
 
         path = connection.request.path if connection.request else ""
         self.connections.add(connection)
+        try:
+            with contextlib.suppress(ConnectionClosed):
+                if path == "/session":
+                    await self._session(connection)
+                else:  # the gate lets only /session and /data through
+                    await self._data(connection)
+        finally:
+            self.connections.discard(connection)
+
+    async def _protocol_error(self, connection: ServerConnection, request_id: Any,
+                              error: BaseException, client: ServedClient | None) -> None:
+        """A message that is not of the protocol: one error line back, one on this side, and
+        the connection closed (1002); the client's sessions are freed by `_session`."""
+        from websockets.exceptions import ConnectionClosed
+
+        line = str(error) if isinstance(error, CodecError) else \
+            f"internal error: {type(error).__name__}"
+        who = f"client {client.key:x}" if client is not None else "a client"
+        self.say(f"protocol error from {who} on {_remote(connection)}: {line}; connection "
+                 "closed")
+        with contextlib.suppress(ConnectionClosed, CodecError):
+            await send(connection, [P.error(request_id, f"protocol error: {line}")])
         with contextlib.suppress(ConnectionClosed):
-            if path == "/session":
-                await self._session(connection)
-            elif path == "/data":
-                await self._data(connection)
-            else:
-                await connection.close(1008, f"unknown route {path!r}: /session or /data")
-        self.connections.discard(connection)
+            await connection.close(1002, "protocol error")
 
     # --- /session ------------------------------------------------------------------------------
 
     async def _session(self, connection: ServerConnection) -> None:
-        from websockets.exceptions import ConnectionClosed
+        from .pace import watch
 
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_BOUND)
         state: dict[str, ServedClient] = {}
         worker = asyncio.create_task(self._work(connection, queue, state))
+
+        async def cut() -> None:
+            self.say(f"a client on {_remote(connection)} sent a message too slowly "
+                     "(docs/limits.md); connection closed")
+            await connection.close(1008, "a message sent too slowly")
+
+        pacer = asyncio.create_task(watch(connection, cut))
         try:
             async for frame in connection:
                 try:
-                    messages = await _receive(connection, frame)
+                    messages = [decoded(m) for m in await receive(connection, frame)]
                 except CodecError as error:
-                    await _send(connection, [P.error(None, str(error))])
-                    continue
+                    await self._protocol_error(connection, None, error, state.get("client"))
+                    return
                 for message in messages:
                     if message["k"] in DELAYABLE:  # a fault may drop or hold it back
                         hold = self.faults.intercept(message["k"])
@@ -329,30 +437,52 @@ class PeerHost:
                             await asyncio.sleep(hold)
                     if message["k"] == P.PUBLISH and "client" in state:
                         self._publish(state["client"], message)
-                    else:
-                        await queue.put(message)
+                    elif not await enqueue(queue, message, worker):
+                        return  # the worker closed the connection (a Close, a protocol error)
         finally:
-            await queue.put(None)
-            with contextlib.suppress(ConnectionClosed):  # it closed under the worker
-                await worker
+            pacer.cancel()
+            worker.cancel()  # a step in progress ends on the client's thread, then the close
+            await asyncio.gather(worker, return_exceptions=True)
             client = state.get("client")
             if client is not None:
                 self.clients.pop(client.key, None)
-                await asyncio.to_thread(client.close)
+                if not self.stopping:
+                    with contextlib.suppress(Exception):  # freeing never stops the peer
+                        await client.worker.call(client.close)
+                client.worker.stop()
 
     async def _work(self, connection: ServerConnection, queue: asyncio.Queue[Any],
                     state: dict[str, ServedClient]) -> None:
-        """Handle one connection's messages in order; a failure answers, never stops it."""
+        """Handle one connection's messages in order: a failure of the model answers and goes
+        on; a message outside the protocol (or a failure of RouterLab's own) closes it."""
         while (message := await queue.get()) is not None:
             try:
                 replies = await self._handle(message, state)
                 if replies is None:  # Close: the client's session ends here
                     await connection.close(1000, "closed by the client")
                     return
-            except (RouterLabError, KeyError, TypeError, ValueError) as error:
+            except CodecError as error:
+                await self._protocol_error(connection, message.get("id"), error,
+                                           state.get("client"))
+                return
+            except RouterLabError as error:
                 replies = [P.error(message.get("id"), f"{message['k']}: {error}")]
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - never a silent death: said, then closed
+                await self._protocol_error(connection, message.get("id"), error,
+                                           state.get("client"))
+                return
             if replies:
-                await _send(connection, replies)
+                try:
+                    await send_within(connection, replies)
+                except LimitError as error:  # an answer over the frame limit is not sent
+                    await send_within(connection, [P.error(message.get("id"),
+                                                            f"{message['k']}: {error}")])
+                except TimeoutError:
+                    self.say(f"a client on {_remote(connection)} did not read its answers; "
+                             "connection cut")
+                    return
             if message["k"] == P.FAULT:
                 await self._faulted()
             elif message["k"] == P.COMMIT:
@@ -370,11 +500,11 @@ class PeerHost:
             client.task(message)
             return []
         if kind == P.OPEN:
-            session = client.session(str(message["device"]))
+            session = client.session(message["device"])
             return [{"k": P.OPEN, "id": request_id, "device": session.label}]
         if kind == P.SYNC:
-            error, reads = await asyncio.to_thread(client.sync, message.get("first"),
-                                                   message.get("sent"))
+            error, reads = await client.worker.call(client.sync, message.get("first"),
+                                                    message.get("sent"))
             out: list[dict[str, Any]] = [{"k": P.READ_TENSOR, "id": rid, "data": encode_data(d)}
                                          for rid, d in reads]
             out.append({"k": P.SYNC, "id": request_id, "sessions": client.states(),
@@ -386,17 +516,17 @@ class PeerHost:
             return [{"k": P.COMMIT, "id": request_id, "events": events,
                      "sessions": client.states(), "kept": client.kept()}]
         if kind == P.ROLLBACK:
-            await asyncio.to_thread(client.rollback)
+            await client.worker.call(client.rollback)
             return [{"k": P.ROLLBACK, "id": request_id, "sessions": client.states()}]
         if kind == P.REGISTRY:
-            view = client.session(str(message["device"])).view()
+            view = client.session(message["device"]).view()
             return [{"k": P.REGISTRY, "id": request_id, **view.to_dict()}]
         if kind == P.STATS:
             counters: dict[str, Any] = {"served": self.served.get(client.key, 0),
                                         "downloaded": dict(client.server.links.received)}
             if "device" in message:
-                backend = client.session(str(message["device"])).interpreter.backend
-                counters.update(bytes_copied=backend.bytes_copied, copies=backend.copies)
+                copied, copies = client.session(message["device"]).counters()
+                counters.update(bytes_copied=copied, copies=copies)
             return [{"k": P.STATS, "id": request_id, **counters}]
         if kind == P.PUBLISH:
             self._publish(client, message)
@@ -412,15 +542,15 @@ class PeerHost:
         raise CodecError(f"unknown message kind {kind!r} on /session")
 
     def _init(self, message: dict[str, Any], state: dict[str, ServedClient]) -> dict[str, Any]:
-        if message.get("version") != P.VERSION:
-            raise CodecError(f"protocol version {message.get('version')!r}; this peer speaks "
+        if message["version"] != P.VERSION:
+            raise CodecError(f"protocol version {message['version']!r}; this peer speaks "
                              f"{P.VERSION}")
         if "client" in state:
             raise CodecError("a session stream cannot be initialized twice (pump.rs:118-120)")
-        key, peer = int(message["client"]), str(message["peer"])
+        key, peer = message["client"], message["peer"]
         if key in self.clients:
             raise CodecError(f"client {key} is already connected")
-        client = ServedClient(self, key, peer, Policy.parse(message.get("policy", "native")),
+        client = ServedClient(self, key, peer, Policy.parse(message.get("policy") or "native"),
                               bool(message.get("cubecl_legacy", False)))
         state["client"] = self.clients[key] = client
         return {"k": P.INIT, "id": message.get("id"), "version": P.VERSION,
@@ -439,38 +569,52 @@ class PeerHost:
         a new instance answers the next `Init`."""
         self.faults = PeerFaults(self.faults.allowed)
         self.instance = secrets.token_hex(4)
-        for connection in list(self.connections):
-            await connection.close(1012, "the peer restarted")
+        closing = asyncio.gather(*(c.close(1012, "the peer restarted")
+                                   for c in list(self.connections)), return_exceptions=True)
+        await asyncio.shield(closing)  # the closing of its own connection cancels this task
 
     def _publish(self, client: ServedClient, message: dict[str, Any]) -> None:
         """Bytes pushed by the client's in-process peer (`PushedSource`)."""
-        transfer_id = int(message["transfer"])
+        transfer_id = message["transfer"]
         pushed = client.pushed.setdefault(transfer_id, PushedSource())
         if message.get("data") is None:
-            pushed.deliver(Outcome(P.NEVER, reason=str(message.get("reason", ""))))
-        else:
-            pushed.deliver(Outcome(P.TENSOR, decode_data(message["data"])))
+            pushed.deliver(Outcome(P.NEVER, reason=str(message.get("reason") or "")))
+        else:  # decoded by the reader (`decoded`)
+            pushed.deliver(Outcome(P.TENSOR, message["data"]))
 
     # --- /data ---------------------------------------------------------------------------------
 
     async def _data(self, connection: ServerConnection) -> None:
         """Answer downloads of this peer's publications (`handle_data_channel`,
-        external_comm.rs:229-259), each within its transport's bound."""
-        async for frame in connection:
+        external_comm.rs:229-259), each within its transport's bound. A message outside the
+        protocol closes the connection; one idle for `DATA_IDLE_S` is closed too."""
+        if connection.keepalive_task is not None:  # no ping may land inside a frame that
+            connection.keepalive_task.cancel()     # `wire.write_whole` writes
+        while True:  # bounded: each wait for a request ends within DATA_IDLE_S
             try:
-                messages = await _receive(connection, frame)
-                replies = [await self._download(m) for m in messages]
-            except (CodecError, KeyError, TypeError, ValueError, RouterLabError) as error:
-                messages, replies = [], [P.error(None, f"/data: {error}")]
-            sent = await _send(connection, replies, whole=True)
+                frame = await asyncio.wait_for(connection.recv(), DATA_IDLE_S)
+            except TimeoutError:
+                await connection.close(1000, "idle")
+                return
+            try:
+                messages = await receive(connection, frame)
+                for message in messages:
+                    schema.check(message, "/data")
+            except CodecError as error:
+                await self._protocol_error(connection, None, error, None)
+                return
+            replies = [await self._download(m) for m in messages]
+            try:
+                sent = await send_within(connection, replies, whole=True)
+            except LimitError as error:
+                sent = await send_within(connection, [{"k": P.NEVER, "id": m.get("id"),
+                                                        "reason": str(error)} for m in messages])
             for message in messages[:1]:
-                key = int(message.get("client", 0))
+                key = message["client"]
                 self.served[key] = self.served.get(key, 0) + sent
 
     async def _download(self, message: dict[str, Any]) -> dict[str, Any]:
-        if message["k"] != P.DOWNLOAD:
-            raise CodecError(f"/data takes {P.DOWNLOAD}, not {message['k']!r}")
-        transfer_id, transport = int(message["transfer"]), Transport.parse(message["transport"])
+        transfer_id, transport = message["transfer"], Transport.parse(message["transport"])
         self.faults.reached("transfer")  # a kill during the transfer: the source dies here
         hold = self.faults.intercept(P.DOWNLOAD)
         if hold:
@@ -478,7 +622,7 @@ class PeerHost:
         loop = asyncio.get_running_loop()
         start, delay = loop.time(), POLL_S[0]
         while True:  # bounded by the transport's wait (answer_download)
-            client = self.clients.get(int(message["client"]))
+            client = self.clients.get(message["client"])
             data = None if client is None else (client.server.publication(transfer_id)
                                                 or client.readback(transfer_id))
             dead = {} if client is None else client.dead
@@ -494,55 +638,12 @@ class PeerHost:
         return {"k": kind, "id": message.get("id"), "reason": value}
 
 
-async def _receive(connection: ServerConnection, header: Any) -> list[dict[str, Any]]:
-    """The messages of a header frame and the blob frames it announces."""
-    blobs = [await connection.recv() for _ in range(P.blobs_after(header))]
-    return P.unpack(header, blobs)  # type: ignore[arg-type]  # a text blob is refused there
+def _remote(connection: ServerConnection) -> str:
+    where = connection.remote_address
+    return f"{where[0]}:{where[1]}" if where else "a connection"
 
 
-async def _send(connection: ServerConnection, messages: list[dict[str, Any]],
-                whole: bool = False) -> int:
-    """Send `messages`; return how many bytes their frames took. With `whole` (the `/data`
-    route, whose reader is `DataSocket`), each blob goes as one frame written from its own
-    memory (`_write_whole`); otherwise in fragments through websockets."""
-    header, *blobs = P.pack(messages)
-    await connection.send(header)
-    for blob in blobs:  # no await between the header and a whole blob: nothing interleaves
-        if whole:
-            await _write_whole(connection, blob)
-        else:
-            await connection.send(P.fragments(blob))
-    return len(header) + sum(len(blob) for blob in blobs)
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
-async def _write_whole(connection: ServerConnection, blob: bytes | memoryview | Readback) -> None:
-    """One unfragmented binary frame (RFC 6455 5.2: a server's frames are unmasked): its header,
-    then the blob handed to the transport as it is. websockets would copy the payload into the
-    serialized frame first; asyncio copies only what the socket does not take at once, a slice at
-    a time. A readback in progress is written as its chunks become final (`streams`); one that
-    fails or stalls cuts the connection, so the target never takes a partial frame."""
-    length = len(blob)
-    if length < 126:
-        head = bytes([0x82, length])
-    elif length < 1 << 16:
-        head = bytes([0x82, 126]) + length.to_bytes(2, "big")
-    else:
-        head = bytes([0x82, 127]) + length.to_bytes(8, "big")
-    from websockets.protocol import State
-
-    connection.transport.write(head)
-    sent = 0
-    while sent < length:  # bounded: a readback that stalls raises within STALL_S
-        try:
-            ready = await blob.ready(sent) if isinstance(blob, Readback) else length
-        except (ConnectionError, TimeoutError):
-            connection.transport.abort()
-            return
-        view = blob.view() if isinstance(blob, Readback) else memoryview(blob)
-        for start in range(sent, ready, WRITE_BYTES):
-            if connection.protocol.state is not State.OPEN:  # a close frame went out mid-frame:
-                connection.transport.abort()  # the reader must see the frame cut, not take it
-                return
-            connection.transport.write(view[start:min(start + WRITE_BYTES, ready)])
-            await connection.drain()
-        sent = ready

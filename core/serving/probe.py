@@ -1,7 +1,9 @@
 """A short, bounded look at a served peer: is it there, what does it serve (`routerlab doctor`).
 
-The probe opens `/session`, says `Init` as a client would, reads the answer and closes, all
-within `PROBE_TIMEOUT_S`; the peer ends the probe's (empty) sessions when it goes.
+The probe opens `/session` with the peer's token (`remote.auth`), says `Init` as a client would,
+reads the answer and closes, all within `PROBE_TIMEOUT_S`; the peer ends the probe's (empty)
+sessions when it goes. A peer that refuses the token is a failed probe saying where the token
+comes from.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from websockets.exceptions import WebSocketException
+from websockets.exceptions import InvalidStatus, WebSocketException
 from websockets.sync.client import connect
 
 from ..remote import protocol as P
+from ..remote.auth import bearer, refusal
 from ..remote.protocol import CodecError
 
 PROBE_TIMEOUT_S = 2.0
@@ -33,7 +36,7 @@ def probe_peer(name: str, address: str, timeout: float = PROBE_TIMEOUT_S) -> Pee
     start = time.monotonic()
     try:
         with connect(f"{address}/session", open_timeout=timeout, close_timeout=timeout,
-                     compression=None) as ws:
+                     compression=None, additional_headers=bearer(address)) as ws:
             for frame in P.pack([{"k": P.INIT, "id": 1, "version": P.VERSION, "peer": name,
                                   "client": secrets.randbits(63), "policy": "native"}]):
                 ws.send(frame)
@@ -41,6 +44,8 @@ def probe_peer(name: str, address: str, timeout: float = PROBE_TIMEOUT_S) -> Pee
                 timeout=max(timeout - (time.monotonic() - start), 0.01)))
             for frame in P.pack([{"k": P.CLOSE}]):
                 ws.send(frame)
+    except InvalidStatus as error:
+        return PeerProbe(name, address, False, refusal(error.response.status_code, address))
     except (OSError, TimeoutError, WebSocketException, CodecError, ValueError) as error:
         return PeerProbe(name, address, False, f"not reachable: {type(error).__name__}: {error}")
     if answer.get("k") != P.INIT:

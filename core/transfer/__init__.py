@@ -1,6 +1,6 @@
-"""Where RouterLab's quantized fix lived before 0.2: `routerlab.core.transfer.qtensor`, `.guard`
-and `.policies` are now `routerlab.core.fix.*`. The old names stay importable so that exercise
-files written against an older RouterLab keep working."""
+"""Where RouterLab's quantized fix lived while 0.1.0 was being written:
+`routerlab.core.transfer.qtensor`, `.guard` and `.policies` are now `routerlab.core.fix.*`. The old
+names stay importable so that exercise files written against those drafts keep working."""
 
 import sys
 

@@ -28,6 +28,7 @@ from ...core import (
     Runtime,
     TensorId,
     TensorIr,
+    make_backend,
 )
 from ...core.fix import QuantizedTransfers, record_arrival
 from ...core.fix import can_move_to_device as model_can_move
@@ -210,9 +211,9 @@ def _native_move(sub: Subject, scheme: str, profile: str, shared: bool,
     before = rt.bytes_copied()
     moved = rt.to_device(q, b, policy="native")
     copied = rt.bytes_copied() - before
-    primitive = rt.session(b).interpreter.handles.get_handle_ref(moved.id)
+    primitive = rt.handle(b, moved.id)
     arrived = rt.read_quantized(moved)
-    source_prim = rt.session(a).interpreter.handles.get_handle_ref(keep.id) if keep else None
+    source_prim = rt.handle(a, keep.id) if keep else None
     return {"bit_equal": arrived.bit_equal(source), "bytes": copied,
             "device": str(getattr(primitive, "device", None)),
             "ids": [rt.handle_ids(a), rt.handle_ids(b)],
@@ -267,9 +268,9 @@ def _(sub: Subject) -> Observation:
 def _(sub: Subject) -> Observation:
     rt = Runtime(["cpu:0"])
     q = rt.quantize(rt.tensor(_values(8, 3), "cpu:0", "f32"), "q8s")
-    interp = rt.session("cpu:0").interpreter
-    primitive = interp.handles.get_handle_ref(q.id)
-    same = sub.function("q_to_device")(interp.backend, primitive) is primitive
+    primitive = rt.handle("cpu:0", q.id)
+    backend = make_backend(primitive.device)  # a backend of the device the tensor is on
+    same = sub.function("q_to_device")(backend, primitive) is primitive
     return [("q_to_device(backend, q) with q already there returns q itself (Fusion's and "
              "Burn's same-device shortcut)", same)]
 

@@ -10,6 +10,9 @@ cases compare the two.
 from __future__ import annotations
 
 import random
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -140,6 +143,30 @@ def _rounded(sub: Subject, scale: float, dtype: str) -> float:
     return float(F32(got))
 
 
+@contextmanager
+def _storing_through(sub: Subject) -> Iterator[None]:
+    """The model's quantizer stores its scales through `sub`'s `round_up`: the student's, where
+    their code is graded (the model's own is absent there), the model's in the teacher's."""
+    if sub.is_model:
+        yield
+        return
+
+    def store(scales: Any, dtype: ScaleDtype) -> np.ndarray:
+        flat = np.asarray(scales, dtype=F32).reshape(-1)
+        out = [_rounded(sub, float(s), dtype.value) for s in flat]
+        return np.array(out, dtype=F32).reshape(np.shape(scales))
+
+    users = [m for name, m in list(sys.modules.items()) if name.startswith("routerlab.core.")
+             and getattr(m, "round_up", None) is model_round_up]
+    for module in users:
+        setattr(module, "round_up", store)  # noqa: B010 - a module attribute mypy cannot see
+    try:
+        yield
+    finally:
+        for module in users:
+            setattr(module, "round_up", model_round_up)  # noqa: B010
+
+
 @rounding.visible("f32 stores a scale as it is", hint=2)
 def _(sub: Subject) -> Observation:
     scale = float(F32(0.014173228))
@@ -173,9 +200,10 @@ def _(sub: Subject) -> Observation:
                   hint=2)
 def _(sub: Subject) -> Observation:
     x = np.linspace(-3.0, 5.0, 32, dtype=F32).reshape(4, 8)
-    raw = quantize_dynamic(x, "q8s:block=4", profile=Profile.NDARRAY).scales_f32().reshape(-1)
-    rounded = [_rounded(sub, float(s), "ue4m3") for s in raw]
-    stored = quantize(x, "q8s:block=4:scale=ue4m3", rounded, profile=Profile.NDARRAY)
+    with _storing_through(sub):
+        raw = quantize_dynamic(x, "q8s:block=4", profile=Profile.NDARRAY).scales_f32()
+        rounded = [_rounded(sub, float(s), "ue4m3") for s in raw.reshape(-1)]
+        stored = quantize(x, "q8s:block=4:scale=ue4m3", rounded, profile=Profile.NDARRAY)
     return [("block scales the model stores (decoded to f32) from the rounded ones",
              stored.scales_f32().reshape(-1).tolist()),
             ("q values computed against those stored scales", stored.q().tolist())]

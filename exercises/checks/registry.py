@@ -45,9 +45,7 @@ _PANICS = (MissingHandleError, BurnPanic)
 
 def _model_get_handle(handles: dict[int, Any], tensor_id: TensorId, status: TensorStatus) -> Any:
     """The model's `HandleContainer.get` over the student's plain dict."""
-    container = HandleContainer()
-    container._handles = handles
-    return container.get(tensor_id, status)
+    return HandleContainer.over(handles).get(tensor_id, status)
 
 
 statuses.model(get_handle=_model_get_handle)

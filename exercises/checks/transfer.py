@@ -18,6 +18,7 @@ import numpy as np
 from ...core import (
     READ_ONLY,
     DType,
+    HandleContainer,
     Kind,
     Runtime,
     TensorId,
@@ -84,7 +85,7 @@ def _move(sub: Subject, dtype: DType, shared: bool) -> dict[str, Any]:
     x = rt.tensor(_VALUES[dtype], "cpu:0", dtype.value)
     keep = rt.clone(x) if shared else None
     y = rt.to_device(x, "cpu:1")
-    handle = rt.session("cpu:1").interpreter.handles.get_handle_ref(y.id)
+    handle = rt.handle("cpu:1", y.id)
     return {"cpu:0": rt.handle_ids("cpu:0"), "cpu:1": rt.handle_ids("cpu:1"),
             "values": rt.read(y).tolist(), "dtype": str(getattr(handle, "dtype", None)),
             "on": str(getattr(handle, "device", None)),
@@ -131,7 +132,8 @@ def _(sub: Subject) -> Observation:
     for dtype in (DType.F16, DType.I8, DType.U32, DType.BOOL):
         x = rt.tensor(_VALUES[dtype], "cpu:0", dtype.value)
         ir = TensorIr(x.id, x.shape, READ_ONLY, x.dtype)
-        got = sub.function("get_tensor")(rt.session("cpu:0").interpreter.handles, ir)
+        held = HandleContainer.over({int(x.id): rt.handle("cpu:0", x.id)}, "cpu:0")
+        got = sub.function("get_tensor")(held, ir)
         kind = getattr(got, "kind", got)
         seen.append((f"get_tensor(…) of a {dtype} tensor: its HandleKind's kind",
                      kind.name if isinstance(kind, Kind) else kind))
@@ -156,8 +158,8 @@ def _(sub: Subject) -> Observation:
     x = rt.tensor([1.0, 2.0, 3.0], "cpu:0", "f32")
     keep = rt.clone(x)
     y = rt.to_device(x, "cpu:1")
-    source = rt.session("cpu:0").interpreter.handles.get_handle_ref(keep.id)
-    target = rt.session("cpu:1").interpreter.handles.get_handle_ref(y.id)
+    source = rt.handle("cpu:0", keep.id)
+    target = rt.handle("cpu:1", y.id)
     if source is None or target is None:
         raise CheckFailure("after moving one of two clones, both registries must hold the tensor",
                            hint=2)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import routerlab
 from routerlab.cli import app as app_module
+from routerlab.cli.commands import teacher
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
@@ -47,9 +48,10 @@ def _modules(*args: str) -> set[str]:
 
 def test_help_imports_only_typer_and_the_cli_modules() -> None:
     extra = _modules("routerlab", "--help") - _modules("bare", "--help")
-    commands = {f"routerlab.cli.commands.{name}" for name in app_module.COMMAND_MODULES}
+    commands = {f"routerlab.cli.commands.{name}"
+                for name in [*app_module.COMMAND_MODULES, *teacher.CLASS_MODULES]}
     assert extra == {"routerlab", "routerlab.cli", "routerlab.cli.app", "routerlab.cli.options",
-                     "routerlab.cli.commands"} | commands
+                     "routerlab.cli.tensor_input", "routerlab.cli.commands"} | commands
 
 
 def test_quantize_json_imports_neither_rich_nor_the_router_model() -> None:

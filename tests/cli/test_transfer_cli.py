@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from routerlab.cli import app as app_module
 from routerlab.cli import render
 from routerlab.cli.app import app
-from routerlab.cli.commands.transfer import LONG_WORK, progress_bar
+from routerlab.cli.tensor_input import LONG_WORK, progress_bar
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 HOP_KEYS = {"hop", "source", "target", "path", "seconds", "bytes_moved", "bytes_copied",

@@ -1,4 +1,4 @@
-"""The `/data` wire: a blob written as one frame from its own memory (`host._write_whole`), or as
+"""The `/data` wire: a blob written as one frame from its own memory (`wire.write_whole`), or as
 websockets' fragments, arrives bit-exact in one read-only buffer (`DataSocket`), and a frame cut by
 a close is never taken."""
 
@@ -24,10 +24,11 @@ from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.datalink import DataSocket
 from routerlab.core.remote.streams import Readback, ServedTransfers
-from routerlab.core.serving.host import PeerHost, ServedClient, _write_whole
+from routerlab.core.serving.host import PeerHost, ServedClient
+from routerlab.core.serving.wire import write_whole
 
 BLOB = np.random.default_rng(1).integers(0, 256, 32 << 20, dtype=np.uint8).tobytes()
-"""Many of `_write_whole`'s slices, more than loopback's socket buffers hold: a writer whose
+"""Many of `write_whole`'s slices, more than loopback's socket buffers hold: a writer whose
 reader waits must yield to the loop in between."""
 
 
@@ -61,7 +62,7 @@ def serving(handler: Callable[[Any], Awaitable[None]]) -> Iterator[str]:
 def test_a_whole_blob_arrives_bit_exact_in_one_read_only_buffer() -> None:
     async def answer(connection: Any) -> None:
         await connection.recv()
-        await _write_whole(connection, memoryview(BLOB))
+        await write_whole(connection, memoryview(BLOB))
         await connection.send(b"small")  # the link goes on after a whole frame
         await connection.send(P.fragments(BLOB))  # websockets' fragments: one grown buffer
         await connection.recv()
@@ -86,7 +87,7 @@ def test_a_close_during_a_whole_frame_cuts_it_and_the_reader_refuses_it() -> Non
     async def answer(connection: Any) -> None:
         await connection.recv()
         closing = asyncio.create_task(connection.close(1012, "the peer restarted"))
-        await _write_whole(connection, memoryview(BLOB))
+        await write_whole(connection, memoryview(BLOB))
         await closing
 
     with serving(answer) as address:
@@ -144,7 +145,7 @@ class _Watched(Readback):
 def _stream_from_a_thread(regions: list[np.ndarray], fail_at: int | None = None
                           ) -> Callable[[Any], Awaitable[None]]:
     """A `/data` answer whose blob is read back on another thread, a chunk every 2 ms, while
-    `_write_whole` sends what is final (as a served source does, `streams`)."""
+    `write_whole` sends what is final (as a served source does, `streams`)."""
     async def answer(connection: Any) -> None:
         await connection.recv()
         stream = _Watched(asyncio.get_running_loop(), (0,), None)
@@ -164,7 +165,7 @@ def _stream_from_a_thread(regions: list[np.ndarray], fail_at: int | None = None
         worker.start()
         while stream.buffer is None:
             await asyncio.sleep(0.001)
-        await _write_whole(connection, stream)
+        await write_whole(connection, stream)
         worker.join(10)
         answer.seen = stream.seen  # type: ignore[attr-defined]
         if fail_at is None:

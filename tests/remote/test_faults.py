@@ -284,13 +284,15 @@ def test_a_bad_fault_is_one_line(spec: str, says: str) -> None:
         parse_fault(spec)
 
 
-def test_faults_need_served_peers_and_a_peer_must_allow_them() -> None:
+def test_faults_need_served_peers_and_a_peer_must_allow_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     text = ('devices = ["cpu:0", "cpu:1"]\n[[steps]]\nop = "tensor"\nname = "x"\nvalues = [1]\n'
             'device = "cpu:0"\n[[faults]]\nstep = 1\nkind = "restart"\npeer = "peer1"\n')
     with pytest.raises(ScenarioError, match="faults need served peers"):
         list(run_scenario(parse_scenario(text)))
     with pytest.raises(ScenarioError, match="has 1 step"):
         parse_scenario(text.replace("step = 1", "step = 4"))
+    monkeypatch.setenv("ROUTERLAB_TOKEN", "a-token-shared-by-this-test")  # serve's and ours
     serve = subprocess.Popen([sys.executable, "-m", "routerlab", "serve", "--device", "cpu:0"],
                              stdout=subprocess.PIPE, text=True)
     try:

@@ -1,5 +1,6 @@
-"""A served peer as a server: bad messages get one-line errors and never stop it, each client
-has its own sessions, and ops, reads, registries and traces read across processes."""
+"""A served peer as a server: a bad message gets a one-line protocol error and its connection
+is closed, never the peer; each client has its own sessions, and ops, reads, registries and
+traces read across processes."""
 
 from __future__ import annotations
 
@@ -9,17 +10,19 @@ from collections.abc import Iterator
 import msgpack
 import numpy as np
 import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from routerlab.core import Runtime
 from routerlab.core.errors import DeviceError, RouterLabError, ShapeError
 from routerlab.core.remote import PeerError
 from routerlab.core.remote import protocol as P
+from routerlab.core.remote.auth import bearer
 
 
 @contextlib.contextmanager
 def _raw(address: str, route: str = "/session") -> Iterator[ClientConnection]:
-    with connect(f"{address}{route}", open_timeout=5) as ws:
+    with connect(f"{address}{route}", open_timeout=5, additional_headers=bearer(address)) as ws:
         yield ws
 
 
@@ -36,36 +39,59 @@ def _ask(ws: ClientConnection, frames: object) -> list[dict[str, object]]:
     (bytes(4) + msgpack.packb([{"no": "kind"}]), "a list of messages"),
     (b"\xff\xff\xff\xff", "at most 64"),
     (P.pack([{"k": P.SYNC, "id": 1}]), "Sync before Init"),
-    (P.pack([{"k": "Shell", "id": 1}]), "before Init"),
-    (P.pack([{"k": P.INIT, "id": 1, "version": 99}]), "protocol version 99"),
+    (P.pack([{"k": "Shell", "id": 1}]), "unknown message kind 'Shell'"),
+    (P.pack([{"k": P.INIT, "id": 1, "version": 99}]), "Init without client, peer"),
+    (P.pack([{"k": P.INIT, "id": 1, "version": 99, "client": 5, "peer": "p"}]),
+     "protocol version 99"),
 ])
 def test_a_malformed_message_gets_an_error_and_the_peer_goes_on(
         peers: dict[str, str], frame: object, says: str) -> None:
     with _raw(peers["peer1"]) as ws:
         (answer,) = _ask(ws, frame)
         assert answer["k"] == P.ERROR and says in str(answer["message"])
+        with pytest.raises(ConnectionClosed) as closed:  # that connection only is closed
+            ws.recv(timeout=5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1002
     with Runtime(peers=peers) as rt:  # the peer still serves
         assert rt.read(rt.tensor([1, 2], device="peer1/cpu:0", dtype="i32")).tolist() == [1, 2]
 
 
-def test_a_malformed_task_is_reported_at_sync_and_nothing_is_kept(peers: dict[str, str]) -> None:
+def test_a_task_the_model_refuses_is_reported_at_sync_and_the_connection_goes_on(
+        peers: dict[str, str]) -> None:
     with _raw(peers["peer2"]) as ws:
         _ask(ws, P.pack([{"k": P.INIT, "id": 1, "version": P.VERSION, "client": 12345,
                           "peer": "peer2", "policy": "native"}]))
-        for frame in P.pack([{"k": P.REGISTER_OPERATION, "device": "peer2/cpu:0",
-                              "op": {"op": "DropOp", "tensor": {"~": "eval"}}}]):
+        drop = {"op": "DropOp", "tensor": {"~": "tir", "id": 7, "shape": [1], "status":
+                                           "ReadWrite", "dtype": "f32"}}
+        for frame in P.pack([{"k": P.REGISTER_OPERATION, "device": "peer2/cpu:9", "op": drop}]):
             ws.send(frame)
         (answer,) = _ask(ws, P.pack([{"k": P.SYNC, "id": 2}]))
-        assert "unknown value tag 'eval'" in answer["error"]["message"]  # type: ignore[index]
-        (answer,) = _ask(ws, P.pack([{"k": "Frobnicate", "id": 3}]))
-        assert answer["k"] == P.ERROR and "unknown message kind" in str(answer["message"])
-        (answer,) = _ask(ws, P.pack([{"k": P.DOWNLOAD, "id": 4}]))
-        assert answer["k"] == P.ERROR
+        assert "not served here" in answer["error"]["message"]  # type: ignore[index]
+        (answer,) = _ask(ws, P.pack([{"k": P.REGISTRY, "id": 3, "device": "peer2/cpu:0"}]))
+        assert answer["k"] == P.REGISTRY and answer["rows"] == []
+
+
+@pytest.mark.parametrize(("message", "says"), [
+    ({"k": P.REGISTER_OPERATION, "device": "peer2/cpu:0",
+      "op": {"op": "DropOp", "tensor": {"~": "eval"}}}, "unknown value tag 'eval'"),
+    ({"k": "Frobnicate", "id": 3}, "unknown message kind"),
+    ({"k": P.DOWNLOAD, "id": 4}, "unknown message kind"),
+])
+def test_an_ill_typed_task_closes_its_connection(
+        peers: dict[str, str], message: dict[str, object], says: str) -> None:
+    with _raw(peers["peer2"]) as ws:
+        _ask(ws, P.pack([{"k": P.INIT, "id": 1, "version": P.VERSION, "client": 12346,
+                          "peer": "peer2", "policy": "native"}]))
+        (answer,) = _ask(ws, P.pack([message]))
+        assert answer["k"] == P.ERROR and says in str(answer["message"])
+        with pytest.raises(ConnectionClosed):
+            ws.recv(timeout=5)
 
 
 def test_unknown_route_and_unknown_download(peers: dict[str, str]) -> None:
-    with _raw(peers["peer1"], "/nowhere") as ws, pytest.raises(Exception, match="1008"):
-        ws.recv(timeout=5)
+    with pytest.raises(InvalidStatus, match="404"):  # refused at the upgrade
+        connect(f"{peers['peer1']}/nowhere", open_timeout=5,
+                additional_headers=bearer(peers["peer1"]))
     with _raw(peers["peer1"], "/data") as ws:  # no such client: over Iroh, a timeout answer
         (answer,) = _ask(ws, P.pack([{"k": P.DOWNLOAD, "id": 9, "client": 1, "transfer": 0,
                                       "transport": "iroh"}]))

@@ -65,14 +65,17 @@ def test_a_peer_exits_when_its_parent_dies(tmp_path: Path) -> None:
     assert _wait_gone(child), f"peer {child} outlived its parent"
 
 
-def test_serve_local_stops_every_peer_on_sigterm() -> None:
+def test_serve_local_stops_every_peer_on_sigterm(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ROUTERLAB_TOKEN", raising=False)
     serve = subprocess.Popen([sys.executable, "-m", "routerlab", "serve", "--local", "2"],
                              stdout=subprocess.PIPE, text=True)
     try:
         assert serve.stdout is not None
-        lines = [serve.stdout.readline() for _ in range(4)]
+        lines = [serve.stdout.readline() for _ in range(5)]
         pids = [int(line.rsplit("pid ", 1)[1].rstrip(")\n")) for line in lines[:2]]
-        assert "--peer peer1=ws://127.0.0.1:" in lines[2]
+        token = lines[2].split()[1]  # a fresh token, printed for the other terminal
+        assert len(token) >= 40 and f"export ROUTERLAB_TOKEN={token}" in lines[2]
+        assert "--peer peer1=ws://127.0.0.1:" in lines[3]
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(BOUND_S) == 0
     finally:
@@ -88,14 +91,41 @@ def test_serve_warns_before_it_listens_beyond_loopback() -> None:
                              stderr=subprocess.PIPE, text=True)
     try:
         assert serve.stdout is not None and serve.stderr is not None
-        assert "no authentication" in serve.stderr.readline()
+        assert "without encryption" in serve.stderr.readline()
         assert serve.stdout.readline().startswith("routerlab peer listening on ws://0.0.0.0:")
+        assert serve.stdout.readline().startswith("token: ")
         os.kill(serve.pid, signal.SIGINT)
         assert serve.wait(BOUND_S) == 0
     finally:
         if serve.poll() is None:
             serve.kill()
             serve.wait()
+
+
+def test_serve_local_keeps_the_survivors_serving_when_a_peer_dies(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROUTERLAB_TOKEN", "a-token-for-this-lesson")
+    serve = subprocess.Popen([sys.executable, "-m", "routerlab", "serve", "--local", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert serve.stdout is not None and serve.stderr is not None
+        lines = [serve.stdout.readline() for _ in range(5)]
+        pids = [int(line.rsplit("pid ", 1)[1].rstrip(")\n")) for line in lines[:2]]
+        address = lines[1].split()[1]
+        assert lines[2] == "token: from ROUTERLAB_TOKEN\n"
+        os.kill(pids[0], signal.SIGKILL)  # peer1 dies, as a kill fault makes it
+        said = serve.stderr.readline()
+        assert said == f"peer1 (pid {pids[0]}) exited with status -9; peer2 keep serving\n"
+        with Runtime(peers={"peer2": address}) as rt:  # the survivor serves, with the token
+            assert rt.read(rt.tensor([4.0], device="peer2/cpu:0", dtype="f32")).tolist() == [4.0]
+        assert serve.poll() is None
+        serve.send_signal(signal.SIGINT)
+        assert serve.wait(BOUND_S) == 0
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait()
+    assert _wait_gone(pids[1])
 
 
 def test_a_peer_that_dies_is_one_error_and_the_other_peers_are_rolled_back() -> None:

@@ -253,6 +253,8 @@ def _grade_folders(d: Path, fifo: str) -> list[str]:
 
 def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, list[list[str]]]:
     """Per `exercises`/`teacher` subcommand, command lines that must each be refused."""
+    from routerlab.exercises.catalog import catalog_root
+
     ws = _hostile_workspaces(invoke, d, fifo)
     good = ws["ws"]
     broken = [root for name, root in ws.items() if name.startswith(("state-", "marker-"))]
@@ -268,6 +270,8 @@ def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, 
                           "empty.py": "", "wrong.py": "ADD_STATUSES = 'nope'\n"}.items():
         (py / name).write_bytes(content if isinstance(content, bytes) else content.encode())
         to_seal.append(str(py / name))
+    (py / "solutions.json").write_text(json.dumps(  # well formed, but `good` is self-study
+        {"format": "routerlab-solutions", "course": "c1", "exercises": {}}))
     cases: dict[str, list[list[str]]] = {
         "init": [["exercises", "init", p] for p in
                  ["/dev/null/ws", "/dev/zero", fifo, str(Path(good) / "inner"), "/proc/x/y",
@@ -287,8 +291,32 @@ def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, 
         + [["teacher", "seal", "registry-1", str(py / "syntax.py")]]
         + [["teacher", "seal", e, str(py / "wrong.py")] for e in bad_ids]
         + [["teacher", "seal", "registry-2", str(py / "wrong.py"), "--wrong", p]
-           for p in [fifo, str(py / "syntax.py"), "/dev/zero"]],
-        "lint": [["teacher", "lint", e] for e in bad_ids] + [["teacher", "lint", "--nope"]],
+           for p in [fifo, str(py / "syntax.py"), "/dev/zero"]]
+        + [["teacher", "seal", "registry-2", str(py / "wrong.py"), "--catalog", p]
+           for p in [str(d / "new-course"), fifo, good, str(catalog_root())]],
+        "lint": [["teacher", "lint", e] for e in bad_ids] + [["teacher", "lint", "--nope"]]
+        + [["teacher", "lint", "--catalog", p] for p in [fifo, str(d / "absent"), good]],
+        "release": [["teacher", "release", str(d / "out"), "--course", c]
+                    for c in [CONTROL, MARKUP, "", "../x", BIG]]
+        + [["teacher", "release", p, "--course", "c1"]
+           for p in [fifo, "/dev/zero", "/dev/null/x", good, str(d / "absent" / "out")]]
+        + [["teacher", "release", str(d / "out"), "--course", "c1", "--hints", h]
+           for h in ["4", "-1", "x"]]
+        + [["teacher", "release", str(d / "out"), "--course", "c1", "--catalog", p]
+           for p in [fifo, str(d / "absent"), good]],
+        "release-solutions": [["teacher", "release-solutions", p, "--course", "c1"]
+                              for p in ["/dev/null/x.json", fifo, str(d),
+                                        str(d / "absent" / "x.json")]]
+        + [["teacher", "release-solutions", str(d / "s.json"), e, "--course", "c1"]
+           for e in bad_ids if e]
+        + [["teacher", "release-solutions", str(d / "s.json"), "--course", c]
+           for c in [CONTROL, MARKUP, ""]],
+        "import-solutions": [["exercises", "import-solutions", p, "--dir", good]
+                             for p in [fifo, "/dev/zero", str(d / "absent.json"),
+                                       *[str(py / n) for n in ("deep.py", "empty.py", "nul.py")],
+                                       str(py / "solutions.json")]]
+        + [["exercises", "import-solutions", str(py / "solutions.json"), "--dir", p]
+           for p in dirs],
         "watch": [["exercises", "watch", "--dir", p] for p in dirs]
         + [["exercises", "watch", "--poll", "--interval", v, "--dir", good]
            for v in ["0", "-1", BIG, "nan", "x"]],

@@ -135,7 +135,7 @@ def test_a_legacy_runtime_defaults_its_transfers_to_legacy() -> None:
     """`Runtime(legacy=True)`: no policy given means Burn's arms; a given policy wins."""
     rt = Runtime(["cpu:0", "cpu:1"])
     q = _quantized(rt)  # quantize itself is a todo! under legacy, so switch after it
-    rt.session("cpu:0").interpreter.policy = Policy.LEGACY
+    rt.policy = Policy.LEGACY  # the client decides a transfer's policy, from the runtime's
     assert rt.plan_transfer(q, "cpu:1").policy.value == "legacy"
     assert rt.plan_transfer(q, "cpu:1", policy="native").policy.value == "native"
     assert rt.plan_transfer(q, "cpu:1", legacy=False).policy.value == "native"

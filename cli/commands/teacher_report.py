@@ -1,0 +1,51 @@
+"""`routerlab teacher report GRADES_DIR --html OUT`: a regraded class on one offline page.
+
+Thin: the numbers are `routerlab.exercises.analytics`, the page `routerlab.exercises.class_report`.
+Registered under `teacher` by `teacher.py`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..options import Plain
+
+
+def register(teacher: typer.Typer) -> None:
+    teacher.command()(report)
+
+
+def report(
+    grades_dir: Annotated[Path, typer.Argument(
+        metavar="GRADES_DIR", help="The folder `teacher recheck` wrote its CSV and resume file "
+                                   "(grades.jsonl) into.")],
+    html_out: Annotated[Path, typer.Option("--html", metavar="OUT",
+                                           help="The HTML file to write.")],
+    plain: Plain = False,
+) -> None:
+    """Per-exercise pass rates and points, the hardest checks, the commonest wrong predictions
+    and the self-reported attempts and hints, as one offline HTML page with figures."""
+    from ...core import RouterLabError
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise RouterLabError("the report draws with matplotlib: pip install "
+                             "'routerlab[notebooks]'")
+    from ...exercises.analytics import analyse, load_results
+    from ...exercises.class_report import report_html
+    from ...exercises.errors import GradesError
+    from ...exercises.files import check_target, write_text
+    from ..render import make_console
+
+    check_target(html_out, "report", GradesError)
+    data = analyse(load_results(grades_dir))
+    path = write_text(html_out, report_html(data), "report", GradesError)
+    hardest = data.hardest(1)
+    console = make_console(plain)
+    console.print(f"{len(data.students)} students, {len(data.exercises)} exercises"
+                  + (f"; hardest check: {hardest[0].exercise_id} / {hardest[0].name}"
+                     if hardest else ""), highlight=False, markup=False)
+    console.print(f"report written to {path}", highlight=False, markup=False)

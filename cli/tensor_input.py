@@ -1,0 +1,62 @@
+"""The tensor the `transfer`, `compare` and `quantize` commands read, and the progress bar
+their long work draws: one reading and one bar for the three commands."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..teaching.measure import Progress
+
+LONG_WORK = 1 << 20
+"""Elements × hops from which a progress bar is drawn (on a terminal)."""
+
+
+def read_tensor(values: str | None, shape: str | None, random: str | None, seed: int,
+                command: str) -> Any:
+    """The float tensor of `--values/--shape` or `--random/--seed`, read one way by the
+    transfer, compare and quantize commands. A `--random` shape whose `command` would not fit
+    in this machine's free memory is refused before anything is allocated (typed `--values`
+    are bounded by the command line itself)."""
+    import math
+
+    from ..core.limits import PEAK_PAYLOAD_RATIO, require_memory
+    from ..core.quant import parse_shape, random_tensor, tensor_from
+
+    if random is None:
+        return tensor_from(values, shape)
+    dims = parse_shape(random)
+    ratio = PEAK_PAYLOAD_RATIO[command]
+    require_memory(ratio * 4 * math.prod(dims), f"{command} of shape {list(dims)} ({ratio} × "
+                                                f"its f32 payload)")
+    return random_tensor(random, seed, values, shape)
+
+
+@contextmanager
+def progress_bar(console: "Console", work: int) -> Iterator["Progress | None"]:
+    """A rich progress bar fed by the core's plain callback, for long work on a terminal only."""
+    if work < LONG_WORK or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    # MofN shows "0/?" until the core reports a total (a plain "{task.total}" would say "None");
+    # the spinner and the clock turn (rich redraws from a thread) while one long move runs.
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                  transient=True) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def advance(done: int, total: int, what: str) -> None:
+            bar.update(task, completed=done, total=total, description=what)
+
+        yield advance

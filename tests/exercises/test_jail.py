@@ -1,0 +1,307 @@
+"""Grading in the bubblewrap jail (issue 20 §2, §4; issue 24 §2): the attack suite.
+
+One class, graded by `teacher recheck --roster`: each student below is one attack on a class
+workspace. Every attack must gain 0 points, leave no file outside the jail and no process alive
+after the regrade, and leave the grades CSV as the regrade wrote it (the digest still checks).
+An honest student, with solutions in other styles (numpy scalars, tuples, floats to 3 decimals),
+gets every point of the same files. Skipped, with the reason, where bubblewrap cannot run.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from routerlab.cli.app import app
+from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.checks import suite_for
+from routerlab.exercises.classroom import GradeOptions, grade_student
+from routerlab.exercises.jail import unavailable
+from routerlab.exercises.jail_image import ABSENT, build_image, graded_targets
+from routerlab.exercises.sealing import open_solution
+from routerlab.exercises.workspace import MARKER, init_workspace
+
+TOKEN = uuid.uuid4().hex
+OUTSIDE = Path(f"/tmp/routerlab-jail-attack-{TOKEN}")
+SECRET = f"teacher-secret-{TOKEN}"
+
+pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
+
+SCALE = "def compute_scale(values, value):\n"
+
+ATTACKS: dict[str, tuple[str, str]] = {
+    "fork-exec": ("quant-1", f"""
+import _posixsubprocess, os, subprocess
+argv = ["/bin/sh", "-c", "sleep 3; echo {TOKEN} > {OUTSIDE}-forkexec"]
+try:
+    _posixsubprocess.fork_exec(argv, [b"/bin/sh"], True, (), None, None, -1, -1, -1, -1, -1, -1,
+                               *os.pipe(), False, True, -1, None, None, None, -1, None)
+except TypeError:  # another Python's signature: the same call, through subprocess
+    subprocess.Popen(argv, start_new_session=True)
+{SCALE}    return 0.0
+"""),
+    "kill-and-rewrite": ("quant-1", f"""
+import os, signal, subprocess
+for pid in range(1, 300):
+    try:
+        os.kill(pid, signal.SIGKILL) if pid != os.getpid() else None
+    except OSError:
+        pass
+subprocess.Popen(["/bin/sh", "-c", "sleep 3; echo s1,405 > GRADES; echo {TOKEN}"],
+                 start_new_session=True)
+{SCALE}    return 1.0
+"""),
+    "write-outside": ("quant-1", f"""
+import os, sqlite3
+for make in (lambda p: sqlite3.connect(p).execute("create table t (x)"),
+             lambda p: os.mkfifo(p), lambda p: os.mknod(p), lambda p: open(p, "w").write("x")):
+    for where in ("{OUTSIDE}-" + str(id(make)), "SUBMISSION/escaped-" + str(id(make))):
+        try:
+            make(where)
+        except Exception:
+            pass
+{SCALE}    return 0.0
+"""),
+    "read-teacher-files": ("quant-1", f"""
+import os
+paths = ["TEACHER_SECRET", "/proc/1/environ", "/root/.bash_history", "/etc/shadow"]
+for top in ("/jail", "/work", "/root", "/home", "/tmp", "/var"):
+    for folder, _, names in os.walk(top):
+        paths += [os.path.join(folder, n) for n in names if n in ("sealed.json", "grades.csv")]
+found = []
+for path in paths:
+    try:
+        found.append((path, open(path).read()[:100]))
+    except Exception:
+        pass
+print("READ:", found, flush=True)
+{SCALE}    raise ValueError(str(found))
+"""),
+    "udp": ("quant-1", f"""
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(b"{TOKEN}", ("127.0.0.1", UDP_PORT))
+except OSError as error:
+    print("udp:", error)
+{SCALE}    return 0.0
+"""),
+    "threads": ("quant-1", f"""
+import threading, time
+def later():
+    time.sleep(2)
+    open("{OUTSIDE}-thread", "w").write("late")
+threading.Thread(target=later).start()
+{SCALE}    return 0.0
+"""),
+    "import-grader": ("quant-1", f"""
+from routerlab.exercises.checks.quant import model_scale
+{SCALE}    try:
+        from routerlab.exercises import judge
+        return judge.expected("quant-1").observations
+    except Exception:
+        return model_scale(values, value)
+"""),
+    "stack-and-gc": ("quant-1", f"""
+import gc, sys, types
+def _real(name):
+    for obj in gc.get_objects():
+        if isinstance(obj, types.FunctionType) and obj.__name__ == name \\
+                and "{ABSENT}" not in repr(obj.__code__.co_consts):
+            return obj
+{SCALE}    frame = sys._getframe(1)
+    while frame is not None:
+        for key, found in frame.f_locals.items():
+            if "expect" in key:
+                return found
+        frame = frame.f_back
+    model = _real("model_scale") or _real("compute_q_params")
+    return model(values, value)
+"""),
+    "module-attributes": ("quant-1", f"""
+import sys
+{SCALE}    for module in list(sys.modules.values()):
+        for name in ("_originals", "model_scale", "compute_q_params", "compute_range"):
+            found = getattr(module, name, None)
+            if isinstance(found, dict):
+                for key, function in found.items():
+                    if "compute" in key:
+                        return function(values, value)
+            elif callable(found) and name == "model_scale":
+                return found(values, value)
+    raise LookupError("nothing to delegate to")
+"""),
+    "compile-fake-name": ("quant-1", f"""
+import inspect
+import routerlab.core.quant.calibration as calibration
+source = open(calibration.__file__).read()
+space = {{}}
+exec(compile(source, "<routerlab>/core/quant/calibration.py", "exec"), space)
+{SCALE}    import numpy as np
+    scheme = space["parse_scheme"](value) if "parse_scheme" in space else None
+    from routerlab.core.quant import parse_scheme, Calibration
+    scheme = parse_scheme(value)
+    low, high = space["compute_range"](np.array(values, dtype=np.float32), scheme,
+                                      Calibration.MINMAX)
+    return float(space["compute_q_params"](scheme, low, high).scales.reshape(-1)[0])
+"""),
+    "deep-result": ("quant-1", f"""
+import os
+for fd in range(3, 64):
+    try:
+        os.write(fd, b"[" * 100_000 + b"]" * 100_000 + b"\\n")
+    except OSError:
+        pass
+{SCALE}    return 0.0
+"""),
+    "flood": ("quant-1", """
+import sys
+chunk = "x" * (1 << 20)
+for _ in range(200):
+    sys.stdout.write(chunk)
+def compute_scale(values, value):
+    return 0.0
+"""),
+    "fork-bomb": ("quant-1", f"""
+import os
+{SCALE}    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass
+"""),
+    "predict-calls": ("flow-1", f"""
+SERVERS = __import__("os").system("echo {TOKEN} > {OUTSIDE}-predict")
+SESSIONS = len(open("/etc/hostname").read())
+NEIGHBOURS = suite.oracle()["NEIGHBOURS"]
+"""),
+}
+
+
+def _class_workspace(root: Path, student_id: str) -> Path:
+    """A class workspace whose marker names its roster id."""
+    workspace = init_workspace(root / student_id, f"student {student_id}")[0]
+    marker = workspace.root / MARKER
+    if "student_id" not in marker.read_text():
+        marker.write_text(marker.read_text() + f"student_id = {json.dumps(student_id)}\n")
+    return workspace.root
+
+
+def _honest(folder: Path) -> dict[str, str]:
+    """Right answers written differently from the reference: numpy scalars, a tuple, floats
+    rounded to the tolerance an exercise states."""
+    catalog = load_catalog()
+    files = {"quant-1": "import numpy as np\nRANGES = {'q8s': (-127, 127), 'q8f': (-128, 127), "
+                        "'q4s': (-7, 7), 'q4f': (-8, 7), 'q2s': (-1, 1), 'q2f': (-2, 1)}\n"
+                        "def compute_scale(values, value):\n"
+                        "    a, b = RANGES[value]\n"
+                        "    arr = np.asarray(values, dtype=np.float64)\n"
+                        "    alpha = max(abs(arr.min()), abs(arr.max()))\n"
+                        "    return np.float64(2 * alpha / (b - a))\n",
+             "quant-3": open_solution(catalog.get("quant-3"))}
+    flow = suite_for(catalog.get("flow-1")).oracle()
+    files["flow-1"] = "".join(f"{k} = {tuple(v) if isinstance(v, list) else v!r}\n"
+                              for k, v in flow.items())
+    fix3 = catalog.get("fix-3")
+    answers = suite_for(fix3).oracle()
+    files["fix-3"] = "".join(
+        f"{k} = {[round(x, 3) for x in v] if isinstance(v, list) and v and isinstance(v[0], float) else (round(v, 3) if isinstance(v, float) else v)!r}\n"  # noqa: E501
+        for k, v in answers.items())
+    for exercise_id, source in files.items():
+        (folder / "exercises" / catalog.get(exercise_id).file_name).write_text(source)
+    return files
+
+
+def _stray() -> list[str]:
+    done = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False)
+    return [line for line in done.stdout.splitlines() if TOKEN in line and "ps -eo" not in line]
+
+
+def test_every_attack_scores_zero_leaves_nothing_and_the_honest_student_passes(
+        tmp_path: Path) -> None:
+    submitted = tmp_path / "submitted"
+    grades = tmp_path / "grades.csv"
+    secret = tmp_path / "teacher-secret.txt"
+    secret.write_text(SECRET)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.setblocking(False)
+    roster = ["id,name,email", "honest,Ada,ada@example.org"]
+    catalog = load_catalog()
+    for name, (exercise_id, source) in ATTACKS.items():
+        folder = _class_workspace(submitted, name)
+        source = (source.replace("GRADES", str(grades)).replace("SUBMISSION", str(folder))
+                  .replace("TEACHER_SECRET", str(secret))
+                  .replace("UDP_PORT", str(listener.getsockname()[1])))
+        (folder / "exercises" / catalog.get(exercise_id).file_name).write_text(source)
+        roster.append(f"{name},{name},{name}@example.org")
+    honest = _honest(_class_workspace(submitted, "honest"))
+    (tmp_path / "roster.csv").write_text("\n".join(roster) + "\n")
+    outside_before = set(Path("/tmp").glob(f"routerlab-jail-attack-{TOKEN}*"))
+    result = CliRunner().invoke(app, [
+        "teacher", "recheck", str(submitted), "--roster", str(tmp_path / "roster.csv"),
+        "--out", str(grades), "--jobs", "2", "--feedback", str(tmp_path / "feedback")],
+        env={"NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    written = grades.read_bytes()
+    rows = {r["id"]: r for r in csv.DictReader(grades.open())}
+    possible = sum(catalog.get(e).points for e in honest)
+    assert float(rows["honest"]["points"]) == possible, rows["honest"]
+    for name in ATTACKS:
+        assert float(rows[name]["points"]) == 0, (name, rows[name])
+    time.sleep(4)  # past every attack's delayed write
+    assert grades.read_bytes() == written, "the grades CSV changed after the regrade"
+    check = subprocess.run(["sha256sum", "-c", str(grades.with_suffix(".sha256"))],
+                           cwd=submitted, capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert set(Path("/tmp").glob(f"routerlab-jail-attack-{TOKEN}*")) == outside_before == set()
+    assert not list(submitted.rglob("escaped-*"))
+    assert _stray() == []
+    with pytest.raises(BlockingIOError):
+        listener.recvfrom(100)
+    journal = grades.with_suffix(".jsonl").read_text()
+    assert SECRET not in journal
+    results = {json.loads(line)["student_id"]: json.loads(line) for line in journal.splitlines()}
+    read = results["read-teacher-files"]["exercises"]
+    output = next(e for e in read if e["id"] == "quant-1")["output"]
+    assert "READ: []" in output, output  # not one teacher file was readable in the jail
+    assert (tmp_path / "feedback" / "honest.html").is_file()
+
+
+def test_the_image_holds_no_graded_function_no_model_answer_and_no_catalog(
+        tmp_path: Path) -> None:
+    image = build_image(frozenset(graded_targets(load_catalog())), tmp_path)
+    files = list(image.root.rglob("*"))
+    assert not [f for f in files if f.name in ("sealed.json", "exercise.toml", "index.toml")]
+    calibration = (image.root / "routerlab" / "core" / "quant" / "calibration.py").read_text()
+    assert "def compute_range(" in calibration and ABSENT in calibration
+    assert "np.abs" not in calibration.split("def compute_range(")[1].split("\ndef ")[0]
+    quant_checks = (image.root / "routerlab" / "exercises" / "checks" / "quant.py").read_text()
+    model = quant_checks.split("def model_scale(")[1].split("\ndef ")[0]
+    assert ABSENT in model and "compute_q_params(" not in model
+    assert image.restores(("routerlab.core.quant.calibration:compute_range",)) and not [
+        r for r in image.restores(("routerlab.core.quant.calibration:compute_range",))
+        if r["target"].endswith(("compute_range", "model_scale"))]
+
+
+def test_every_reference_solution_passes_in_the_jail(tmp_path: Path) -> None:
+    catalog = load_catalog()
+    folder = _class_workspace(tmp_path, "ref")
+    for exercise in catalog:
+        (folder / "exercises" / exercise.file_name).write_text(open_solution(exercise))
+    result = grade_student(folder, None, GradeOptions())
+    assert result.error == ""
+    failed = [(e.id, e.problem, [c.message for c in e.checks if c.status != "passed"][:1])
+              for e in result.exercises if not e.passed]
+    assert failed == []
+    assert result.points == catalog.total_points
+    assert os.listdir("/proc") and _stray() == []

@@ -1,0 +1,141 @@
+"""`teacher recheck --scheduler`: a class graded on a Dask cluster (a scheduler and two workers
+on 127.0.0.1) gets exactly the grades of the local run, and still every row when a worker is
+killed in the middle of the run."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hubtools import free_port
+from typer.testing import CliRunner
+
+from routerlab.cli.app import app
+from routerlab.exercises.classroom import LocalExecutor, StudentResult
+from routerlab.exercises.dask_executor import DaskExecutor
+from routerlab.exercises.regrade import Outputs, plan_class, regrade
+from routerlab.exercises.workspace import Workspace, init_workspace
+
+pytestmark = pytest.mark.slow
+
+SOLVED = {"ada": ["quant-3", "flow-1"], "bob": ["quant-3"], "cy": []}
+
+
+class Cluster:
+    def __init__(self, folder: Path) -> None:
+        dask = Path(sys.executable).parent / "dask"
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        port = self.address.rsplit(":", 1)[1]
+        common = {"stderr": subprocess.STDOUT, "start_new_session": True}
+        self.scheduler = subprocess.Popen(
+            [str(dask), "scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"],
+            stdout=(folder / "scheduler.log").open("wb"), **common)
+        self.workers = [subprocess.Popen(
+            [str(dask), "worker", self.address, "--host", "127.0.0.1", "--nthreads", "1",
+             "--no-dashboard", "--name", f"w{n}", "--local-directory", str(folder / f"w{n}")],
+            stdout=(folder / f"worker{n}.log").open("wb"), **common) for n in (1, 2)]
+        from distributed import Client
+
+        with Client(self.address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+
+    def kill_worker(self, index: int) -> None:
+        """SIGKILL a worker and its nanny (its whole process group): it dies mid-task."""
+        os.killpg(self.workers[index].pid, signal.SIGKILL)
+        self.workers[index].wait(timeout=30)
+
+    def stop(self) -> None:
+        for process in [*self.workers, self.scheduler]:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        for process in [*self.workers, self.scheduler]:
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    if importlib.util.find_spec("distributed") is None:
+        pytest.skip("dask and distributed are not installed: pip install 'routerlab[class]'")
+    running = Cluster(tmp_path_factory.mktemp("dask"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def submitted(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.sealing import open_solution
+
+    root = tmp_path_factory.mktemp("class")
+    folders = []
+    for student, solved in SOLVED.items():
+        workspace: Workspace = init_workspace(root / student, student)[0]
+        for exercise_id in solved:
+            exercise = load_catalog().get(exercise_id)
+            workspace.file_for(exercise).write_text(open_solution(exercise))
+        folders.append(workspace.root)
+    return folders
+
+
+@pytest.fixture(scope="module")
+def local(submitted: list[Path], tmp_path_factory: pytest.TempPathFactory
+          ) -> tuple[dict[str, dict[str, str]], dict[str, float]]:
+    """The local run's CSV rows and points: what the cluster must match."""
+    out = tmp_path_factory.mktemp("local") / "local.csv"
+    summary = regrade(plan_class(submitted, None), Outputs.beside(out, None), LocalExecutor(2))
+    return _rows(out), {sid: r.points for sid, r in summary.results.items()}
+
+
+def _rows(path: Path) -> dict[str, dict[str, str]]:
+    rows = list(csv.reader(path.open()))
+    header = next(i for i, r in enumerate(rows) if r and r[0] in ("id", "student", "Student"))
+    return {r[0]: dict(zip(rows[header], r, strict=False)) for r in rows[header + 1:] if r}
+
+
+Local = tuple[dict[str, dict[str, str]], dict[str, float]]
+
+
+def test_the_cluster_grades_as_the_local_run(cluster: Cluster, submitted: list[Path],
+                                             local: Local, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["teacher", "recheck", *map(str, submitted), "--out",
+                                 str(tmp_path / "dask.csv"), "--scheduler", cluster.address])
+    assert result.exit_code == 0, result.output
+    assert _rows(tmp_path / "dask.csv") == local[0]
+    points = local[1]
+    assert points["ada"] > points["bob"] > points["cy"] == 0
+
+
+def test_a_worker_killed_mid_run_loses_no_student(cluster: Cluster, submitted: list[Path],
+                                                  local: Local, tmp_path: Path) -> None:
+    killed: list[int] = []
+
+    def progress(done: int, total: int, result: StudentResult | None) -> None:
+        if result is not None and not killed:
+            cluster.kill_worker(1)  # while the other worker still grades
+            killed.append(done)
+
+    summary = regrade(plan_class(submitted, None), Outputs.beside(tmp_path / "g.csv", None),
+                      DaskExecutor(cluster.address), progress=progress)
+    assert killed == [1]
+    assert sorted(summary.results) == sorted(SOLVED)
+    assert [r.error for r in summary.results.values()] == ["", "", ""]
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    assert len(lines) == 3, "each student's result in the resume file once"
+    assert _rows(tmp_path / "g.csv") == local[0]
+    assert {s: r.points for s, r in summary.results.items()} == local[1]
