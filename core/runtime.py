@@ -29,6 +29,7 @@ from .deployment import Deployment, describe
 from .devices import Device, DeviceLike, Path, check_topology, parse_device
 from .dtypes import AnyDType, DType, QFloat, is_quantized
 from .errors import DeviceError, DTypeError, UnknownTensorError
+from .fastpath import binary_step
 from .fix.advertised import Advertisement, advertise
 from .fix.fusion import legacy_quantize_wall
 from .fix.guard import TransferPlan
@@ -209,18 +210,23 @@ class Runtime:
             result = work(*args)
             self.server.run()
         except BaseException as error:
-            self.journal.rollback()
-            self.server.clear_queues()
-            for session in self.server.sessions.values():
-                session.free_unwound()
-            self.trace.truncate(mark)
-            self.server.settle(False)
-            device = getattr(error, "session", None) or "client"
-            self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
+            self.fail_step(what, mark, error)
             raise
         self.journal.commit()
         self.server.settle(True)
         return result
+
+    def fail_step(self, what: str | Detail, mark: int, error: BaseException) -> None:
+        """Undo the open step (registries, rendezvous maps, client counts, its trace events
+        from `mark` on) and record why it failed."""
+        self.journal.rollback()
+        self.server.clear_queues()
+        for session in self.server.sessions.values():
+            session.free_unwound()
+        self.trace.truncate(mark)
+        self.server.settle(False)
+        device = getattr(error, "session", None) or "client"
+        self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
 
     # --- tensors and ops ---------------------------------------------------------------------
 
@@ -242,6 +248,10 @@ class Runtime:
     def op(self, op_type: Any, *inputs: RouterTensor, params: Sequence[Any] = ()) -> RouterTensor:
         """Any op class of `ir.py` (or an extension's) applied to `inputs`; the inputs are
         consumed. `rt.op(QuantizeOp, x, params=(scheme, qparams))`."""
+        if self.options.fast and len(inputs) == 2 and not params:
+            out = binary_step(self, op_type, *inputs)
+            if out is not None:
+                return out
         return self.atomic(op_type.name, build_op, op_type, list(inputs), *params)
 
     def add(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextvars
 import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -140,6 +142,10 @@ class Server:
             self._workers.run(self._schedule, first)
         finally:
             self._running = False
+
+    def in_workers(self, work: Callable[..., Any], *args: Any) -> Any:
+        """`work(*args)` in the sessions' own context (the fast path's one task)."""
+        return self._workers.run(work, *args)
 
     def _schedule(self, first: SessionPort | None) -> None:
         order = [s for s in self.sessions.values() if s.queue]

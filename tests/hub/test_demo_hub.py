@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -22,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hubtools import DemoHub, alive
+from hubtools import DemoHub, alive, need_hub
 
 from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.hub import OPEN_URL
 from routerlab.exercises.jail import unavailable
 from routerlab.exercises.sealing import open_solution
 
@@ -75,6 +77,27 @@ def contents(hub: DemoHub, user: str, token: str, path: str, body: Any = None) -
                 f"/user/{user}/api/contents/{path}", body, token)
 
 
+def opened(hub: DemoHub, user: str, token: str) -> str:
+    """Where the student's server sends them first (its default URL, after redirects)."""
+    request = urllib.request.Request(f"{hub.url}/user/{user}/",
+                                     headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(response.url)
+
+
+def test_sigterm_stops_the_hub_and_its_proxy(tmp_path: Path) -> None:
+    need_hub()
+    hub = DemoHub(tmp_path / "hub", students=1, password="pw-2")
+    try:
+        processes = hub.remember_processes()
+        assert len(processes) >= 2, "JupyterHub and configurable-http-proxy"
+        assert hub.stop(signal.SIGTERM) == 0
+        assert [pid for pid in processes if alive(pid)] == []
+        assert "every student's server stopped" in "".join(hub.process.stdout or [])
+    finally:
+        hub.cleanup()
+
+
 def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_path: Path) -> None:
     with pytest.raises(urllib.error.HTTPError):  # the password is checked
         log_in(demo_hub, "student1", "not-the-password")
@@ -86,6 +109,7 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
         # the class workspace, with notebook 00 open first
         assert contents(demo_hub, user, token, "routerlab-exercises.toml")["type"] == "file"
         assert contents(demo_hub, user, token, "notebooks/00-welcome.ipynb")["type"] == "notebook"
+        assert opened(demo_hub, user, token).endswith(f"/user/{user}/{OPEN_URL.lstrip('/')}")
     with pytest.raises(urllib.error.HTTPError):  # a student cannot reach another's server
         contents(demo_hub, "student2", tokens["student1"], "routerlab-exercises.toml")
 
@@ -113,9 +137,12 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
     grades = tmp_path / "grades" / "grades.csv"
     grades.parent.mkdir()
     isolation = [] if unavailable() is None else ["--no-isolation"]  # the jail has its tests
+    roster = tmp_path / "roster.csv"  # the hub's user names are the roster's ids
+    roster.write_text("id,name,email\nstudent1,Ada,ada@example.org\n"
+                      "student2,Bob,bob@example.org\nstudent3,Cy,cy@example.org\n")
     regraded = subprocess.run(
-        [sys.executable, "-m", "routerlab", "teacher", "recheck", str(out / "student1"),
-         str(out / "student2"), "--out", str(grades), "--plain", *isolation],
+        [sys.executable, "-m", "routerlab", "teacher", "recheck", "--roster", str(roster),
+         str(out), "--out", str(grades), "--plain", *isolation],
         capture_output=True, text=True, timeout=600)
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
     lines = grades.read_text().splitlines()
@@ -124,6 +151,7 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
     assert float(rows["student1"][EXERCISE]) == exercise.points
     assert float(rows["student1"]["points"]) == exercise.points
     assert float(rows["student2"]["points"]) == 0
+    assert rows["student3"]["status"] == "no submission"
 
     report = tmp_path / "report.html"
     reported = subprocess.run(
@@ -134,6 +162,6 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
 
     processes = demo_hub.remember_processes()
     assert len(processes) >= 4, "hub, proxy and two students' servers were running"
-    assert demo_hub.stop() == 0
+    assert demo_hub.stop(signal.SIGINT) == 0  # Ctrl-C, as a teacher stops it
     assert [pid for pid in processes if alive(pid)] == []
     assert not (demo_hub.folder / "jupyterhub.pid").exists()
