@@ -223,6 +223,10 @@ def test_the_terminal_and_a_notebook_show_the_class_verdict(bundle: Path, tmp_pa
     listed = subprocess.run([*run, "progress", "--dir", str(ws)], capture_output=True,
                             text=True, timeout=120)
     assert "points come when your teacher grades" in " ".join(listed.stdout.split())
+    export = subprocess.run([*run, "export", "--dir", str(ws)], capture_output=True, text=True,
+                            timeout=120)
+    assert export.returncode != 0 and "hand in the workspace folder" in export.stderr
+    assert not list(ws.glob("routerlab-results-*.json"))
 
 
 def test_the_teacher_commands_release_a_course_and_its_solutions(tmp_path: Path) -> None:
