@@ -149,6 +149,7 @@ class _Cgroup:
                 continue
             if base.name != "pids" and "pids" not in _read(base / "cgroup.subtree_control"):
                 continue
+            _sweep(base)
             path = base / f"routerlab-jail-{os.getpid()}-{time.monotonic_ns()}"
             try:
                 path.mkdir()
@@ -183,6 +184,16 @@ class _Cgroup:
                     with contextlib.suppress(OSError, ValueError):
                         os.kill(int(pid), signal.SIGKILL)
                 time.sleep(0.01)
+
+
+def _sweep(base: Path) -> None:
+    """Remove the empty cgroups of teacher processes that died without closing their jails
+    (killed mid-run: a Dask worker, a Ctrl-C'd regrade)."""
+    for stale in base.glob("routerlab-jail-*"):
+        owner = stale.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            with contextlib.suppress(OSError):
+                stale.rmdir()
 
 
 def _read(path: Path) -> str:

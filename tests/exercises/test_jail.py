@@ -357,3 +357,21 @@ def test_recheck_refuses_without_bubblewrap_naming_the_install(
     assert done.exit_code == 1
     assert "apt-get install bubblewrap" in done.output and "--no-isolation" in done.output
     assert not (tmp_path / "g.csv").exists()
+
+
+def test_a_dead_teachers_empty_cgroup_is_swept_and_a_jail_leaves_none() -> None:
+    from routerlab.exercises.jail import _Cgroup
+
+    probe = _Cgroup()
+    if probe.path is None:
+        pytest.skip("no pids cgroup can be made here (not root, or no pids controller): "
+                    "RLIMIT_NPROC caps a jail's processes instead")
+    probe.remove()
+    dead = 2 ** 22 + 1  # above pid_max's limit: no process has it
+    stale = probe.path.parent / f"routerlab-jail-{dead}-1"
+    stale.mkdir()
+    again = _Cgroup()
+    assert not stale.exists()
+    assert again.path is not None and again.path.exists()
+    again.remove()
+    assert not again.path.exists()
