@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import __version__
 from ..core.safe_io import load_json, load_toml
-from .catalog import Catalog, Exercise, Kind, load_catalog
+from .catalog import Catalog, Exercise, load_catalog
 from .errors import CatalogError, WorkspaceError
 from .files import check_target, os_errors, write_text
 
@@ -61,6 +61,7 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     """Write the course bundle of `catalog` to `out` (a new folder), all or nothing."""
     from . import judge
     from .checks import suite_for
+    from .checks.base import PredictSuite
 
     _check_id(course_id, "course id", CatalogError)
     if not 0 <= hints <= 3:
@@ -91,7 +92,7 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
                 want = judge.expected(exercise.id, exercise.catalog).observations
                 checks = [{"name": c.name, "hint": c.hint,
                            "expected": [list(pair) for pair in want[c.name]]
-                           if exercise.kind is Kind.IMPLEMENT else None}
+                           if not isinstance(suite, PredictSuite) else None}
                           for c in suite.checks if not c.hidden]
                 _write(folder / VISIBLE_FILE, _lines(checks))
             info = CourseInfo(course_id, _digest(staging), title or course_id,
@@ -144,6 +145,7 @@ def visible_expected(exercise: Exercise) -> Any:
     hidden checks named as run at grading (`judge.Expected`)."""
     from . import judge
     from .checks import suite_for
+    from .checks.base import PredictSuite
 
     data = load_json(Path(str(exercise.folder)) / VISIBLE_FILE, what="course bundle file",
                      error=CatalogError)
@@ -157,7 +159,7 @@ def visible_expected(exercise: Exercise) -> Any:
         raise CatalogError(f"{exercise.id}: the bundle's visible checks are not this "
                            "RouterLab's")
     observations = {}
-    if exercise.kind is Kind.IMPLEMENT:
+    if not isinstance(suite, PredictSuite):  # a predict suite's one visible check needs none
         for name in visible:
             pairs = given[name]
             if not isinstance(pairs, list) or not all(

@@ -30,6 +30,18 @@ def test_a_missing_proxy_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
     assert not (tmp_path / "d").exists(), "nothing written before the refusal"
 
 
+def test_a_folder_that_is_not_a_demos_is_refused(monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    pytest.importorskip("jupyterhub", reason="the class extra is not installed")
+    monkeypatch.setattr(classhub, "find_proxy", lambda: Path("/bin/true"))
+    (tmp_path / "notes.txt").write_text("mine")
+    mode = tmp_path.stat().st_mode
+    result = CliRunner().invoke(app, ["hub", "--demo", "--dir", str(tmp_path)])
+    assert result.exit_code == 1 and "not a demo hub's folder" in str(result.exception)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert tmp_path.stat().st_mode == mode
+
+
 def test_the_password_is_kept_for_the_next_start(tmp_path: Path) -> None:
     first = classhub.demo_password(tmp_path, None)
     assert classhub.demo_password(tmp_path, None) == first
