@@ -37,6 +37,8 @@ from .report import CheckReport
 from .runner import Candidate, run_checks
 
 RESULTS_FORMAT = "routerlab-exercise-results"
+SELF_REPORTED = "self-reported"
+"""The label of every grade `teacher grades` merges: the student's export says so, nothing more."""
 RESULTS_VERSION = 2
 
 
@@ -118,6 +120,8 @@ def results(course: Course) -> dict[str, Any]:
     return {
         "format": RESULTS_FORMAT, "version": RESULTS_VERSION, "routerlab": __version__,
         "student": course.workspace.student,
+        "mode": "class" if course.workspace.class_mode else "self-study",
+        "student_id": course.workspace.student_id,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "points": _number(sum(e["points"] for e in exercises)),
         "points_possible": sum(e["points_possible"] for e in exercises),
@@ -187,12 +191,14 @@ class Gradebook:
         return out
 
     def write_csv(self, path: Path) -> Path:
-        header = ["student", "points", "points_possible", "passed"]
+        """One row per student; every number in it is what the student's own export says, so
+        the `source` column says `self-reported` (a regrade is `teacher recheck`)."""
+        header = ["student", "source", "points", "points_possible", "passed"]
         for ex_id in self.exercise_ids:
             header += [ex_id, f"{ex_id} attempts", f"{ex_id} hints"]
         rows: list[list[Any]] = []
         for s in self.students:
-            row: list[Any] = [s.student, _number(s.points), self.points_possible,
+            row: list[Any] = [s.student, SELF_REPORTED, _number(s.points), self.points_possible,
                               sum(e["passed"] for e in s.exercises.values())]
             for ex_id in self.exercise_ids:
                 e = s.exercises.get(ex_id)
@@ -242,6 +248,9 @@ def _read_results(path: Path, catalog: Catalog) -> StudentResult:
     data = load_json(path, what="results file", error=GradesError)
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
         raise ValueError("not a RouterLab results file (field 'format')")
+    if data.get("mode") == "class":
+        raise ValueError("an export from a class workspace is self-reported and is not merged: "
+                         "a class's grades come from `routerlab teacher recheck --roster`")
     if not isinstance(data.get("student"), str) or not data["student"].strip():
         raise ValueError("field 'student' is missing or not a name")
     if not isinstance(data.get("exercises"), list):
