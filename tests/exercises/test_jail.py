@@ -332,6 +332,7 @@ def test_resume_grades_only_the_students_the_journal_lacks_and_no_isolation_says
                         lambda job: graded.append(job.student_id) or original(job))
     again = CliRunner().invoke(app, [*argv, "--resume"], env={"NO_COLOR": "1"})
     assert again.exit_code == 0, again.output
+    assert "] 2/2 students" in again.stderr  # the progress bar, on stderr
     first_id = json.loads(lines[0])["student_id"]
     assert graded == [{"s1": "s2", "s2": "s1"}[first_id]]
     rows = {r["id"]: r for r in csv.DictReader(grades.open())}
