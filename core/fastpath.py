@@ -10,7 +10,8 @@ the queue and the scheduler's pass.
 
 `binary_step` answers None whenever the case is not the hot one (a served or ended session,
 work queued, a step already open, an interpreter subclass or a backend other than the default,
-an op the readable path would refuse), and the caller takes the readable path, which then does
+an op the readable path would refuse, a client with Burn's `fusion`, whose stream
+`RouterClient.register_op` counts), and the caller takes the readable path, which then does
 or refuses exactly what it always did. tests/core/test_fastpath.py proves the two paths equal
 on random programs: traces, registries, ids, values and rollbacks (docs/performance.md).
 """
@@ -39,7 +40,7 @@ def binary_step(rt: Runtime, op_type: type, lhs: RouterTensor,
     if (op_type not in FAST_OPS or rt.journal.active or lhs is rhs or rhs.client is not client
             or not lhs.alive or not rhs.alive or type(session) is not Session
             or session.ended is not None or session.queue or type(rt.server) is not Server
-            or not rt.options.stock or op_type in rt._arms
+            or not rt.options.stock or op_type in rt._arms or client.fusion
             or not (session.handles.has_handle(lhs.id) and session.handles.has_handle(rhs.id))):
         return None
     try:

@@ -149,6 +149,7 @@ class _Cgroup:
                 continue
             if base.name != "pids" and "pids" not in _read(base / "cgroup.subtree_control"):
                 continue
+            _sweep(base)
             path = base / f"routerlab-jail-{os.getpid()}-{time.monotonic_ns()}"
             try:
                 path.mkdir()
@@ -185,6 +186,16 @@ class _Cgroup:
                 time.sleep(0.01)
 
 
+def _sweep(base: Path) -> None:
+    """Remove the empty cgroups of teacher processes that died without closing their jails
+    (killed mid-run: a Dask worker, a Ctrl-C'd regrade)."""
+    for stale in base.glob("routerlab-jail-*"):
+        owner = stale.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            with contextlib.suppress(OSError):
+                stale.rmdir()
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text()
@@ -199,9 +210,13 @@ class JailDied(Exception):
 class Jail:
     """One student's jail: started on first use, restarted after a time-out or a death."""
 
-    def __init__(self, image: Image, limits: Limits = Limits()) -> None:
+    def __init__(self, image: Image, limits: Limits = Limits(),
+                 checks: list[str] | None = None) -> None:
+        """`checks`: the check modules to import up front (default: every module, for a whole
+        student; one for a single `exercises check`)."""
         self.image = image
         self.limits = limits
+        self.checks = checks
         self.process: subprocess.Popen[bytes] | None = None
         self.cgroup: _Cgroup | None = None
         self._results = -1
@@ -218,7 +233,8 @@ class Jail:
         if found is None:
             raise JailDied(f"bubblewrap is not installed (`{INSTALL}`)")
         results_read, results_write = os.pipe()
-        config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write}
+        config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
+                  "checks": self.checks}
         host = f"{JAIL_ROOT}/pkg/routerlab/exercises/jailhost.py"
         argv = [found, *_mounts(), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
                 "--remount-ro", "/", "--as-pid-1", "--", _python(), "-I", "-S", "-B", host,

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from routerlab.core import Runtime, RouterTensor
+from routerlab.core import RouterTensor, Runtime
 from routerlab.core.backend import Backend
 
 DEVICES = ("cpu:0", "cpu:1")
@@ -52,7 +52,10 @@ def _play(fast: bool, program: list[tuple[Any, ...]]) -> tuple[Runtime, list[Any
 
 def _act(rt: Runtime, pool: list[RouterTensor], act: tuple[Any, ...]) -> Any:
     kind = act[0]
-    pick = (lambda i: pool[i % len(pool)])
+
+    def pick(i: int) -> RouterTensor:
+        return pool[i % len(pool)]
+
     if kind == "new":
         _, shape, device, dtype = act
         values = (np.arange(int(np.prod(shape))) % 5 - 2).reshape(shape)
