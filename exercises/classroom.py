@@ -241,7 +241,8 @@ def _jail(catalog: Catalog) -> Any:
     why = unavailable()
     if why is not None:
         raise RuntimeError(why)
-    return Jail(build_image(frozenset(graded_targets(catalog))))
+    checks = sorted({e.checks for e in catalog})
+    return Jail(build_image(frozenset(graded_targets(catalog))), checks)
 
 
 def _missing(exercise: Exercise, why: str = "") -> ExerciseResult:

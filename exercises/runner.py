@@ -105,7 +105,7 @@ def _one_check_jail(exercise: Exercise, candidate: Candidate, limit: float
         source = read_source(candidate.path)
     except (OSError, GradesError):  # no cache folder to write, a file too large to send
         return None
-    with Jail(image, checks=[exercise.checks]) as jail:
+    with Jail(image, [exercise.checks], warm=False) as jail:
         reply = jail.run(exercise, source, candidate.display, limit)
     return None if reply.get("supervisor") else reply
 
