@@ -361,21 +361,23 @@ def test_recheck_refuses_without_bubblewrap_naming_the_install(
 
 
 def test_a_dead_teachers_empty_cgroup_is_swept_and_a_jail_leaves_none() -> None:
-    from routerlab.exercises.jail import _Cgroup
+    from routerlab.exercises.jail import JAIL_PROCESSES, _Cgroup
 
     probe = _Cgroup()
-    if probe.path is None:
-        pytest.skip("no pids cgroup can be made here (not root, or no pids controller): "
+    if not probe.paths:
+        pytest.skip("no cgroup can be made here (not root, or no pids controller): "
                     "RLIMIT_NPROC caps a jail's processes instead")
+    pids = next(p for p in probe.paths if (p / "pids.max").exists())
+    assert (pids / "pids.max").read_text().strip() == str(JAIL_PROCESSES)
     probe.remove()
     dead = 2 ** 22 + 1  # above pid_max's limit: no process has it
-    stale = probe.path.parent / f"routerlab-jail-{dead}-1"
+    stale = pids.parent / f"routerlab-jail-{dead}-1"
     stale.mkdir()
     again = _Cgroup()
     assert not stale.exists()
-    assert again.path is not None and again.path.exists()
+    assert again.paths and all(p.exists() for p in again.paths)
     again.remove()
-    assert not again.path.exists()
+    assert not any(p.exists() for p in probe.paths + again.paths)
 
 
 def test_a_self_study_check_of_every_check_module_passes_in_its_own_jail(tmp_path: Path) -> None:
