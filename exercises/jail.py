@@ -210,13 +210,15 @@ class JailDied(Exception):
 class Jail:
     """One student's jail: started on first use, restarted after a time-out or a death."""
 
-    def __init__(self, image: Image, limits: Limits = Limits(),
-                 checks: list[str] | None = None) -> None:
-        """`checks`: the check modules to import up front (default: every module, for a whole
-        student; one for a single `exercises check`)."""
+    def __init__(self, image: Image, checks: list[str], limits: Limits = Limits(),
+                 warm: bool = True) -> None:
+        """`checks`: the check modules the warm host imports (a whole student's: every one in
+        the catalog; a single `exercises check`: its own). `warm`: also import the model's lazy
+        imports up front (worth it for a whole student, not for one check)."""
         self.image = image
         self.limits = limits
         self.checks = checks
+        self.warm = warm
         self.process: subprocess.Popen[bytes] | None = None
         self.cgroup: _Cgroup | None = None
         self._results = -1
@@ -234,7 +236,7 @@ class Jail:
             raise JailDied(f"bubblewrap is not installed (`{INSTALL}`)")
         results_read, results_write = os.pipe()
         config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
-                  "checks": self.checks}
+                  "checks": self.checks, "warm": self.warm}
         host = f"{JAIL_ROOT}/pkg/routerlab/exercises/jailhost.py"
         argv = [found, *_mounts(), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
                 "--remount-ro", "/", "--as-pid-1", "--", _python(), "-I", "-S", "-B", host,

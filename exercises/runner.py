@@ -98,10 +98,15 @@ def _one_check_jail(exercise: Exercise, candidate: Candidate, limit: float
     if os.environ.get("ROUTERLAB_NO_JAIL") or bwrap() is None:
         return None
     from .catalog import load_catalog
+    from .errors import GradesError
 
-    image = build_image(frozenset(graded_targets(load_catalog())))
-    with Jail(image, checks=[exercise.checks]) as jail:
-        reply = jail.run(exercise, read_source(candidate.path), candidate.display, limit)
+    try:
+        image = build_image(frozenset(graded_targets(load_catalog())))
+        source = read_source(candidate.path)
+    except (OSError, GradesError):  # no cache folder to write, a file too large to send
+        return None
+    with Jail(image, [exercise.checks], warm=False) as jail:
+        reply = jail.run(exercise, source, candidate.display, limit)
     return None if reply.get("supervisor") else reply
 
 

@@ -276,3 +276,17 @@ def test_teacher_grades_labels_exports_self_reported_and_refuses_a_class_workspa
     (inbox / "ada.json").unlink()
     refused = CliRunner().invoke(app, ["teacher", "grades", str(inbox), "--plain"])
     assert refused.exit_code != 0 and "self-reported" in str(refused.exception)
+
+
+def test_a_file_too_large_to_be_an_exercise_is_that_exercises_error_not_the_students(
+        tmp_path: Path) -> None:
+    from routerlab.exercises.classroom import grade_student
+    from routerlab.exercises.workspace import init_workspace
+
+    workspace = init_workspace(tmp_path / "ws", "ada")[0]
+    exercise = load_catalog().get("flow-1")
+    workspace.file_for(exercise).write_text("SERVERS = 1\n" + "#" * 300_000 + "\n")
+    result = grade_student(workspace.root, options=GradeOptions(isolation=False))
+    assert result.error == ""
+    graded = next(e for e in result.exercises if e.id == "flow-1")
+    assert graded.status == "error" and "more than" in graded.problem and graded.points == 0

@@ -332,6 +332,7 @@ def test_resume_grades_only_the_students_the_journal_lacks_and_no_isolation_says
                         lambda job: graded.append(job.student_id) or original(job))
     again = CliRunner().invoke(app, [*argv, "--resume"], env={"NO_COLOR": "1"})
     assert again.exit_code == 0, again.output
+    assert "] 2/2 students" in again.stderr  # the progress bar, on stderr
     first_id = json.loads(lines[0])["student_id"]
     assert graded == [{"s1": "s2", "s2": "s1"}[first_id]]
     rows = {r["id"]: r for r in csv.DictReader(grades.open())}
@@ -375,3 +376,15 @@ def test_a_dead_teachers_empty_cgroup_is_swept_and_a_jail_leaves_none() -> None:
     assert again.path is not None and again.path.exists()
     again.remove()
     assert not again.path.exists()
+
+
+def test_a_self_study_check_of_every_check_module_passes_in_its_own_jail(tmp_path: Path) -> None:
+    from routerlab.exercises.runner import Candidate, run_checks
+
+    catalog = load_catalog()
+    one_per_module = {e.checks: e for e in catalog}
+    for exercise in one_per_module.values():
+        path = tmp_path / exercise.file_name
+        path.write_text(open_solution(exercise))
+        report = run_checks(exercise, Candidate(path, path.name))
+        assert report.passed, (exercise.id, report.problem, report.output[-500:])
