@@ -7,7 +7,8 @@ transfer.py (every path: same-peer, cross-peer, cross-peer across backends and D
 per tensor and per block, at 1, 16 and 64 Mi values),
 quantize.py (against torch when installed), registry.py (registry pairs, the 100k-op flow,
 the trace bound), cli_start.py, memory.py, remote.py (two served peers: a 64 Mi cross-peer move
-against a raw loopback send, and a small step), and gpu_transfer.py's paired goal (skipped with
+against a raw loopback send, and a small step), classroom.py (a student's regrade, one check and
+a class of 200, against loading the model), and gpu_transfer.py's paired goal (skipped with
 the reason when no GPU is usable). Writes `results.json` (every measurement and every goal),
 `transfer.png` (median move/copy ratio against size, one panel per path) and `goals.md` (the
 table the README shows), then prints the table. Exit status 1 when a goal is missed.
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import classroom
 import cli_start
 import gpu_transfer
 import memory
@@ -102,6 +104,7 @@ def main() -> None:
         "cli_start": cli_start.run(7 if args.quick else 15),
         "memory": memory.run(16 if args.quick else 64, 4000 if args.quick else 16000),
         "remote": remote.run(4 if args.quick else 64, 7, 50 if args.quick else 200),
+        "classroom": classroom.run(3 if args.quick else 5, 8 if args.quick else 200),
     }
     gpu = gpu_transfer.paired_goals()
     if isinstance(gpu, str):

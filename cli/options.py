@@ -46,7 +46,10 @@ Source = Annotated[str, typer.Option("--from", help="Source device, e.g. cpu:0."
 Target = Annotated[str, typer.Option("--to", help="Target device, e.g. cpu:1, peer2/cpu:0.")]
 PathOpt = Annotated[str | None, typer.Option("--path", help="Force a path: local, bytes, "
                                                             "dispatch or bridge (default: from "
-                                                            "the devices).")]
+                                                            "the devices). dispatch and bridge "
+                                                            "between router devices are "
+                                                            "RouterLab's own: Burn moves those by "
+                                                            "local or bytes (docs/burn.md, 6).")]
 Hops = Annotated[int, typer.Option("--hops", help="Moves back and forth, 1 to 1000 "
                                                   "(docs/limits.md).")]
 Backend = Annotated[str | None, typer.Option("--backend", help="Profile for devices given "

@@ -20,7 +20,16 @@ from .data import TensorData
 from .devices import Device
 from .errors import DeviceError, UseAfterDropError
 from .handles import Journal
-from .ir import InitOp, OperationIr, ReadOp, RegisterDataOp, TensorId, TensorIr
+from .ir import (
+    ExposeOp,
+    InitOp,
+    OperationIr,
+    ReadOp,
+    ReceiveOp,
+    RegisterDataOp,
+    TensorId,
+    TensorIr,
+)
 from .port import Reply, SessionPort
 from .server import Server
 from .tensor import RouterTensor
@@ -34,7 +43,9 @@ class RouterClient:
     served), and to the server that runs the sessions."""
 
     def __init__(self, session: SessionPort, server: Server,
-                 new_id: Callable[[], TensorId]) -> None:
+                 new_id: Callable[[], TensorId], fusion: bool = False) -> None:
+        """`fusion`: the client is built with Burn's `fusion` feature, so it counts the ops its
+        stream holds since the last sync point (`unsynced`, core/fix/fusion.py)."""
         self.session = session
         self.server = server
         self.device: Device = session.device
@@ -42,6 +53,10 @@ class RouterClient:
         """The server's journal (one per runtime, never replaced), which every use of a tensor
         consults: kept here rather than looked up through the server each time."""
         self._new_id = new_id
+        self.fusion = fusion
+        self.unsynced = 0
+        """Fusion only: the ops registered since this device's last sync point (a read, or a
+        move out of it), which the router's fuser would send as one graph."""
 
     def create_empty_handle(self) -> TensorId:
         """Mint an id for a tensor that does not exist yet."""
@@ -50,6 +65,26 @@ class RouterClient:
     def register_op(self, op: OperationIr) -> None:
         """Fire-and-forget submission to the session FIFO."""
         self.session.submit(op)
+        if self.fusion:
+            self._stream(op)
+
+    def _stream(self, op: OperationIr) -> None:
+        """Count `op` into the fusion stream; a move out of this device drains it (Fusion's
+        `change_client_*`). Uploads and transfers are tasks, not stream ops."""
+        if isinstance(op, ExposeOp):
+            self._synced()
+        elif not isinstance(op, (RegisterDataOp, ReceiveOp)):
+            self._set_unsynced(self.unsynced + 1)
+
+    def _synced(self) -> None:
+        if self.fusion and self.unsynced:
+            self._set_unsynced(0)
+
+    def _set_unsynced(self, count: int) -> None:
+        if self.journal.active:  # a failed step puts the count back with everything else
+            self.journal.set(self.__dict__, "unsynced", count)
+        else:
+            self.unsynced = count
 
     def register(self, op: OperationIr) -> list[RouterTensor]:
         """Create one tensor (count 1) per output, *then* submit the op."""
@@ -71,10 +106,12 @@ class RouterClient:
         reply = Reply()
         self.session.submit(ReadOp(tensor, request), reply)
         self.server.run()
+        self._synced()
         return reply.value
 
     def sync(self) -> None:
         self.server.run()
+        self._synced()
 
 
 def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTensor:

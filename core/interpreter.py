@@ -8,7 +8,8 @@ two behaviours exist, chosen by the transfer's policy (`routerlab.core.policies`
 * `legacy` replays Burn at 2c06be3 exactly: unsigned ints and `QFloat` fall through the
   `if is_float / is_int / is_bool` chains into `todo!()`, `unimplemented!()`, or (for
   `register_tensor_data_id` with a uint) into silently registering nothing
-  (`interpreter.rs:88-178`, `2139-2176`; docs/burn.md section 7).
+  (`interpreter.rs:88-178`, `2139-2176`; docs/burn.md section 7), and an int-to-int cast
+  reaches the int arm's `unreachable!()` (`interpreter.rs:536`).
 * every other policy is RouterLab's fix: uint has its own arm everywhere, and every `QFloat` arm
   calls the quantized extension (`QuantizedExtension`) the interpreter was built with.
 
@@ -62,6 +63,10 @@ SRC_FROM_DATA = f"{SRC}:176"
 SRC_READ_QFLOAT = f"{SRC}:2161"
 SRC_READ_OTHER = f"{SRC}:2163"
 SRC_QUANTIZE = f"{SRC}:1390-1391"
+SRC_INT_CAST = f"{SRC}:536"
+UNREACHABLE = "internal error: entered unreachable code"
+"""What Rust's `unreachable!()` prints."""
+_INT_KINDS = (Kind.INT, Kind.UINT)
 SRC_ALIAS = f"{SRC}:151-159"
 
 
@@ -210,6 +215,14 @@ class TensorInterpreter:
         self.handles.register(op.out.id, self.backend.swap_dims(tensor, op.dim1, op.dim2))
 
     def _cast(self, op: CastOp) -> None:
+        """Under `legacy`, an int-to-int cast is Burn's `int_cast`, which the router sends as
+        `BaseInt(Cast)` (`crates/burn-router/src/ops/int_tensor.rs:1162-1171`) and the
+        interpreter's int arm answers with `unreachable!()` (interpreter.rs:536): the session
+        panics. (Burn's `Tensor::cast` to the dtype it already has submits nothing.) Float and
+        bool casts have arms of their own and work; RouterLab's fix casts ints too."""
+        if (self.legacy and op.input.dtype != op.out.dtype
+                and kind_of(op.input.dtype) in _INT_KINDS and kind_of(op.out.dtype) in _INT_KINDS):
+            raise BurnPanic(UNREACHABLE, SRC_INT_CAST)
         tensor = self.handles.get_tensor_handle(op.input)
         self.handles.register(op.out.id, self.backend.cast(tensor, op.out.dtype))
 

@@ -36,7 +36,7 @@ from .profiles import Profile
 from .quant import Calibration, QuantScheme, check_quantizable, parse_scheme
 from .quant.calibration import check_calibration
 from .quant.ops import given_scales
-from .request import Arrival, TransferRequest
+from .request import DEFAULT_TRANSPORT, Arrival, TransferRequest
 from .tensor import RouterTensor
 
 _cached_plan = lru_cache(maxsize=1024)(plan_transfer)
@@ -49,7 +49,7 @@ def plan(tensor: RouterTensor, target: Device, request: TransferRequest) -> Tran
     device is created: a plan needs the target's name, not its session)."""
     tensor.check()
     return _cached_plan(tensor.held, tensor.shape, tensor.device, target, request.path,
-                        request.decided_policy)
+                        request.decided_policy, request.transport or DEFAULT_TRANSPORT)
 
 
 def move(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
@@ -111,7 +111,7 @@ def check_quantize(dtype: AnyDType, shape: tuple[int, ...], profile: Profile,
     if scales is None:
         if global_scale is not None:
             raise QuantizationError("a global scale goes with given scales; pass both or neither")
-        check_calibration(stored, shape, method)
+        check_calibration(stored, shape, method, flex=profile is Profile.FLEX)
         return asked, stored, QuantizeParams(None, None, method)
     given_scales(stored, shape, np.asarray(scales, dtype=np.float64), global_scale)
     return asked, stored, QuantizeParams(

@@ -28,8 +28,10 @@ from .data import TensorData
 from .deployment import Deployment, describe
 from .devices import Device, DeviceLike, Path, check_topology, parse_device
 from .dtypes import AnyDType, DType, QFloat, is_quantized
-from .errors import BurnUnimplemented, DeviceError, DTypeError, UnknownTensorError
+from .errors import DeviceError, DTypeError, UnknownTensorError
+from .fastpath import binary_step
 from .fix.advertised import Advertisement, advertise
+from .fix.fusion import legacy_quantize_wall
 from .fix.guard import TransferPlan
 from .handles import Journal
 from .ir import (
@@ -59,7 +61,6 @@ from .trace import Detail, Trace, TraceEvent
 from .view import TableView
 
 T = TypeVar("T")
-SRC_ROUTER_QUANT = "crates/burn-router/src/ops/qtensor.rs"
 
 
 class Runtime:
@@ -148,7 +149,8 @@ class Runtime:
     def _attach(self, device: Device, session: Session) -> RouterClient:
         """Add `session` to the server and give it a client (forgotten if the step fails)."""
         self.server.add(session)
-        client = self._clients[device] = RouterClient(session, self.server, self._new_id)
+        client = self._clients[device] = RouterClient(session, self.server, self._new_id,
+                                                      self.fusion)
         if self.journal.active:
             self.journal.on_rollback(self._forget, device)
         return client
@@ -208,18 +210,23 @@ class Runtime:
             result = work(*args)
             self.server.run()
         except BaseException as error:
-            self.journal.rollback()
-            self.server.clear_queues()
-            for session in self.server.sessions.values():
-                session.free_unwound()
-            self.trace.truncate(mark)
-            self.server.settle(False)
-            device = getattr(error, "session", None) or "client"
-            self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
+            self.fail_step(what, mark, error)
             raise
         self.journal.commit()
         self.server.settle(True)
         return result
+
+    def fail_step(self, what: str | Detail, mark: int, error: BaseException) -> None:
+        """Undo the open step (registries, rendezvous maps, client counts, its trace events
+        from `mark` on) and record why it failed."""
+        self.journal.rollback()
+        self.server.clear_queues()
+        for session in self.server.sessions.values():
+            session.free_unwound()
+        self.trace.truncate(mark)
+        self.server.settle(False)
+        device = getattr(error, "session", None) or "client"
+        self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
 
     # --- tensors and ops ---------------------------------------------------------------------
 
@@ -241,6 +248,10 @@ class Runtime:
     def op(self, op_type: Any, *inputs: RouterTensor, params: Sequence[Any] = ()) -> RouterTensor:
         """Any op class of `ir.py` (or an extension's) applied to `inputs`; the inputs are
         consumed. `rt.op(QuantizeOp, x, params=(scheme, qparams))`."""
+        if self.options.fast and len(inputs) == 2 and not params:
+            out = binary_step(self, op_type, *inputs)
+            if out is not None:
+                return out
         return self.atomic(op_type.name, build_op, op_type, list(inputs), *params)
 
     def add(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
@@ -332,11 +343,12 @@ class Runtime:
 
     def plan_transfer(self, tensor: RouterTensor, device: DeviceLike,
                       path: Path | str | None = None, *, policy: Policy | str | None = None,
-                      legacy: bool | None = None) -> TransferPlan:
+                      legacy: bool | None = None,
+                      transport: Transport | str | None = None) -> TransferPlan:
         """What `to_device` would do, without doing it (the guard): nothing is submitted and no
-        device is created."""
+        device is created. `transport` defaults to the runtime's, as a move's does."""
         request = self._decide(TransferRequest.of(device, policy=policy, path=path,
-                                                  legacy=legacy))
+                                                  legacy=legacy, transport=transport))
         return plan(tensor, self._device(request.device), request)
 
     def _decide(self, request: TransferRequest) -> TransferRequest:
@@ -356,9 +368,10 @@ class Runtime:
         calibrated (`quantize_dynamic`) unless `scales` are given. The input is consumed; the
         result's dtype is the scheme asked for, as in Burn's IR; `held` is what the device
         stores (a backend may store another layout). Under `legacy` it is Burn's
-        wall: the client's `unimplemented!()`, or with `fusion` the server's `todo!()`."""
+        wall: the client's `unimplemented!()`, or with `fusion` the server's `todo!()` once the
+        fused graph holds more than the lone op (core/fix/fusion.py)."""
         tensor.check()
-        self._bare_router_wall(f"{SRC_ROUTER_QUANT}:{27 if scales is None else 20}")
+        self._legacy_wall(tensor, calibrated=scales is None)
         asked, stored, params = check_quantize(tensor.dtype, tensor.shape,
                                                tensor.device.profile, scheme, scales,
                                                global_scale, calibration)
@@ -369,16 +382,20 @@ class Runtime:
     def dequantize(self, tensor: RouterTensor, dtype: DType | str = DType.F32) -> RouterTensor:
         """`x̂ = s * q` on the tensor's device (the interpreter's `Dequantize` arm)."""
         tensor.check()
-        self._bare_router_wall(f"{SRC_ROUTER_QUANT}:31")
+        self._legacy_wall(tensor, calibrated=False, dequantize=True)
         return self.op(DequantizeOp, tensor, params=(DType.parse(dtype),))
 
-    def _bare_router_wall(self, source: str) -> None:
-        """Replaying Burn, a quantize or dequantize on a bare router (burn-remote's default
-        features) is the client's own `unimplemented!()`: nothing is submitted and no session
-        dies. With `fusion` the op travels inside a graph to the server, whose interpreter arm
-        is `todo!()` and ends the session (`crates/burn-router/src/fusion.rs:223-267`)."""
-        if self.legacy and not self.fusion:
-            raise BurnUnimplemented(source)
+    def _legacy_wall(self, tensor: RouterTensor, *, calibrated: bool,
+                     dequantize: bool = False) -> None:
+        """Replaying Burn, a quantize or dequantize stops at the client's `unimplemented!()`
+        (nothing submitted, no session dies) unless, with `fusion`, it joins a graph of more
+        than one op, which the server's `todo!()` ends (core/fix/fusion.py)."""
+        if not self.legacy:
+            return
+        wall = legacy_quantize_wall(fusion=self.fusion, unsynced=tensor.client.unsynced,
+                                    calibrated=calibrated, dequantize=dequantize)
+        if wall is not None:
+            raise wall
 
     def read_quantized(self, tensor: RouterTensor, consume: bool = False) -> QuantizedTensor:
         """Read a quantized tensor back: its canonical bytes (docs/burn.md) as a QuantizedTensor. A

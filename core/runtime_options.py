@@ -60,6 +60,15 @@ class RuntimeOptions:
     (docs/remote.md); close the runtime (`close()` or `with`) to end them."""
     server: Callable[[Trace, Journal], Server] = Server
     """Makes the server side (a served peer's downloads across processes)."""
+    fast: bool = True
+    """Hot steps take the fast path (`core/fastpath.py`), proven equal to the readable one;
+    False runs every step through the layers (what the equality tests compare against)."""
+
+    @property
+    def stock(self) -> bool:
+        """Whether every device gets the stock interpreter and backend (no subclass plugged in,
+        no backend maker of a test's or a rehearsal's): the fast path's condition."""
+        return self.interpreter is TensorInterpreter and self.backends is make_backend
 
     def but(self, **given: Any) -> RuntimeOptions:
         """These options with some changed by name; an unknown name is refused with the list."""

@@ -15,6 +15,9 @@ everything it touched.
 from __future__ import annotations
 
 import contextvars
+import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +31,14 @@ from .port import SessionPort
 from .request import Transport
 from .session import Session
 from .trace import Trace
+
+CAPABILITY_SEED = 5005
+"""Seeds the stand-in for `TransferCapability::random()`, so that a run's trace reads the same
+every time (Burn's capabilities are 32 random bytes,
+`crates/burn-remote/src/shared/task.rs:41-49`)."""
+CAPABILITY_BIT = 1 << 47
+"""Every stand-in capability has this bit set and 47 random ones below it: it is never a small
+same-peer transfer id."""
 
 IROH_TIMEOUT_S = 300.0
 """How long an Iroh download waits for its source (`crates/burn-remote/src/transport/iroh/
@@ -45,6 +56,7 @@ class Server:
         self._published: dict[int, tuple[Session, TensorData]] = {}
         self.transfers: dict[int, tuple[Device, Device]] = {}
         self._next_transfer = 0
+        self._capabilities = random.Random(CAPABILITY_SEED)
         self.clock = 0.0
         """Simulated seconds spent waiting (a transport timeout advances it; nothing sleeps)."""
         self._workers = contextvars.Context()
@@ -67,13 +79,20 @@ class Server:
     def number_transfers_as(self, other: Server) -> None:
         """Give this server's next transfer the id `other`'s next one gets: two clients, each
         with its own counter, can pick the same id (`faults.race` makes them, as Burn's
-        per-process counters would)."""
+        per-process counters would; their capabilities are drawn alike)."""
         self._next_transfer = other._next_transfer
+        self._capabilities.setstate(other._capabilities.getstate())
 
     def new_transfer(self, source: Device, target: Device) -> int:
-        """A process-unique transfer id (`get_next_transfer_id`, client/runner.rs:431)."""
-        transfer_id = self._next_transfer
-        self._next_transfer += 1
+        """The id of one move. Same peer: the next `LocalTransferId`, from a counter of its own
+        that starts at 0 (`get_next_transfer_id`, `crates/burn-remote/src/client/runner.rs:
+        373-397`). Another peer: a `TransferCapability::random()` (`runner.rs:458`), here a
+        seeded random number with `CAPABILITY_BIT` set, so the two never meet."""
+        if source.peer == target.peer:
+            transfer_id = self._next_transfer
+            self._next_transfer += 1
+        else:
+            transfer_id = CAPABILITY_BIT | self._capabilities.getrandbits(47)
         self.transfers[transfer_id] = (source, target)
         return transfer_id
 
@@ -123,6 +142,10 @@ class Server:
             self._workers.run(self._schedule, first)
         finally:
             self._running = False
+
+    def in_workers(self, work: Callable[..., Any], *args: Any) -> Any:
+        """`work(*args)` in the sessions' own context (the fast path's one task)."""
+        return self._workers.run(work, *args)
 
     def _schedule(self, first: SessionPort | None) -> None:
         order = [s for s in self.sessions.values() if s.queue]

@@ -22,6 +22,7 @@ from .errors import SessionEnded
 from .handles import HandleContainer
 from .interpreter import TensorInterpreter
 from .ir import (
+    BinaryOp,
     DropOp,
     ExposeLocalOp,
     ExposeRemoteOp,
@@ -99,6 +100,18 @@ class Session(Viewable):
             self.interpreter.register_op(op)
         else:
             task(self, op, reply)
+
+    def binary_now(self, op: BinaryOp) -> None:
+        """Run a binary op at once on this idle session, as `submit` and the scheduler's
+        `run_one` would run it through the interpreter's arm (its start in the trace; get lhs,
+        get rhs, the backend's op in the workers' context, register), without the queue: the
+        fast path's task (`fastpath.py`)."""
+        self._log(("op", self.label, int(op.out.id), None, 0, op))
+        handles = self.handles
+        lhs = handles.get(op.lhs.id, op.lhs.status)
+        rhs = handles.get(op.rhs.id, op.rhs.status)
+        compute = getattr(self.interpreter.backend, op.name)  # `add`, `mul`, `matmul`
+        handles.register(op.out.id, self.server.in_workers(compute, lhs, rhs))
 
     def _register_data(self, op: RegisterDataOp, reply: Reply | None) -> None:
         self.interpreter.register_tensor_data(op.out.id, op.data, op.request)

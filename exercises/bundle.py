@@ -23,14 +23,14 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..core.safe_io import load_json, load_toml
-from .catalog import Catalog, Exercise, Kind, load_catalog
+from .catalog import Catalog, Exercise, load_catalog, read_entry
 from .errors import CatalogError, WorkspaceError
 from .files import check_target, os_errors, write_text
 
@@ -58,9 +58,9 @@ class CourseInfo:
 
 def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
             hints: int = CLASS_HINTS) -> CourseInfo:
-    """Write the course bundle of `catalog` to `out` (a new folder), all or nothing."""
+    """Write the course bundle of `catalog` to `out` (a new folder), all or nothing: it is
+    made in a hidden folder beside `out` and renamed into place once complete."""
     from . import judge
-    from .checks import suite_for
 
     _check_id(course_id, "course id", CatalogError)
     if not 0 <= hints <= 3:
@@ -82,27 +82,35 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
         with os_errors("write the course bundle", CatalogError):
             _write(staging / "index.toml", _toml({"order": [e.id for e in catalog]}))
             for exercise in catalog:
-                folder = staging / exercise.id
-                folder.mkdir()
-                _write(folder / "exercise.toml", _toml(_public(exercise, hints)))
-                for name in _SHIPPED:
-                    _write(folder / name, (exercise.folder / name).read_text(encoding="utf-8"))
-                suite = suite_for(exercise)
-                want = judge.expected(exercise.id, exercise.catalog).observations
-                checks = [{"name": c.name, "hint": c.hint,
-                           "expected": [list(pair) for pair in want[c.name]]
-                           if exercise.kind is Kind.IMPLEMENT else None}
-                          for c in suite.checks if not c.hidden]
-                _write(folder / VISIBLE_FILE, _lines(checks))
+                _write_exercise(staging / exercise.id, exercise, hints)
             info = CourseInfo(course_id, _digest(staging), title or course_id,
                               datetime.now(UTC).isoformat(timespec="seconds"), __version__, hints)
-            _write(staging / COURSE_FILE, _toml({"format": 1, **info.__dict__}))
+            _write(staging / COURSE_FILE, _toml({"format": 1, **asdict(info)}))
             if out.exists():
                 out.rmdir()
             os.replace(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return info
+
+
+def _write_exercise(folder: Path, exercise: Exercise, hints: int) -> None:
+    """One exercise as a class gets it: what the student reads, and the visible checks' data."""
+    from . import judge
+    from .checks import suite_for
+    from .checks.base import PredictSuite
+
+    folder.mkdir()
+    _write(folder / "exercise.toml", _toml(_public(exercise, hints)))
+    for name in _SHIPPED:
+        _write(folder / name, read_entry(exercise.folder / name))
+    suite = suite_for(exercise)
+    want = judge.expected(exercise.id, exercise.catalog).observations
+    checks = [{"name": c.name, "hint": c.hint,
+               "expected": None if isinstance(suite, PredictSuite)
+               else [list(pair) for pair in want[c.name]]}
+              for c in suite.checks if not c.hidden]
+    _write(folder / VISIBLE_FILE, _lines(checks))
 
 
 def read_course(folder: Path, error: type[CatalogError] | type[WorkspaceError] = CatalogError,
@@ -144,6 +152,7 @@ def visible_expected(exercise: Exercise) -> Any:
     hidden checks named as run at grading (`judge.Expected`)."""
     from . import judge
     from .checks import suite_for
+    from .checks.base import PredictSuite
 
     data = load_json(Path(str(exercise.folder)) / VISIBLE_FILE, what="course bundle file",
                      error=CatalogError)
@@ -157,7 +166,7 @@ def visible_expected(exercise: Exercise) -> Any:
         raise CatalogError(f"{exercise.id}: the bundle's visible checks are not this "
                            "RouterLab's")
     observations = {}
-    if exercise.kind is Kind.IMPLEMENT:
+    if not isinstance(suite, PredictSuite):  # a predict suite's one visible check needs none
         for name in visible:
             pairs = given[name]
             if not isinstance(pairs, list) or not all(
@@ -170,6 +179,14 @@ def visible_expected(exercise: Exercise) -> Any:
 
 # --- solutions, given out after grading ---------------------------------------------------
 
+@dataclass(frozen=True)
+class Released:
+    """One exercise's solution as the teacher gave it out."""
+
+    solution: str
+    answers: dict[str, Any]
+
+
 def release_solutions(catalog: Catalog, out: Path, course_id: str,
                       only: list[str] | None = None) -> list[str]:
     """Write the worked solutions (and a predict exercise's answers) a class workspace imports;
@@ -181,23 +198,23 @@ def release_solutions(catalog: Catalog, out: Path, course_id: str,
     _check_id(course_id, "course id", CatalogError)
     check_target(out, "solutions file", CatalogError)  # refused before any solution is opened
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
-    entries: dict[str, Any] = {}
+    entries: dict[str, Released] = {}
     for exercise in chosen:
         suite = suite_for(exercise)
         answers = ({k: to_data(v) for k, v in suite.oracle().items()}
                    if isinstance(suite, PredictSuite) else {})
-        entries[exercise.id] = {"solution": open_solution(exercise), "answers": answers}
-    document = {"format": SOLUTIONS_FORMAT, "course": course_id, "exercises": entries}
-    write_text(out, json.dumps(document, indent=1) + "\n", "solutions file", CatalogError)
+        entries[exercise.id] = Released(open_solution(exercise), answers)
+    write_solutions(out, course_id, entries, CatalogError)
     return list(entries)
 
 
-@dataclass(frozen=True)
-class Released:
-    """One exercise's solution as the teacher gave it out."""
-
-    solution: str
-    answers: dict[str, Any]
+def write_solutions(path: Path, course_id: str, entries: dict[str, Released],
+                    error: type[CatalogError] | type[WorkspaceError] = WorkspaceError) -> Path:
+    """A solutions file (`read_solutions` reads it back), written whole or not at all."""
+    document = {"format": SOLUTIONS_FORMAT, "course": course_id,
+                "exercises": {k: {"solution": v.solution, "answers": v.answers}
+                              for k, v in sorted(entries.items())}}
+    return write_text(path, json.dumps(document, indent=1) + "\n", "solutions file", error)
 
 
 def read_solutions(path: Path, course_id: str) -> dict[str, Released]:

@@ -204,6 +204,7 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
 
 def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
                 options: GradeOptions) -> None:
+    from .errors import GradesError
     from .grading import score, submission_files
     from .literals import read_source
     from .runner import Candidate, run_checks
@@ -219,7 +220,11 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
             if path is None or not path.is_file():
                 result.exercises.append(_missing(exercise))
                 continue
-            source = read_source(path)
+            try:
+                source = read_source(path)
+            except GradesError as error:  # too large to be an exercise file: that exercise's
+                result.exercises.append(_missing(exercise, f"not graded: {error}"))
+                continue
             report = run_checks(exercise, Candidate(path, path.name),
                                 timeout=exercise.timeout * options.timeout_scale, jail=jail,
                                 predict_as_data=True)
@@ -236,12 +241,13 @@ def _jail(catalog: Catalog) -> Any:
     why = unavailable()
     if why is not None:
         raise RuntimeError(why)
-    return Jail(build_image(frozenset(graded_targets(catalog))))
+    checks = sorted({e.checks for e in catalog})
+    return Jail(build_image(frozenset(graded_targets(catalog))), checks)
 
 
-def _missing(exercise: Exercise) -> ExerciseResult:
+def _missing(exercise: Exercise, why: str = "") -> ExerciseResult:
     return ExerciseResult(exercise.id, exercise.title, exercise.kind.value, 0.0, exercise.points,
-                          False, "missing", problem="no file handed in")
+                          False, "error" if why else "missing", problem=why or "no file handed in")
 
 
 def _exercise(exercise: Exercise, report: CheckReport, points: float) -> ExerciseResult:

@@ -43,6 +43,8 @@ MAX_STUDENT_BYTES = 64 * 2**20
 MAX_FILES = 500
 REQUEST_TIMEOUT_S = 30.0
 START_LIMIT_S = 180.0
+GONE_S = 5.0
+"""A server that is neither starting nor running this long after the request failed to start."""
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 
 
@@ -192,11 +194,13 @@ def _ensure_running(hub: Hub, name: str) -> bool:
         return False
     if not server:
         hub.call("POST", f"/hub/api/users/{_quote(name)}/server", accept=(400,))
-    deadline = time.monotonic() + START_LIMIT_S
-    while time.monotonic() < deadline:
+    started = time.monotonic()
+    while time.monotonic() - started < START_LIMIT_S:
         server = hub.user(name).get("servers", {}).get("")
         if server and server.get("ready"):
             return True
+        if not server and time.monotonic() - started > GONE_S:  # the spawn failed
+            raise CollectError(f"{name}'s server failed to start (the hub's log says why)")
         time.sleep(0.5)
     raise CollectError(f"{name}'s server did not start in {START_LIMIT_S:.0f} s")
 

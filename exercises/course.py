@@ -13,7 +13,6 @@ what the teacher has released (`import_solutions`); before that they refuse and 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,10 +23,10 @@ from typing import TypeVar
 
 from ..core.safe_io import read_bytes
 from .answers import unseal
-from .bundle import SOLUTIONS_FORMAT, Released, read_solutions, visible_expected
+from .bundle import Released, read_solutions, visible_expected, write_solutions
 from .catalog import HINT_LEVELS, Catalog, Exercise
 from .errors import LockedError, WorkspaceError
-from .files import os_errors, write_text
+from .files import os_errors
 from .report import CheckReport
 from .runner import Candidate, run_checks
 from .state import Record, State, StateStore
@@ -271,12 +270,8 @@ class Course:
         unknown = sorted(set(given) - {e.id for e in self.catalog})
         if unknown:
             raise WorkspaceError(f"{path} holds exercises this course does not have: {unknown}")
-        merged = {**self.released(), **given}
-        document = {"format": SOLUTIONS_FORMAT, "course": self.workspace.course,
-                    "exercises": {k: {"solution": v.solution, "answers": v.answers}
-                                  for k, v in sorted(merged.items())}}
-        write_text(self.workspace.released_path, json.dumps(document, indent=1) + "\n",
-                   "released solutions")
+        write_solutions(self.workspace.released_path, str(self.workspace.course),
+                        {**self.released(), **given})
         return sorted(given)
 
     def _write_solution(self, exercise: Exercise, text: str) -> Solution:

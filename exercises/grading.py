@@ -1,16 +1,16 @@
-"""Results out of a workspace (`export`), into a gradebook (`teacher grades`), and regraded from
-scratch (`teacher recheck`), with no server.
+"""Results out of a workspace (`export`) and into a gradebook (`teacher grades`), the score of
+one check run, and the files of a handed-in folder (`teacher recheck` grades them, in
+`routerlab.exercises.classroom`).
 
 A student hands in one JSON file; a teacher drops the files into a folder and merges them into a
 CSV with one row per student, plus a per-exercise summary (pass rate, median attempts, hint use)
 that shows where a class struggles. Files are read as JSON only and every record is validated
 against the catalog (known ids, points within the exercise's maximum, whole non-negative counts);
-a file that fails is rejected with a line naming the file and the field.
-
-Neither the export nor `recheck` trusts a progress file: both grade every exercise file again in
-the sandbox (`routerlab.exercises.runner`), and record each file's SHA-256, so a later edit of a
-handed-in file is visible. Cells that start with `= + - @` (or a tab or carriage return) are
-prefixed with `'`, so a spreadsheet never runs a student's name or file name as a formula.
+a file that fails is rejected with a line naming the file and the field. Every merged grade is
+labelled self-reported, and an export from a class workspace is refused: a class's grades come
+from `teacher recheck`. The export grades every exercise file again (`routerlab.exercises.runner`)
+and records each file's SHA-256. Cells a spreadsheet could run are neutralised
+(`routerlab.exercises.gradebook.neutral`).
 """
 
 from __future__ import annotations
@@ -33,10 +33,13 @@ from .catalog import Catalog, Exercise, Kind
 from .course import Course, workers
 from .errors import GradesError
 from .files import check_target, write_text
+from .gradebook import neutral
 from .report import CheckReport
 from .runner import Candidate, run_checks
 
 RESULTS_FORMAT = "routerlab-exercise-results"
+SELF_REPORTED = "self-reported"
+"""The label of every grade `teacher grades` merges: the student's export says so, nothing more."""
 RESULTS_VERSION = 2
 
 
@@ -118,6 +121,8 @@ def results(course: Course) -> dict[str, Any]:
     return {
         "format": RESULTS_FORMAT, "version": RESULTS_VERSION, "routerlab": __version__,
         "student": course.workspace.student,
+        "mode": "class" if course.workspace.class_mode else "self-study",
+        "student_id": course.workspace.student_id,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "points": _number(sum(e["points"] for e in exercises)),
         "points_possible": sum(e["points_possible"] for e in exercises),
@@ -187,12 +192,14 @@ class Gradebook:
         return out
 
     def write_csv(self, path: Path) -> Path:
-        header = ["student", "points", "points_possible", "passed"]
+        """One row per student; every number in it is what the student's own export says, so
+        the `source` column says `self-reported` (a regrade is `teacher recheck`)."""
+        header = ["student", "source", "points", "points_possible", "passed"]
         for ex_id in self.exercise_ids:
             header += [ex_id, f"{ex_id} attempts", f"{ex_id} hints"]
         rows: list[list[Any]] = []
         for s in self.students:
-            row: list[Any] = [s.student, _number(s.points), self.points_possible,
+            row: list[Any] = [s.student, SELF_REPORTED, _number(s.points), self.points_possible,
                               sum(e["passed"] for e in s.exercises.values())]
             for ex_id in self.exercise_ids:
                 e = s.exercises.get(ex_id)
@@ -242,6 +249,9 @@ def _read_results(path: Path, catalog: Catalog) -> StudentResult:
     data = load_json(path, what="results file", error=GradesError)
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
         raise ValueError("not a RouterLab results file (field 'format')")
+    if data.get("mode") == "class":
+        raise ValueError("an export from a class workspace is self-reported and is not merged: "
+                         "a class's grades come from `routerlab teacher recheck --roster`")
     if not isinstance(data.get("student"), str) or not data["student"].strip():
         raise ValueError("field 'student' is missing or not a name")
     if not isinstance(data.get("exercises"), list):
@@ -295,37 +305,17 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else round(value, 2)
 
 
-def safe_cell(value: Any) -> Any:
-    """A CSV cell a spreadsheet shows as text: `'` before a leading = + - @ tab or CR."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
     """The grades CSV, written whole or not at all (`GradesError` names the path)."""
     text = io.StringIO(newline="")
     writer = csv.writer(text)
-    writer.writerow([safe_cell(h) for h in header])
+    writer.writerow([neutral(h) for h in header])
     for row in rows:
-        writer.writerow([safe_cell(c) for c in row])
+        writer.writerow([neutral(c) for c in row])
     return write_text(path, text.getvalue(), "grades CSV", GradesError)
 
 
-# --- teacher recheck ------------------------------------------------------------------------
-
-
-@dataclass
-class Regraded:
-    """One student (a workspace, or a folder of handed-in files) graded from scratch."""
-
-    student: str
-    source: Path
-    graded: list[Graded]
-
-    @property
-    def points(self) -> float:
-        return sum(g.points for g in self.graded)
+# --- teacher recheck (routerlab.exercises.classroom grades; this finds the files) -------------
 
 
 def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Path | None]]:
@@ -345,32 +335,3 @@ def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Pat
             found += sorted(base.glob(f"[0-9][0-9]_{exercise.file_name}"))
         files[exercise.id] = found[0] if found else None
     return folder.name, files
-
-
-def recheck(folders: list[Path], catalog: Catalog, jobs: int | None = None) -> list[Regraded]:
-    """Grade every folder's files from scratch, at most `jobs` sandboxes at a time in all."""
-    for folder in folders:  # all refused before any is graded
-        if not folder.is_dir():
-            raise GradesError(f"{folder}: not a folder (a workspace, or a folder of handed-in "
-                              "exercise files)")
-    out = []
-    for folder in folders:
-        student, files = submission_files(folder, catalog)
-        out.append(Regraded(student, folder, grade_files(files, catalog, jobs)))
-    return out
-
-
-def write_recheck(regraded: list[Regraded], catalog: Catalog, path: Path) -> tuple[Path, Path]:
-    """The grades CSV (one row per student, points per exercise) and beside it `NAME.sha256`, in
-    `sha256sum` format, one line per graded file: `sha256sum -c` shows any later edit."""
-    header = ["student", "points", "points_possible", "passed", *[e.id for e in catalog]]
-    rows = []
-    lines = []
-    for r in sorted(regraded, key=lambda r: r.student):
-        rows.append([r.student, _number(r.points), catalog.total_points,
-                     sum(g.passed for g in r.graded), *[_number(g.points) for g in r.graded]])
-        lines += [f"{g.sha256}  {g.path.resolve()}" for g in r.graded if g.path is not None]
-    sums = path.with_suffix(".sha256")
-    check_target(sums, "digest file", GradesError)
-    csv_path = write_csv(path, header, rows)
-    return csv_path, write_text(sums, "\n".join(lines) + "\n", "digest file", GradesError)

@@ -113,8 +113,7 @@ class DemoHub:
         """Write the configuration and a fresh teacher token (both readable by the owner only)."""
         token = secrets.token_hex(32)
         with os_errors("write the hub's configuration"):
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self.folder.chmod(0o700)
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             for path, text in ((self.token_file, token + "\n"), (self.config_file, json.dumps(
                     self.config(hub_port, api_port, token), indent=1) + "\n")):
                 path.touch(mode=0o600)
@@ -132,6 +131,15 @@ def find_proxy() -> Path | None:
     return local if local.is_file() and os.access(local, os.X_OK) else None
 
 
+def check_demo_folder(folder: Path) -> None:
+    """Refuse a folder that is neither new, nor empty, nor a demo's: the demo writes its
+    database, secrets and students' homes there."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())) and not (
+            (folder / "jupyterhub_config.json").is_file() or (folder / "password").is_file()):
+        raise WorkspaceError(f"{folder} is not a demo hub's folder and not empty: give --dir a "
+                             "new or empty folder, or one an earlier demo used")
+
+
 def demo_password(folder: Path, given: str | None) -> str:
     """The password given, else the one this demo folder already uses, else a new one (kept, so a
     restarted demo lets the same students in)."""
@@ -144,7 +152,7 @@ def demo_password(folder: Path, given: str | None) -> str:
             return kept
     password = secrets.token_urlsafe(9)
     with os_errors("keep the demo's password"):
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path.touch(mode=0o600)
         path.write_text(password + "\n", encoding="utf-8")
     return password

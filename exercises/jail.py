@@ -9,9 +9,9 @@
   `routerlab.exercises.jail_image` at /jail/routerlab: no catalog, no solution, no output folder,
   no home, nothing of the teacher's but those read-only folders;
 - a private tmpfs /tmp of `SCRATCH_BYTES`, the only place that can be written;
-- rlimits: processes (RLIMIT_NPROC, and a `pids` cgroup where the machine lets us make one, since
-  the kernel does not count root's processes), open files; per fork CPU seconds, address space,
-  file size;
+- limits: processes and memory of the whole jail (`pids` and `memory` cgroups where the machine
+  lets us make them; RLIMIT_NPROC elsewhere, which the kernel does not apply to root), open
+  files; per fork CPU seconds, address space, file size;
 - a wall-clock limit per exercise, enforced here: past it the whole jail is killed (every process
   in it dies with its pid namespace) and the next exercise gets a fresh jail.
 
@@ -45,6 +45,8 @@ INSTALL = "sudo apt-get install bubblewrap"
 """What `recheck` tells a teacher whose machine has no bubblewrap (Debian/Ubuntu)."""
 SCRATCH_BYTES = 64 * 1024 * 1024
 JAIL_PROCESSES = 64
+JAIL_MEMORY = 4 * 1024 ** 3
+"""Bytes of memory the whole jail may use (the warm host, every fork, the tmpfs)."""
 OPEN_FILES = 256
 STARTUP_LIMIT = 60.0
 """Seconds the warm host may take to import numpy and the model, and a fork to get ready to
@@ -135,54 +137,74 @@ def _site_paths() -> list[str]:
     return [f"{JAIL_ROOT}/site{i}" for i in range(len(_site_folders()))]
 
 
-class _Cgroup:
-    """A `pids` cgroup that caps the jail's processes (a fork bomb stops at `JAIL_PROCESSES`).
+_CONTROLLERS = {"pids": {"pids.max": str(JAIL_PROCESSES)},
+                "memory": {"memory.limit_in_bytes": str(JAIL_MEMORY)}}
+"""Per cgroup v1 controller, the limits written into the jail's cgroup (v2: `pids.max`,
+`memory.max`, in one group)."""
 
-    Only where this process may make one (root, cgroup v1's pids hierarchy or v2 with the pids
-    controller); elsewhere RLIMIT_NPROC does the job, which the kernel applies to every user but
-    root."""
+
+class _Cgroup:
+    """The jail's cgroups: `pids` caps its processes (a fork bomb stops at `JAIL_PROCESSES`) and
+    `memory` its memory all processes together (`JAIL_MEMORY`; RLIMIT_AS is per process).
+
+    Only where this process may make them (root, cgroup v1 hierarchies or v2 with the
+    controllers); elsewhere RLIMIT_NPROC caps the processes, which the kernel applies to every
+    user but root, and RLIMIT_AS each process's memory."""
 
     def __init__(self) -> None:
-        self.path: Path | None = None
-        for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
-            if not (base / "cgroup.procs").exists() or not os.access(base, os.W_OK):
-                continue
-            if base.name != "pids" and "pids" not in _read(base / "cgroup.subtree_control"):
-                continue
-            path = base / f"routerlab-jail-{os.getpid()}-{time.monotonic_ns()}"
-            try:
-                path.mkdir()
-                (path / "pids.max").write_text(str(JAIL_PROCESSES))
-            except OSError:
-                with contextlib.suppress(OSError):
-                    path.rmdir()
-                continue
-            self.path = path
+        self.paths: list[Path] = []
+        name = f"routerlab-jail-{os.getpid()}-{time.monotonic_ns()}"
+        unified = Path("/sys/fs/cgroup")
+        if (unified / "cgroup.subtree_control").exists():
+            wanted = {"pids.max": str(JAIL_PROCESSES), "memory.max": str(JAIL_MEMORY)}
+            self._make(unified, name, wanted)
             return
+        for controller, limits in _CONTROLLERS.items():
+            self._make(unified / controller, name, limits)
+
+    def _make(self, base: Path, name: str, limits: dict[str, str]) -> None:
+        if not (base / "cgroup.procs").exists() or not os.access(base, os.W_OK):
+            return
+        _sweep(base)
+        path = base / name
+        try:
+            path.mkdir()
+            for file, value in limits.items():
+                (path / file).write_text(value)
+        except OSError:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+            return
+        self.paths.append(path)
 
     def enter(self) -> None:
-        """In the child, before exec: join the cgroup (the jail inherits it)."""
-        if self.path is not None:
-            with open(self.path / "cgroup.procs", "w") as handle:
+        """In the child, before exec: join the cgroups (the jail inherits them)."""
+        for path in self.paths:
+            with open(path / "cgroup.procs", "w") as handle:
                 handle.write(str(os.getpid()))
 
-    def alive(self) -> int:
-        if self.path is None:
-            return 0
-        return len([p for p in _read(self.path / "cgroup.procs").split() if p.strip()])
-
     def remove(self) -> None:
-        if self.path is None:
-            return
-        for _ in range(200):
-            try:
-                self.path.rmdir()
-                return
-            except OSError:
-                for pid in _read(self.path / "cgroup.procs").split():
-                    with contextlib.suppress(OSError, ValueError):
-                        os.kill(int(pid), signal.SIGKILL)
-                time.sleep(0.01)
+        for path in self.paths:
+            for _ in range(200):
+                try:
+                    path.rmdir()
+                    break
+                except OSError:
+                    for pid in _read(path / "cgroup.procs").split():
+                        with contextlib.suppress(OSError, ValueError):
+                            os.kill(int(pid), signal.SIGKILL)
+                    time.sleep(0.01)
+        self.paths = []
+
+
+def _sweep(base: Path) -> None:
+    """Remove the empty cgroups of teacher processes that died without closing their jails
+    (killed mid-run: a Dask worker, a Ctrl-C'd regrade)."""
+    for stale in base.glob("routerlab-jail-*"):
+        owner = stale.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            with contextlib.suppress(OSError):
+                stale.rmdir()
 
 
 def _read(path: Path) -> str:
@@ -199,9 +221,15 @@ class JailDied(Exception):
 class Jail:
     """One student's jail: started on first use, restarted after a time-out or a death."""
 
-    def __init__(self, image: Image, limits: Limits = Limits()) -> None:
+    def __init__(self, image: Image, checks: list[str], limits: Limits = Limits(),
+                 warm: bool = True) -> None:
+        """`checks`: the check modules the warm host imports (a whole student's: every one in
+        the catalog; a single `exercises check`: its own). `warm`: also import the model's lazy
+        imports up front (worth it for a whole student, not for one check)."""
         self.image = image
         self.limits = limits
+        self.checks = checks
+        self.warm = warm
         self.process: subprocess.Popen[bytes] | None = None
         self.cgroup: _Cgroup | None = None
         self._results = -1
@@ -218,7 +246,8 @@ class Jail:
         if found is None:
             raise JailDied(f"bubblewrap is not installed (`{INSTALL}`)")
         results_read, results_write = os.pipe()
-        config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write}
+        config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
+                  "checks": self.checks, "warm": self.warm}
         host = f"{JAIL_ROOT}/pkg/routerlab/exercises/jailhost.py"
         argv = [found, *_mounts(), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
                 "--remount-ro", "/", "--as-pid-1", "--", _python(), "-I", "-S", "-B", host,

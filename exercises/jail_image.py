@@ -166,10 +166,18 @@ def _answer_functions(tree: ast.Module) -> set[str]:
             values = [k.value for k in node.keywords]
         values += [k.value for k in node.keywords if k.arg == "oracle"]
         for value in values:
-            for inner in ast.walk(value):
-                if isinstance(inner, ast.Name) and inner.id in defined:
-                    names.add(inner.id)
+            names.update(n for n in _handed(value) if n in defined)
     return names
+
+
+def _handed(value: ast.expr) -> list[str]:
+    """The functions an expression hands over: a name, or the arguments of a wrapper call
+    (`oracle=_once(_answers)` hands `_answers`; the wrapper `_once` stays)."""
+    if isinstance(value, ast.Name):
+        return [value.id]
+    if isinstance(value, ast.Call):
+        return [n for arg in value.args for n in _handed(arg)]
+    return []
 
 
 def _strip(text: str, qualnames: set[str]) -> tuple[str, dict[str, tuple[int, str, str]]]:

@@ -388,8 +388,16 @@ def export(out: Path = typer.Option(None, "--out", "-o",
            directory: Path = DIR, plain: bool = PLAIN) -> None:
     """Re-check every file, then write your results (ids, pass/fail, points, attempts, hints, each
     file's SHA-256) as one JSON file to hand in."""
+    from ...exercises.errors import WorkspaceError
     from ...exercises.grading import write_results
 
-    path, document = write_results(_course(directory), out)
+    course = _course(directory)
+    if course.class_mode:  # the grade is the teacher's regrade of the files, not a report
+        raise WorkspaceError(
+            f"{course.workspace.root} is a class workspace of {course.workspace.course}: hand in "
+            "the workspace folder itself (your teacher grades its files; your id "
+            f"{course.workspace.student_id} is in {course.workspace.root.name}/"
+            "routerlab-exercises.toml); there is no self-reported export in a class")
+    path, document = write_results(course, out)
     _console(plain).print(f"{document['points']:g}/{document['points_possible']} points; "
                           f"results written to {path}", highlight=False)

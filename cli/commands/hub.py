@@ -57,6 +57,7 @@ def hub(
     folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
     if hub_server.answers(f"http://127.0.0.1:{port}"):
         _fail(f"a hub already answers on 127.0.0.1:{port}: stop it or choose --port")
+    classhub.check_demo_folder(folder)
     bundle = classhub.demo_course(folder, course)
     demo_hub = classhub.DemoHub(folder, port, students, classhub.demo_password(folder, password),
                                 proxy, bundle)

@@ -234,7 +234,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     if why is not None:
         console.print(f"error: {why}; or grade without isolation: --no-isolation (student code "
                       "could then change the grades)", style=rich_style("warn"), highlight=False,
-                      markup=False)
+                      markup=False, soft_wrap=True)
         raise SystemExit(1)
     plan = plan_class(list(folders), roster)
     for problem in plan.problems:

@@ -2,11 +2,13 @@
 
 Burn's router dispatches on `is_float / is_int / is_bool` and lets everything else fall through
 into `todo!()` / `unimplemented!()` deep inside a session (docs/burn.md, 7): the panic kills the
-session and leaves the target waiting forever. RouterLab asks first: `is_quantized_handle` and
-`can_move_to_device` are the two predicates, and `plan_transfer` describes one transfer completely
-(path, outcome, the dtype it arrives in, and in legacy mode the walls Burn has on that path, in
-the order a call meets them). The client refuses on the plan (policy `reject`, or a layout the
-target cannot hold), so a refused transfer leaves every registry untouched.
+session, and the target is left waiting: forever on the same peer or over WebSocket, 300 s over
+Iroh, after which it logs the error and goes on without the tensor. RouterLab asks first:
+`is_quantized_handle` and `can_move_to_device` are the two predicates, and `plan_transfer`
+describes one transfer completely (path, outcome, the dtype it arrives in, and in legacy mode the
+walls Burn has on that path, in the order a call meets them). The client refuses on the plan
+(policy `reject`, or a layout the target cannot hold), so a refused transfer leaves every
+registry untouched.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..interpreter import burn_debug
 from ..policies import Policy
 from ..quant import QuantScheme
 from ..quant.backend_rules import check_arrival, stored_scheme
+from ..request import DEFAULT_TRANSPORT, Transport
 from ..view import TableView, Viewable
 from .advertised import advertise
 from .qtensor import arrival_scheme
@@ -36,6 +39,9 @@ from .qtensor import arrival_scheme
 SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"
 SRC_INTERP = "crates/burn-router/src/interpreter.rs"
 SRC_WORKER = "crates/burn-remote/src/server/worker.rs:119-134"
+SRC_IROH_GIVES_UP = ("crates/burn-remote/src/transport/iroh/transfer.rs:78-110, 138; "
+                     "crates/burn-remote/src/server/worker.rs:140-146, 267-273")
+SRC_DISPATCH_SAME_BACKEND = "crates/burn-dispatch/src/macros.rs:168-179"
 ROUTER_LAYER = "client (router)"
 
 
@@ -113,8 +119,11 @@ class TransferPlan(Viewable):
     is the router entry `q_to_device`; `to_device` (the channel) stops at the first after it."""
     refusal: str | None = None
     hangs: bool = False
-    """Legacy, same peer: the target session would wait forever for the transfer."""
+    """Legacy: the target session would wait forever for the transfer (same peer, or a
+    cross-peer download over WebSocket; over Iroh it gives up after 300 s and goes on)."""
     notes: tuple[str, ...] = field(default=())
+    transport: Transport = DEFAULT_TRANSPORT
+    """How a cross-peer download travels; it decides whether a bytes-path target hangs."""
 
     @property
     def ok(self) -> bool:
@@ -149,23 +158,27 @@ class TransferPlan(Viewable):
                 "target": str(self.target), "path": self.path.value, "policy": self.policy.value,
                 "outcome": self.outcome.value, "ok": self.ok, "action": self.action,
                 "arrival_dtype": str(self.arrival_dtype), "refusal": self.refusal,
-                "hangs": self.hangs, "walls": [w.to_dict() for w in self.walls],
-                "notes": list(self.notes)}
+                "hangs": self.hangs, "transport": self.transport.value,
+                "walls": [w.to_dict() for w in self.walls], "notes": list(self.notes)}
 
 
 def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, target: Device,
-                  path: Path | None = None, policy: Policy | str = Policy.NATIVE) -> TransferPlan:
-    """Decide what moving a tensor of `dtype` from `source` to `target` does under `policy`.
+                  path: Path | None = None, policy: Policy | str = Policy.NATIVE,
+                  transport: Transport | str = DEFAULT_TRANSPORT) -> TransferPlan:
+    """Decide what moving a tensor of `dtype` from `source` to `target` does under `policy`,
+    with cross-peer downloads over `transport` (Iroh, burn-remote's default, unless told).
 
     A forced `path` the topology cannot carry raises `DeviceError` (as the channel would)."""
     chosen = Policy.parse(policy)
+    carrier = Transport.parse(transport)
     if path is None:
         path = automatic_path(source, target)
     else:
         check_forced_path(path, source, target)
     # The fields every outcome shares; each branch below fills in outcome and action.
     base = TransferPlan(dtype=dtype, shape=tuple(shape), source=source, target=target, path=path,
-                        policy=chosen, outcome=Outcome.MOVE, action="", arrival_dtype=dtype)
+                        policy=chosen, outcome=Outcome.MOVE, action="", arrival_dtype=dtype,
+                        transport=carrier, notes=_path_notes(path))
     if path is Path.SAME:
         return replace(base, outcome=Outcome.NOOP,
                        action="same device: the input is returned, nothing is submitted")
@@ -190,8 +203,8 @@ def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, targe
     except RouterLabError as cannot:
         return replace(base, outcome=Outcome.REFUSED, action="refused on the client",
                        refusal=f"{dtype} from {source} to {target}: {cannot}")
-    notes = () if arriving == scheme else (
-        f"repacked on arrival: {scheme} -> {arriving} ({target.profile} layout)",)
+    notes = base.notes if arriving == scheme else (
+        *base.notes, f"repacked on arrival: {scheme} -> {arriving} ({target.profile} layout)")
     return replace(base, outcome=Outcome.MOVE, action=_ACTION[chosen, path], notes=notes,
                    arrival_dtype=QFloat(arriving))
 
@@ -216,7 +229,8 @@ def _plan_plain(base: TransferPlan, policy: Policy) -> TransferPlan:
         wall = _REGISTER_WALL
     if wall is not None:
         return replace(base, outcome=Outcome.PANIC, action=f"panics: {wall.message}",
-                       walls=(wall,), hangs=path in _WAITING)
+                       walls=(wall,), hangs=_hangs(path, base.transport),
+                       notes=(*base.notes, *_waiting_notes(wall, path, base.transport)))
     return replace(base, outcome=Outcome.MOVE,
                    action=f"{kind.value} tensor moves by path {path.value}")
 
@@ -241,13 +255,39 @@ def _plan_legacy(base: TransferPlan, dtype: AnyDType, path: Path) -> TransferPla
     else:
         walls = (entry, _BRIDGE_WALL)
     stop = next(w for w in walls if w.layer != ROUTER_LAYER)
-    hangs = path in _WAITING
-    notes = [f"Burn's router entry fires first: {walls[0].line()}"]
-    if hangs:
-        notes.append(f"the {stop.layer} panics and ends (no catch_unwind, {SRC_WORKER}); the "
-                     "target session would wait forever for the transfer")
+    notes = (*base.notes, f"Burn's router entry fires first: {walls[0].line()}",
+             *_waiting_notes(stop, path, base.transport))
     return replace(base, outcome=Outcome.PANIC, action=f"panics: {stop.message}",
-                   walls=walls, hangs=hangs, notes=tuple(notes))
+                   walls=walls, hangs=_hangs(path, base.transport), notes=notes)
+
+
+def _hangs(path: Path, transport: Transport) -> bool:
+    """Whether the target waits forever once the source panicked: a same-peer `take` has no
+    timeout (`crates/burn-remote/src/server/local_comm.rs:64-79`), nor has a WebSocket download
+    (`crates/burn-communication/src/external_comm.rs:203-227`); an Iroh download gives up."""
+    return path is Path.LOCAL or (path is Path.BYTES and transport is Transport.WEBSOCKET)
+
+
+def _waiting_notes(stop: Wall, path: Path, transport: Transport) -> tuple[str, ...]:
+    """What the target of a panicking transfer does: waits forever, or (Iroh) gives up."""
+    if path not in _WAITING:
+        return ()
+    ends = f"the {stop.layer} panics and ends (no catch_unwind, {SRC_WORKER})"
+    if _hangs(path, transport):
+        return (f"{ends}; the target session would wait forever for the transfer",)
+    return (f"{ends}; over Iroh the target's download gives up after 300 s, the error is "
+            "logged and the target session goes on without the tensor, whose first use panics "
+            f"'Should have handle for tensor …' ({SRC_IROH_GIVES_UP})",)
+
+
+def _path_notes(path: Path) -> tuple[str, ...]:
+    """What a path is in Burn, where RouterLab offers something Burn does not have."""
+    if path is Path.DISPATCH:
+        return ("RouterLab's own: Burn's Dispatch hands a move between two router (Remote) "
+                "devices to the router's own to_device, the local or bytes path "
+                f"({SRC_DISPATCH_SAME_BACKEND}); its into_data/from_data step runs only between "
+                "two different Dispatch backends, such as a local Flex device and a remote one",)
+    return ()
 
 
 def _get_tensor_wall(dtype: AnyDType) -> Wall:

@@ -68,6 +68,20 @@ def check_arrival(profile: Profile, scheme: QuantScheme) -> None:
                                  f"from_data not supported for scheme {scheme_debug(scheme)}")
 
 
+def e_value_refusal(scheme: QuantScheme) -> str:
+    """Why RouterLab does not quantize minifloat (E4M3, E5M2, E2M1) values, true to the store:
+    Burn's byte reader reads Native E-values as i8 (`crates/burn-std/src/tensor/quantization.rs:
+    330`); only packed ones are its `unimplemented!` (:344-348)."""
+    reader = ("Burn's byte reader would read them back as i8 integers "
+              "(crates/burn-std/src/tensor/quantization.rs:330)"
+              if scheme.resolved_store().kind is StoreKind.NATIVE else
+              "Burn's byte reader leaves packed E-values unimplemented! "
+              "(crates/burn-std/src/tensor/quantization.rs:344-348)")
+    return (f"{scheme.value.name} values are part of Burn's scheme space but not quantized here: "
+            "NdArray refuses them, Flex would round them to integers and saturate them into i8 "
+            f"(crates/burn-flex/src/ops/qtensor.rs:97-113), and {reader}")
+
+
 def stored_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...]) -> QuantScheme:
     """The scheme a quantize on `profile` stores, or the error Burn raises for it.
 
@@ -79,11 +93,7 @@ def stored_scheme(scheme: QuantScheme, profile: Profile, shape: tuple[int, ...])
         raise BackendUnsupported(f"{NDARRAY_QTENSOR}:169",
                                  f"Quantization not supported for scheme {scheme_debug(scheme)}")
     if scheme.value.is_float:
-        raise QuantizationError(
-            f"{scheme.value.name} values are part of Burn's scheme space but not quantized here: "
-            "NdArray refuses them, Flex would saturate them into i8, and Burn's byte readers "
-            "leave them unimplemented!"
-        )
+        raise QuantizationError(e_value_refusal(scheme))
     store = scheme.resolved_store()
     if profile is Profile.FLEX:
         return scheme.with_store(QuantStore.native())

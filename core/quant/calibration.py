@@ -3,8 +3,9 @@
 Burn's generic path (`QTensorOps::quantize_dynamic`, burn-backend backend/ops/qtensor.rs:144-149)
 is `compute_range(MinMax)` → `compute_q_params` → `quantize`; NdArray and the CubeCL backends use
 it. Flex overrides `quantize_dynamic` with the same scale formula computed on the host but its own
-two-level arithmetic (`flex_q_params`). Everything here is f32, as Burn computes it for an f32
-tensor:
+two-level arithmetic (`flex_q_params`), and with no `compute_range`: it takes each block's largest
+magnitude (`flex_range`), so a partial last block is a block like any other. Everything here is
+f32, as Burn computes it for an f32 tensor:
 
     scale = 2 * max(|min|, |max|) / (b - a)
 
@@ -53,17 +54,37 @@ class QParams:
 
 
 def check_calibration(scheme: QuantScheme, shape: tuple[int, ...],
-                      calibration: Calibration) -> None:
-    """What calibrating `shape` under `scheme` refuses whatever the values are: partial blocks,
-    and AbsMean with a two-level scheme. The client asks before it submits a quantize."""
+                      calibration: Calibration, *, flex: bool = False) -> None:
+    """What calibrating `shape` under `scheme` refuses whatever the values are: partial blocks
+    (except on Flex, whose MinMax `quantize_dynamic` takes them), and AbsMean with a two-level
+    scheme. The client asks before it submits a quantize."""
     block = scheme.block_size()
     if calibration is Calibration.ABSMEAN and scheme.is_two_level:
         raise QuantizationError(
             "AbsMean calibration has no two-level form: BitNet's gamma is a mean over the "
             "whole tensor or block, which a per-tensor scale cannot decompose"
         )
-    if block is not None:
+    if block is not None and not (flex and calibration is Calibration.MINMAX):
         require_divisible(tuple(shape), block)
+
+
+def flex_range(x: Any, scheme: QuantScheme) -> tuple[Any, Any]:
+    """Flex's `quantize_dynamic` range: `(-alpha, alpha)` with `alpha` each block's largest
+    magnitude (`block_max_abs`, `crates/burn-flex/src/ops/qtensor.rs:32-40, 74-135`). Blocks
+    follow `BlockLayout::block_of`, so a partial last block along an axis is a block of its own
+    (`crates/burn-std/src/tensor/quantization.rs:152-193`); only a debug build's `debug_assert`
+    refuses it (qtensor.rs:23-30), and a release build is what a server runs."""
+    xp = get_array_module(x)
+    magnitude = xp.abs(xp.asarray(x, dtype=F32))
+    block = scheme.block_size()
+    if block is None:
+        alpha = xp.max(magnitude).reshape(1)
+    else:
+        dims = block.dims_for(magnitude.ndim)
+        pad = [(0, -dim % extent) for dim, extent in zip(magnitude.shape, dims, strict=True)]
+        whole = xp.pad(magnitude, pad) if any(p[1] for p in pad) else magnitude  # |0| adds nothing
+        alpha = reduce_blocks(whole, block, xp.max).reshape(block.num_blocks(magnitude.shape))
+    return -alpha, alpha
 
 
 def compute_range(x: Any, scheme: QuantScheme, calibration: Calibration) -> tuple[Any, Any]:

@@ -40,6 +40,7 @@ from .calibration import (
     compute_q_params,
     compute_range,
     flex_q_params,
+    flex_range,
     flex_validated,
 )
 from .dequant import F32, effective_scales
@@ -186,10 +187,11 @@ def quantize_dynamic(
     xp = get_array_module(array)
     if calibration is Calibration.ABSMEAN and not bool(xp.isfinite(array).all()):
         raise QuantizationError(NON_FINITE_CALIBRATION)
-    low, high = compute_range(array, stored, calibration)
+    flex = calibration is Calibration.MINMAX and profile is Profile.FLEX
+    low, high = flex_range(array, stored) if flex else compute_range(array, stored, calibration)
     if not (np.isfinite(to_host(low)).all() and np.isfinite(to_host(high)).all()):
         raise QuantizationError(NON_FINITE_CALIBRATION)
-    if calibration is Calibration.MINMAX and profile is Profile.FLEX:
+    if flex:
         params = flex_q_params(stored, low, high)
     else:
         params = compute_q_params(stored, low, high)

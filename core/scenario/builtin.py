@@ -134,7 +134,8 @@ def _plan_to_device(ctx: RunContext, step: Step) -> TransferPlan:
     """The guard's plan for this move, from the tensor as it is now (nothing is submitted)."""
     tensor = ctx.tensor(step["tensor"])
     request = _request(step, ctx.policy_of(step))
-    return ctx.runtime.plan_transfer(tensor, request.device, request.path, policy=request.policy)
+    return ctx.runtime.plan_transfer(tensor, request.device, request.path, policy=request.policy,
+                                     transport=request.transport)
 
 
 def _run_to_device(ctx: RunContext, step: Step) -> str:

@@ -11,8 +11,9 @@ commits or rolls back the step on every peer it touched, so a failed step leaves
 as it was, across processes too.
 
 Every loop is bounded: a connection's loop ends with the connection, the work queue is bounded
-(backpressure, as `TASK_CHANNEL_CAPACITY`, `server/worker.rs:54-60`), and a download waits at
-most its transport's bound (`transfers.wait_bound`).
+(backpressure, as `TASK_CHANNEL_CAPACITY`, `server/worker.rs:54-60`), a download waits at most
+its transport's bound (`transfers.wait_bound`), and every read and write of the wire has a
+deadline (`wire`, `pace`).
 
 Safe to leave running (docs/remote.md, "Security"): every upgrade passes the `Gate` (a token, an
 allowed Origin, a bounded number of connections); every message is checked against the protocol's
@@ -21,8 +22,8 @@ schema in the reader (`remote.schema`) and every op against the limits before it
 closed, and that client's sessions and tensors are freed, while every other client goes on. (Burn
 drops a connection whose batch it cannot decode and leaves its session behind,
 `crates/burn-remote/src/server/pump.rs:95-96`; freeing it is RouterLab's choice.) A peer
-downloads only from the peers it was told at start (`allowed`), and each client runs on its own
-thread (`worker.Worker`).
+downloads only from the peers it was told at start (`admit.AllowList`), and each client runs on
+its own thread (`worker.Worker`).
 """
 
 from __future__ import annotations
@@ -45,11 +46,7 @@ from ..policies import Policy
 from ..remote import protocol as P
 from ..remote import schema
 from ..remote.auth import new_token
-from ..remote.codec import (
-    CodecError,
-    encode_data,
-    encode_error,
-)
+from ..remote.codec import CodecError, encode_data, encode_error
 from ..remote.streams import Readback, ServedTransfers
 from ..remote.transfers import (
     NetworkServer,
@@ -71,7 +68,7 @@ from .faults import (
     registry_bytes,
 )
 from .gate import Gate
-from .wire import decoded, enqueue, receive, send, send_within
+from .wire import decoded, enqueue, receive, send_within
 from .worker import Worker
 
 if TYPE_CHECKING:
@@ -96,6 +93,8 @@ in progress: the process ends with them)."""
 NOT_ALLOWED = ("RegisterTensorRemote: its source is not one of the peers this peer may download "
                "from (routerlab serve --peer-allow, or the peers started with it); no connection "
                "was made")
+
+
 class ServedClient:
     """One client's sessions on this peer, and the step they are in (see the module)."""
 
@@ -401,8 +400,8 @@ class PeerHost:
         who = f"client {client.key:x}" if client is not None else "a client"
         self.say(f"protocol error from {who} on {_remote(connection)}: {line}; connection "
                  "closed")
-        with contextlib.suppress(ConnectionClosed, CodecError):
-            await send(connection, [P.error(request_id, f"protocol error: {line}")])
+        with contextlib.suppress(ConnectionClosed, CodecError, TimeoutError):
+            await send_within(connection, [P.error(request_id, f"protocol error: {line}")])
         with contextlib.suppress(ConnectionClosed):
             await connection.close(1002, "protocol error")
 

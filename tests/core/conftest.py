@@ -18,8 +18,7 @@ def _snapshot(rt: Runtime) -> dict[str, object]:
     was' compares."""
     state: dict[str, object] = {}
     for device in rt.devices:
-        handles = rt.session(device).interpreter.handles
-        state[str(device)] = {int(i): id(handles.get_handle_ref(i)) for i in handles.handle_ids()}
+        state[str(device)] = {i: id(rt.handle(device, i)) for i in rt.handle_ids(device)}
     state["pending"] = rt.server.pending_transfers()
     return state
 

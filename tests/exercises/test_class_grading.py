@@ -247,3 +247,46 @@ def test_feedback_shows_visible_expected_values_and_never_a_hidden_one(tmp_path:
     assert "routerlab exercises hint quant-1" in page
     html_path, json_path = write_feedback(tmp_path, result)
     assert html_path.name == "s1.html" and json.loads(json_path.read_text())["student_id"] == "s1"
+
+
+# --- teacher grades: self-reported exports ----------------------------------------------------
+
+def _export(student: str, mode: str) -> dict:
+    entry = {"id": "quant-3", "passed": True, "points": 10, "points_possible": 10,
+             "attempts": 1, "attempts_to_pass": 1, "hint_level": 0, "solution_viewed": False}
+    return {"format": "routerlab-exercise-results", "student": student, "mode": mode,
+            "exported_at": "2026-01-01T00:00:00+00:00", "exercises": [entry]}
+
+
+def test_teacher_grades_labels_exports_self_reported_and_refuses_a_class_workspaces(
+        tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from routerlab.cli.app import app
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "ada.json").write_text(json.dumps(_export("ada", "self-study")))
+    (inbox / "eve.json").write_text(json.dumps(_export("eve", "class")))  # hand-edited, 10/10
+    done = CliRunner().invoke(app, ["teacher", "grades", str(inbox), "--plain"])
+    assert done.exit_code == 0, done.output
+    assert "eve.json: rejected" in done.output and "teacher recheck" in done.output
+    rows = list(csv.DictReader((inbox / "grades.csv").open()))
+    assert [(r["student"], r["source"]) for r in rows] == [("ada", "self-reported")]
+    (inbox / "ada.json").unlink()
+    refused = CliRunner().invoke(app, ["teacher", "grades", str(inbox), "--plain"])
+    assert refused.exit_code != 0 and "self-reported" in str(refused.exception)
+
+
+def test_a_file_too_large_to_be_an_exercise_is_that_exercises_error_not_the_students(
+        tmp_path: Path) -> None:
+    from routerlab.exercises.classroom import grade_student
+    from routerlab.exercises.workspace import init_workspace
+
+    workspace = init_workspace(tmp_path / "ws", "ada")[0]
+    exercise = load_catalog().get("flow-1")
+    workspace.file_for(exercise).write_text("SERVERS = 1\n" + "#" * 300_000 + "\n")
+    result = grade_student(workspace.root, options=GradeOptions(isolation=False))
+    assert result.error == ""
+    graded = next(e for e in result.exercises if e.id == "flow-1")
+    assert graded.status == "error" and "more than" in graded.problem and graded.points == 0

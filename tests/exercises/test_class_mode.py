@@ -223,6 +223,10 @@ def test_the_terminal_and_a_notebook_show_the_class_verdict(bundle: Path, tmp_pa
     listed = subprocess.run([*run, "progress", "--dir", str(ws)], capture_output=True,
                             text=True, timeout=120)
     assert "points come when your teacher grades" in " ".join(listed.stdout.split())
+    export = subprocess.run([*run, "export", "--dir", str(ws)], capture_output=True, text=True,
+                            timeout=120)
+    assert export.returncode != 0 and "hand in the workspace folder" in export.stderr
+    assert not list(ws.glob("routerlab-results-*.json"))
 
 
 def test_the_teacher_commands_release_a_course_and_its_solutions(tmp_path: Path) -> None:
@@ -338,3 +342,42 @@ def test_a_hostile_bundle_is_refused_in_one_line_and_leaves_nothing(bundle: Path
             init_workspace(tmp_path / f"ws-{case.name}", None, case, "s1")
         assert "\n" not in str(refused.value) and str(case) in str(refused.value)
         assert not (tmp_path / f"ws-{case.name}").exists()
+
+
+def test_the_give_up_attack_gains_nothing_at_grading(tmp_path: Path, reference: Reference
+                                                     ) -> None:
+    """The class workspace is graded as the teacher grades it (the jail where it can run): a
+    refused give-up, a forged solutions file and a progress file that claims passes earn 0."""
+    import shutil
+
+    from routerlab.exercises.catalog import catalog_root
+    from routerlab.exercises.classroom import GradeOptions, grade_student
+    from routerlab.exercises.jail import unavailable
+
+    course = tmp_path / "course"
+    shutil.copytree(Path(str(catalog_root())), course)
+    (course / "index.toml").write_text('order = ["registry-2", "quant-3"]\n')
+    release(load_catalog(str(course.resolve())), tmp_path / "release", "attack-course")
+    mallory = Course(init_workspace(tmp_path / "mallory", None, tmp_path / "release", "m1")[0])
+    for exercise_id in ("registry-2", "quant-3"):
+        with pytest.raises(LockedError):
+            mallory.give_up(exercise_id)
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps({"format": "routerlab-solutions", "course": "attack-course",
+                                  "exercises": {"quant-3": {"solution": "x = 1", "answers": {}}}}))
+    mallory.import_solutions(forged)  # the student's own text: it opens nothing of the teacher's
+    assert mallory.solution("quant-3").text == "x = 1"
+    state = mallory.workspace.state_path
+    state.write_text(json.dumps({"version": 1, "exercises": {
+        i: {"status": "passed", "attempts": 1, "attempts_to_pass": 1, "unlock": "0" * 64}
+        for i in ("registry-2", "quant-3")}}))
+    ada = Course(init_workspace(tmp_path / "ada", None, tmp_path / "release", "a1")[0])
+    ada.workspace.file_for(ada.catalog.get("quant-3")).write_text(
+        reference(load_catalog().get("quant-3")))
+    options = GradeOptions(isolation=unavailable() is None)
+    graded = {ws.workspace.student_id: grade_student(ws.workspace.root, course, options,
+                                                     ws.workspace.student_id)
+              for ws in (mallory, ada)}
+    assert not graded["m1"].error and not graded["a1"].error, graded
+    assert graded["m1"].points == 0, graded["m1"]
+    assert graded["a1"].points == 10, "an honest pass in the same class earns its points"

@@ -19,7 +19,8 @@ from routerlab.exercises.catalog import Catalog, Tolerance, load_catalog
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.checks.base import Check
 from routerlab.exercises.course import Course
-from routerlab.exercises.grading import recheck, safe_cell, write_recheck
+from routerlab.exercises.gradebook import neutral as safe_cell
+from routerlab.exercises.jail import unavailable
 from routerlab.exercises.lint import lint_exercise
 from routerlab.exercises.render import list_lines
 from routerlab.exercises.workspace import Workspace, upgrade_workspace
@@ -31,12 +32,15 @@ def test_recheck_writes_grades_and_digests_and_ignores_the_progress_file(
         tmp_path: Path, workspace: Workspace, solve: Solve) -> None:
     solved = solve(workspace, "quant-3")
     workspace.state_path.write_text("{not json")
-    regraded = recheck([workspace.root], load_catalog(), jobs=2)
-    csv_path, sums = write_recheck(regraded, load_catalog(), tmp_path / "grades.csv")
-    rows = list(csv.DictReader(csv_path.open()))
-    assert rows[0]["student"] == "ada" and rows[0]["quant-3"] == "10" and rows[0]["points"] == "10"
+    isolation = [] if unavailable() is None else ["--no-isolation"]
+    done = CliRunner().invoke(app, ["teacher", "recheck", str(workspace.root), "--out",
+                                    str(tmp_path / "grades.csv"), *isolation])
+    assert done.exit_code == 0, done.output
+    rows = list(csv.DictReader(line for line in (tmp_path / "grades.csv").open()
+                               if not line.startswith('"WARNING')))
+    assert rows[0]["id"] == "ws" and rows[0]["quant-3"] == "10" and rows[0]["points"] == "10"
     digest = hashlib.sha256(solved.read_bytes()).hexdigest()
-    assert f"{digest}  {solved.resolve()}" in sums.read_text().splitlines()
+    assert f"{digest}  ws/exercises/quant_3.py" in (tmp_path / "grades.sha256").read_text()
 
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_escaped() -> None:

@@ -305,3 +305,88 @@ def test_every_reference_solution_passes_in_the_jail(tmp_path: Path) -> None:
     assert failed == []
     assert result.points == catalog.total_points
     assert os.listdir("/proc") and _stray() == []
+
+
+def test_resume_grades_only_the_students_the_journal_lacks_and_no_isolation_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    submitted = tmp_path / "submitted"
+    for sid in ("s1", "s2"):
+        folder = _class_workspace(submitted, sid)
+        exercise = load_catalog().get("quant-3")
+        (folder / "exercises" / exercise.file_name).write_text(open_solution(exercise))
+    (tmp_path / "roster.csv").write_text("id,name,email\ns1,A,a@x\ns2,B,b@x\ns3,C,c@x\n")
+    grades = tmp_path / "grades.csv"
+    argv = ["teacher", "recheck", str(submitted), "--roster", str(tmp_path / "roster.csv"),
+            "--out", str(grades), "--format", "plain"]
+    first = CliRunner().invoke(app, argv, env={"NO_COLOR": "1"})
+    assert first.exit_code == 0, first.output
+    journal = grades.with_suffix(".jsonl")
+    lines = journal.read_text().splitlines()
+    assert len(lines) == 2
+    journal.write_text(lines[0] + "\n")  # interrupted after the first student
+    graded: list[str] = []
+    from routerlab.exercises import classroom
+
+    original = classroom.grade_job
+    monkeypatch.setattr(classroom, "grade_job",
+                        lambda job: graded.append(job.student_id) or original(job))
+    again = CliRunner().invoke(app, [*argv, "--resume"], env={"NO_COLOR": "1"})
+    assert again.exit_code == 0, again.output
+    assert "] 2/2 students" in again.stderr  # the progress bar, on stderr
+    first_id = json.loads(lines[0])["student_id"]
+    assert graded == [{"s1": "s2", "s2": "s1"}[first_id]]
+    rows = {r["id"]: r for r in csv.DictReader(grades.open())}
+    assert rows["s1"]["points"] == rows["s2"]["points"] == "10"
+    assert rows["s3"]["status"] == "no submission" and rows["s3"]["points"] == "0"
+    unjailed = CliRunner().invoke(app, [*argv, "--no-isolation"], env={"NO_COLOR": "1"})
+    assert unjailed.exit_code == 0 and "--no-isolation" in unjailed.output
+    assert next(csv.reader(grades.open()))[0].startswith("WARNING: graded with --no-isolation")
+
+
+def test_recheck_refuses_without_bubblewrap_naming_the_install(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from routerlab.exercises import jail
+
+    monkeypatch.setattr(jail.shutil, "which", lambda name: None)
+    jail.unavailable.cache_clear()
+    try:
+        folder = _class_workspace(tmp_path, "s1")
+        done = CliRunner().invoke(app, ["teacher", "recheck", str(folder), "--out",
+                                        str(tmp_path / "g.csv"), "--plain"])
+    finally:
+        jail.unavailable.cache_clear()
+    assert done.exit_code == 1
+    assert "apt-get install bubblewrap" in done.output and "--no-isolation" in done.output
+    assert not (tmp_path / "g.csv").exists()
+
+
+def test_a_dead_teachers_empty_cgroup_is_swept_and_a_jail_leaves_none() -> None:
+    from routerlab.exercises.jail import JAIL_PROCESSES, _Cgroup
+
+    probe = _Cgroup()
+    if not probe.paths:
+        pytest.skip("no cgroup can be made here (not root, or no pids controller): "
+                    "RLIMIT_NPROC caps a jail's processes instead")
+    pids = next(p for p in probe.paths if (p / "pids.max").exists())
+    assert (pids / "pids.max").read_text().strip() == str(JAIL_PROCESSES)
+    probe.remove()
+    dead = 2 ** 22 + 1  # above pid_max's limit: no process has it
+    stale = pids.parent / f"routerlab-jail-{dead}-1"
+    stale.mkdir()
+    again = _Cgroup()
+    assert not stale.exists()
+    assert again.paths and all(p.exists() for p in again.paths)
+    again.remove()
+    assert not any(p.exists() for p in probe.paths + again.paths)
+
+
+def test_a_self_study_check_of_every_check_module_passes_in_its_own_jail(tmp_path: Path) -> None:
+    from routerlab.exercises.runner import Candidate, run_checks
+
+    catalog = load_catalog()
+    one_per_module = {e.checks: e for e in catalog}
+    for exercise in one_per_module.values():
+        path = tmp_path / exercise.file_name
+        path.write_text(open_solution(exercise))
+        report = run_checks(exercise, Candidate(path, path.name))
+        assert report.passed, (exercise.id, report.problem, report.output[-500:])

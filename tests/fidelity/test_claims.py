@@ -105,6 +105,12 @@ def _q8(rt: Runtime, device: str = "cpu:0", scheme: str = "q8s") -> Any:
     return rt.quantize(rt.tensor([1.0, -2.0, 3.0, 4.0], device, "f32"), scheme)
 
 
+def _transfer_ids(rt: Runtime, kind: str) -> list[int]:
+    """The transfer ids of the trace's `kind` events (`expose`: same peer, `publish`: bytes)."""
+    return [int(re.search(r"transfer (\d+)", e.detail).group(1))  # type: ignore[union-attr]
+            for e in rt.trace.read() if e.kind == kind]
+
+
 # --- 1. the picture --------------------------------------------------------------------------
 
 @row("picture-one-primitive", "float, int, bool and quantized router tensors are one type",
@@ -288,6 +294,26 @@ def _() -> None:
     assert DType.FLEX32.is_float() and not DType.U8.is_int() and DType.U8.is_uint()
 
 
+@row("ids-transfer-local-own-counter", "same-peer transfer ids come from a counter of their own: "
+     "cross-peer moves in between do not advance it",
+     "crates/burn-remote/src/client/runner.rs:373-397")
+def _() -> None:
+    rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
+    for target in ("cpu:1", "peer2/cpu:0", "peer2/cpu:0", "cpu:1"):
+        rt.to_device(rt.tensor([1.0], "cpu:0"), target)
+    assert _transfer_ids(rt, "expose") == [0, 1]
+
+
+@row("ids-capability-random", "a cross-peer move carries a random TransferCapability, not a "
+     "counted id", "crates/burn-remote/src/client/runner.rs:458")
+def _() -> None:
+    rt = Runtime(["cpu:0", "peer2/cpu:0"])
+    for _hop in range(3):
+        rt.to_device(rt.tensor([1.0], "cpu:0"), "peer2/cpu:0")
+    ids = _transfer_ids(rt, "publish")
+    assert len(set(ids)) == 3 and min(ids) >= 2 ** 47  # never 0, 1, 2: no counter
+
+
 # --- 5. sessions -----------------------------------------------------------------------------
 
 @row("sess-fifo", "a session runs its tasks in submission order",
@@ -377,6 +403,29 @@ def _() -> None:
         rt.to_device(rt.tensor([1.0], "cpu:0"), "cpu:1@ndarray")
 
 
+@row("path-dispatch-remote-to-remote", "Dispatch moves a tensor between two router (Remote) "
+     "devices with the router's own to_device: RouterLab's forced dispatch path between them has "
+     "no Burn counterpart, and its plan says so", "crates/burn-dispatch/src/macros.rs:168-179")
+def _() -> None:
+    rt = Runtime(["cpu:0", "peer2/cpu:0@ndarray"])
+    x = rt.tensor([1.0], "cpu:0")
+    assert rt.plan_transfer(x, "peer2/cpu:0@ndarray").path.value == "bytes"  # what Burn does
+    forced = rt.plan_transfer(x, "peer2/cpu:0@ndarray", "dispatch")
+    assert any(note.startswith("RouterLab's own") and "macros.rs:168-179" in note
+               for note in forced.notes)
+    assert "macros.rs:168-179" in (ROOT / "docs" / "transfers.md").read_text("utf-8")
+
+
+@row("path-capture-default-bridge", "CaptureChannel keeps the default change_client_backend, so "
+     "the README and ARCHITECTURE name it as the one channel that uses it",
+     "crates/burn-capture/src/capture.rs:338-368")
+def _() -> None:
+    for doc in ("README.md", "docs/ARCHITECTURE.md"):
+        text = (ROOT / doc).read_text("utf-8")
+        assert "CaptureChannel" in text and "capture.rs:338-368" in text, doc
+        assert "no channel of the pin uses" not in text, doc
+
+
 @row("wall-bridge-registers-through-channel", "the default change_client_backend registers "
      "through the channel, which panics on a remote channel",
      "crates/burn-remote/src/client/channel.rs:33-43")
@@ -420,6 +469,41 @@ def _() -> None:
     with pytest.raises(BurnTodo):
         rt.quantize(rt.tensor([1.0], "cpu:0"), "q8s")
     assert _ended(rt, "cpu:0")
+
+
+@row("wall-quantize-fusion-graph-size", "with fusion a router graph is ready only with more than "
+     "one op: a lone Quantize runs op by op on the client (unimplemented!), a larger graph reaches "
+     "the server's todo!()", "crates/burn-router/src/fusion.rs:254-259")
+def _() -> None:
+    rt = Runtime(["cpu:0"], legacy=True, fusion=True)
+    x = rt.tensor([1.0, 2.0], "cpu:0")
+    rt.read(rt.clone(x))  # a sync point: the stream is drained, x is materialized
+    with pytest.raises(BurnUnimplemented) as lone:  # Quantize alone, with scales already there
+        rt.quantize(x, "q8s", scales=[0.1])
+    assert lone.value.source == "crates/burn-router/src/ops/qtensor.rs:20"
+    assert x.alive and not _ended(rt, "cpu:0")
+    with pytest.raises(BurnTodo):  # calibrated: the range ops and Quantize make one graph
+        rt.quantize(x, "q8s")
+    assert _ended(rt, "cpu:0")
+    unsynced = Runtime(["cpu:0"], legacy=True, fusion=True)
+    with pytest.raises(BurnTodo):  # Init(x) is still in the stream: a graph of two ops
+        unsynced.quantize(unsynced.tensor([1.0], "cpu:0"), "q8s", scales=[0.1])
+
+
+@row("wall-int-cast-unreachable", "int_cast goes to the server as BaseInt(Cast), whose arm is "
+     "unreachable!(): the session panics; float casts work",
+     "crates/burn-router/src/interpreter.rs:536")
+def _() -> None:
+    rt = Runtime(["cpu:0"], legacy=True)
+    f = rt.cast(rt.tensor([1.5], "cpu:0", "f32"), "f64")  # BaseFloat(Cast) has an arm
+    assert rt.read(f).tolist() == [1.5]
+    with pytest.raises(BurnPanic) as info:
+        rt.cast(rt.tensor([1, 2], "cpu:0", "i32"), "i64")
+    assert (info.value.message, info.value.source) == (
+        "internal error: entered unreachable code", "crates/burn-router/src/interpreter.rs:536")
+    assert _ended(rt, "cpu:0")
+    fixed = Runtime(["cpu:0"])  # RouterLab's fix casts ints
+    assert fixed.read(fixed.cast(fixed.tensor([1, 2], "cpu:0", "i32"), "i64")).tolist() == [1, 2]
 
 
 @row("wall-quantize-arms-todo", "the interpreter's Quantize/Dequantize arms are todo!()",
@@ -521,6 +605,25 @@ def _() -> None:
     assert "store: PackedU32(0)" in burn_debug(q.dtype)
 
 
+@row("readme-quantize-comment", "the README's first example says a bare router stops rt.quantize "
+     "at the client's unimplemented!()", "crates/burn-router/src/ops/qtensor.rs:15-28")
+def _() -> None:
+    text = (ROOT / "README.md").read_text("utf-8")
+    line = next(line for line in text.splitlines() if line.startswith("q = rt.quantize(y"))
+    assert "unimplemented!()" in line and "todo!()" not in line
+    rt = Runtime(["cpu:0"], legacy=True)
+    with pytest.raises(BurnUnimplemented) as info:
+        rt.quantize(rt.tensor([1.0], "cpu:0"), "q8s")
+    assert info.value.source.startswith("crates/burn-router/src/ops/qtensor.rs:")
+
+
+@row("docs-dispatch-one-builder", "docs/burn.md cites Dispatch's one RemoteServerBuilder per "
+     "device family where the code is", "crates/burn-dispatch/src/remote_server.rs:138-144")
+def _() -> None:
+    text = DOC.read_text("utf-8")
+    assert "remote_server.rs#L138-L144" in text and "remote_server.rs#L49-L58" not in text
+
+
 # --- 8. transports ---------------------------------------------------------------------------
 
 @row("transport-websocket-hangs", "over WebSocket the bytes-path target waits forever",
@@ -540,6 +643,27 @@ def _() -> None:
         rt.to_device(_q8(rt), "peer2/cpu:0", legacy=True)
     assert "wait forever" not in str(info.value) and "300" in str(info.value)
     assert not _ended(rt, "peer2/cpu:0")
+
+
+@row("transport-plan-iroh-gives-up", "the guard and `validate` say what the bytes-path target "
+     "does: over Iroh it gives up after 300 s and goes on, over WebSocket it would wait forever",
+     "crates/burn-remote/src/transport/iroh/transfer.rs:78-110, 138")
+def _() -> None:
+    rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
+    q = _q8(rt)
+    iroh = rt.plan_transfer(q, "peer2/cpu:0", policy="legacy")
+    assert not iroh.hangs and iroh.transport.value == "iroh"
+    assert not any("wait forever" in n for n in iroh.notes)
+    assert any("gives up after 300 s" in n and "goes on" in n for n in iroh.notes)
+    websocket = rt.plan_transfer(q, "peer2/cpu:0", policy="legacy", transport="websocket")
+    assert websocket.hangs and any("wait forever" in n for n in websocket.notes)
+    assert rt.plan_transfer(q, "cpu:1", policy="legacy").hangs  # take has no timeout
+    result = CliRunner().invoke(app, ["validate", str(ROOT / "scenarios" / "quantized-legacy.toml"),
+                                      "--plain"])
+    step6 = [line for line in result.output.replace("\n", " ").split("step 6 ")
+             if line.startswith("note")]
+    assert any("gives up after 300 s" in n for n in step6)
+    assert not any("wait forever" in n for n in step6)
 
 
 # --- 9. panics and dead sessions -------------------------------------------------------------
@@ -594,6 +718,37 @@ def _() -> None:
         rt.to_device(_q8(rt), "peer2/cpu:0", legacy=True)
     assert not _ended(rt, "peer2/cpu:0")
     assert rt.read(rt.tensor([2.0], "peer2/cpu:0")).tolist() == [2.0]
+
+
+# --- 10. what a device advertises -----------------------------------------------------------
+
+@row("advertise-flex-storage", "a router device forwards its Flex server's dtype_usage: Storage "
+     "for a quantizable QFloat, so supports_dtype is false",
+     "crates/burn-flex/src/backend.rs:158-162")
+def _() -> None:
+    rt = Runtime(["cpu:0"])
+    said = rt.dtype_usage("cpu:0", _q8(rt).dtype)
+    assert said.usage == {"storage"} and not said.supports and said.false
+
+
+@row("advertise-cubecl-storage-arithmetic", "a CubeCL (CUDA) server answers Storage and "
+     "Arithmetic from the storage type's TypeUsage: supports_dtype(QFloat) is true, Burn issue "
+     "#5005's false advertisement", "crates/burn-cubecl/src/backend.rs:167-200")
+def _() -> None:
+    rt = Runtime()  # nothing is created: a plan needs no GPU
+
+    def said(scheme: str) -> Any:
+        return rt.dtype_usage("cuda:0", QFloat(parse_scheme(scheme)))
+
+    packed = said("q8f:store=packed-u32")  # QuantScheme::default(): u32 words
+    assert packed.usage == {"storage", "arithmetic"} and packed.supports and packed.issue_5005
+    assert "#5005" in packed.line() and packed.false
+    assert said("q8s:store=native").supports  # i8
+    assert said("e4m3:store=native").usage == {"storage"}  # fp8: conversion and buffer only
+    native4 = said("q4s:store=native")  # dtype_to_storage_type panics
+    assert native4.panic is not None and native4.panic.message == (
+        "Can't store native sub-byte values")
+    assert native4.panic.source == "crates/burn-backend/src/cubecl.rs:89"
 
 
 # --- 11. protocol ----------------------------------------------------------------------------
@@ -853,6 +1008,43 @@ def _() -> None:
 def _() -> None:
     t = quantize_dynamic(np.arange(16, dtype=F32), "q4s:store=packed-u32", profile=Profile.FLEX)
     assert str(t.scheme) == "q4s:store=native"
+
+
+@row("flex-partial-blocks", "Flex's quantize_dynamic takes a partial last block (its scale from "
+     "the block's own values); the generic compute_range refuses one",
+     "crates/burn-flex/src/ops/qtensor.rs:67-142")
+def _() -> None:
+    x = np.array([1, 2, 3, 4, 5, -12], F32)
+    t = quantize_dynamic(x, "q8s:block=4", profile=Profile.FLEX)
+    assert t.scales_f32().tolist() == [F32(8) / F32(254), F32(24) / F32(254)]
+    assert np.asarray(t.q()).tolist() == [32, 64, 95, 127, 53, -127]
+    with pytest.raises(RouterLabError, match="whole number"):
+        quantize_dynamic(x, "q8s:block=4", profile=Profile.NDARRAY)
+    rt = Runtime(["cpu:0"])
+    q = rt.quantize(rt.tensor(x.tolist(), "cpu:0", "f32"), "q8s:block=4")
+    assert rt.read_quantized(q).scales_f32().tolist() == t.scales_f32().tolist()
+
+
+@row("quant-e-values-refusal-text", "RouterLab's refusal to quantize E-values says what Burn's "
+     "reader does with the store: Native E-values read back as i8, packed ones are unimplemented!",
+     "crates/burn-std/src/tensor/quantization.rs:330, 344-348")
+def _() -> None:
+    x = np.ones(8, F32)
+    with pytest.raises(RouterLabError) as native:
+        quantize_dynamic(x, "e4m3:store=native", profile=Profile.FLEX)
+    assert "read them back as i8" in str(native.value) and "unimplemented" not in str(native.value)
+    with pytest.raises(RouterLabError) as packed:
+        quantize_dynamic(x, "e2m1:store=packed-u32", profile=Profile.FLEX)
+    assert "leaves packed E-values unimplemented!" in str(packed.value)
+
+
+@row("docs-ndarray-arrival", "docs/transfers.md says NdArray's q_from_data reads only Q8F/Q8S "
+     "(the model refuses a Q4 arrival there)", "crates/burn-ndarray/src/ops/qtensor.rs:36-72")
+def _() -> None:
+    text = " ".join((ROOT / "docs" / "transfers.md").read_text("utf-8").split())
+    assert "Flex and NdArray keep any integer layout" not in text
+    assert "NdArray's `q_from_data` reads only Q8F/Q8S" in text
+    assert not accepts_arrival(Profile.NDARRAY, parse_scheme("q4s:store=native"))
 
 
 @row("flex-cast-saturates", "float to int saturates like Rust's `as`: NaN is 0, out-of-range "

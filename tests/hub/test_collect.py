@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,6 +29,8 @@ class FakeHub:
     def __init__(self, files: dict[str, dict[str, bytes]]) -> None:
         self.files = files
         self.running: set[str] = set()
+        self.broken: set[str] = set()
+        """Users whose server never starts (a failed spawn)."""
         self.requests: list[tuple[str, str]] = []
         fake = self
 
@@ -61,7 +64,8 @@ class FakeHub:
             servers = {"": {"ready": True}} if parts[3] in self.running else {}
             return self.send(handler, 200, {"name": parts[3], "servers": servers})
         if parts[:3] == ["hub", "api", "users"] and parts[4:] == ["server"]:
-            (self.running.add if method == "POST" else self.running.discard)(parts[3])
+            if parts[3] not in self.broken:
+                (self.running.add if method == "POST" else self.running.discard)(parts[3])
             return self.send(handler, 202 if method == "POST" else 204, None)
         if parts[0] == "user" and parts[2:4] == ["api", "contents"]:
             return self.contents(handler, parts[1], "/".join(parts[4:]))
@@ -138,6 +142,15 @@ def test_a_server_without_a_workspace_is_reported_and_the_others_collected(
     done = {d.student: d for d in collect(Hub(fake_hub.url, TOKEN), tmp_path / "out")}
     assert not done["ada"].problem
     assert "no RouterLab workspace" in done["bob"].problem
+
+
+def test_a_server_that_fails_to_start_is_reported_at_once(fake_hub: FakeHub,
+                                                           tmp_path: Path) -> None:
+    fake_hub.broken.add("bob")
+    started = time.monotonic()
+    done = {d.student: d for d in collect(Hub(fake_hub.url, TOKEN), tmp_path / "out")}
+    assert "failed to start" in done["bob"].problem and not done["ada"].problem
+    assert time.monotonic() - started < 60, "not the whole start limit"
 
 
 def test_the_token_comes_from_a_file_or_the_environment_never_argv(

@@ -137,9 +137,12 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
     grades = tmp_path / "grades" / "grades.csv"
     grades.parent.mkdir()
     isolation = [] if unavailable() is None else ["--no-isolation"]  # the jail has its tests
+    roster = tmp_path / "roster.csv"  # the hub's user names are the roster's ids
+    roster.write_text("id,name,email\nstudent1,Ada,ada@example.org\n"
+                      "student2,Bob,bob@example.org\nstudent3,Cy,cy@example.org\n")
     regraded = subprocess.run(
-        [sys.executable, "-m", "routerlab", "teacher", "recheck", str(out / "student1"),
-         str(out / "student2"), "--out", str(grades), "--plain", *isolation],
+        [sys.executable, "-m", "routerlab", "teacher", "recheck", "--roster", str(roster),
+         str(out), "--out", str(grades), "--plain", *isolation],
         capture_output=True, text=True, timeout=600)
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
     lines = grades.read_text().splitlines()
@@ -148,6 +151,7 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
     assert float(rows["student1"][EXERCISE]) == exercise.points
     assert float(rows["student1"]["points"]) == exercise.points
     assert float(rows["student2"]["points"]) == 0
+    assert rows["student3"]["status"] == "no submission"
 
     report = tmp_path / "report.html"
     reported = subprocess.run(

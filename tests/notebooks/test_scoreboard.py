@@ -12,7 +12,7 @@ from routerlab.notebook.scoreboard import Scoreboard
 
 
 def _copies(rt: Runtime) -> int:
-    return sum(rt.session(d).interpreter.backend.copies for d in rt.devices)
+    return sum(rt.counters(d)[1] for d in rt.devices)
 
 
 def _wire(rt: Runtime, mark: int, *kinds: str) -> int:

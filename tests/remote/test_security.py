@@ -472,3 +472,14 @@ def test_a_client_that_drips_a_message_is_cut_and_an_idle_one_is_not(
         send(idle, {"k": P.REGISTRY, "id": 5, "device": "p1/cpu:0"})  # idle all along: kept
         assert answer(idle)[0]["k"] == P.REGISTRY
     assert "sent a message too slowly" in peer.stderr()
+
+
+def test_a_bad_download_request_closes_its_data_connection(one_peer: Callable[..., Any]) -> None:
+    peer = one_peer()
+    for message in ({"k": P.DOWNLOAD, "id": 1, "transfer": 0},  # no client, no transport
+                    {"k": P.DOWNLOAD, "id": 1, "client": -1, "transfer": 0, "transport": "iroh"},
+                    {"k": P.SYNC, "id": 1}):  # not a /data message
+        with raw(peer.address, peer.token, "/data") as ws:
+            send(ws, message)
+            assert closed_with_error(ws).startswith("protocol error:")
+    still_serves(peer.address)

@@ -13,6 +13,8 @@ Walls checked against Burn 2c06be3 (`git show 2c06be3:<path>`):
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from routerlab.core import BurnTodo, BurnUnimplemented, Policy, Runtime, TensorData
@@ -77,7 +79,7 @@ def test_cross_peer_panics_in_read_tensor_async() -> None:
         "not yet implemented", "crates/burn-router/src/interpreter.rs:2161", "cpu:0")
     assert _state(rt) == {**before, "cpu:0": ([], [])} and rt.session("cpu:0").ended is not None
     # over Iroh (the default) the target gives up after 300 s and goes on
-    assert "gave up waiting for transfer 0 after 300 s over Iroh" in str(raised.value)
+    assert re.search(r"gave up waiting for transfer \d+ after 300 s over Iroh", str(raised.value))
     assert rt.session("peer2/cpu:0").ended is None and rt.server.clock == 300
 
 
@@ -86,7 +88,8 @@ def test_over_websocket_the_cross_peer_target_waits_forever() -> None:
     rt = Runtime(DEVICES, transport="websocket")
     with pytest.raises(BurnTodo) as raised:
         rt.to_device(_quantized(rt), "peer2/cpu:0", policy="legacy")
-    assert "target session peer2/cpu:0 would wait forever for transfer 0" in str(raised.value)
+    assert re.search(r"target session peer2/cpu:0 would wait forever for transfer \d+",
+                     str(raised.value))
     assert rt.session("peer2/cpu:0").ended.startswith("hung:") and rt.server.clock == 0
 
 

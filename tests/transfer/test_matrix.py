@@ -138,7 +138,7 @@ def test_transfer_matrix(dtype: str, path: str, policy: str, shared: bool) -> No
         if path not in CROSS:
             assert after.bit_equal(before)
     else:
-        src = before.dequantize(rt.session(source).interpreter.backend.profile)
-        dst = after.dequantize(rt.session(target).interpreter.backend.profile)
+        src = before.dequantize(rt.session(source).device.profile)
+        dst = after.dequantize(rt.session(target).device.profile)
         step = float(after.scales_f32().max())
         assert np.abs(dst - src).max() <= step * 1.0001

@@ -1,0 +1,134 @@
+"""How fast a class is graded, against loading the model, measured side by side in one run.
+
+    .venv/bin/python benchmarks/classroom.py [--rounds 5] [--students 200] [--json OUT]
+
+The baseline is a fresh process that loads the model,
+`python -c 'from routerlab.core import Runtime; Runtime(["cpu:0"])'`. Each ratio is paired with
+it, round by round, in rotated order (benchmarks/_paired.py), so load on a shared machine lands
+on both sides. Goals (issue 24 §2):
+
+1. One student's regrade, every exercise, jail included: `grade_student` on a fully solved
+   workspace in a teacher process that has graded before (what each student of a class costs;
+   the model's own results are computed once per regrade, see "cold" below). Goal <= 15x.
+2. One `routerlab exercises check quant-1` in a fresh process (self-study). Goal <= 4x.
+3. A class of `--students` (copies of four real workspaces: solved, half solved, untouched,
+   wrong answers) regraded with `teacher recheck --roster` in a fresh process with one job per
+   core. Goal <= 6 min; a run with fewer students is scaled to 200 (the model's own results are
+   computed once, the rest grows with the class), and says so.
+
+Also printed, not judged: the cold `teacher recheck` of one student (its model results
+computed first, mostly the served-peer exercises' oracles) and the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _paired import Goal, finish, paired
+
+LOAD_MODEL = "from routerlab.core import Runtime; Runtime(['cpu:0'])"
+
+
+def _load_model() -> None:
+    subprocess.run([sys.executable, "-c", LOAD_MODEL], check=True)
+
+
+def _routerlab(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "routerlab", *args], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def make_class(root: Path, students: int) -> tuple[Path, Path, Path]:
+    """`students` copies of four real workspaces under `root/submitted/<id>/`, a roster, and
+    the fully solved workspace."""
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.sealing import open_solution, open_wrong
+    from routerlab.exercises.workspace import init_workspace
+
+    catalog = load_catalog()
+    kinds: dict[str, Path] = {}
+    for kind in ("solved", "half", "untouched", "wrong"):
+        workspace = init_workspace(root / "kinds" / kind, kind)[0]
+        for index, exercise in enumerate(catalog):
+            if kind == "solved" or (kind == "half" and index % 2 == 0):
+                workspace.file_for(exercise).write_text(open_solution(exercise))
+            elif kind == "wrong":
+                wrong = open_wrong(exercise)
+                if wrong:
+                    workspace.file_for(exercise).write_text(wrong[0].source)
+        kinds[kind] = workspace.root
+    names = list(kinds)
+    lines = ["id,name,email"]
+    for n in range(students):
+        sid = f"s{n:03d}"
+        shutil.copytree(kinds[names[n % len(names)]], root / "submitted" / sid)
+        lines.append(f"{sid},Student {n},{sid}@example.org")
+    roster = root / "roster.csv"
+    roster.write_text("\n".join(lines) + "\n")
+    return root / "submitted", roster, kinds["solved"]
+
+
+def run(rounds: int, students: int) -> dict[str, Any]:
+    from routerlab.exercises.classroom import grade_student
+
+    with tempfile.TemporaryDirectory(prefix="routerlab-classroom-") as scratch:
+        root = Path(scratch)
+        submitted, roster, solved = make_class(root, students)
+        grade_student(solved)  # the model's results, computed once, as in a class regrade
+        one = paired(lambda: grade_student(solved), _load_model, rounds)
+        check = paired(lambda: _routerlab("exercises", "check", "quant-1", "--dir", str(solved)),
+                       _load_model, rounds)
+        cold_start = time.perf_counter()
+        _routerlab("teacher", "recheck", str(solved), "--out", str(root / "one.csv"))
+        cold = time.perf_counter() - cold_start
+        jobs = str(os.cpu_count() or 1)
+        class_start = time.perf_counter()
+        _routerlab("teacher", "recheck", str(submitted), "--roster", str(roster), "--out",
+                   str(root / "grades.csv"), "--jobs", jobs)
+        whole = time.perf_counter() - class_start
+    # the class time is a fixed part (the model's own results, once) plus a part per student;
+    # the fixed part is the cold one-student regrade less one warm student's grading
+    fixed = max(0.0, cold - one.contender.to_dict()["wall_median_s"])
+    scaled = fixed + (whole - fixed) * 200 / students
+    load = os.getloadavg()[0]
+    results = {"one_student": one.to_dict(), "check": check.to_dict(),
+               "cold_one_student_s": cold, "class_s": whole, "class_students": students,
+               "class_scaled_to_200_s": scaled, "load_1min": load}
+    base = one.baseline.to_dict()["wall_median_s"]
+    print(f"load the model: {base * 1e3:.0f} ms (median); machine load {load:.1f} on "
+          f"{os.cpu_count()} cores")
+    print(f"one student's regrade (warm teacher): {one.median:.1f}x; cold `teacher recheck` of "
+          f"one student: {cold:.1f} s ({cold / base:.0f}x)")
+    print(f"one `exercises check`: {check.median:.1f}x")
+    print(f"class of {students}: {whole:.0f} s" + (f", {scaled:.0f} s scaled to 200"
+                                                   if students != 200 else ""))
+    note = f"(load {load:.1f})"
+    results["goals"] = [g.to_dict() for g in (
+        Goal("one student's regrade, all exercises, jail included, vs loading the model",
+             one.median, 15, "<=", note=f"(min {one.min:.1f}) {note}"),
+        Goal("one `exercises check` vs loading the model", check.median, 4, "<=",
+             note=f"(min {check.min:.1f}) {note}"),
+        Goal("a class of 200 regraded on this machine", scaled / 60, 6, "<=", unit=" min",
+             note=note + (f" (measured on {students}, scaled)" if students != 200 else "")))]
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--students", type=int, default=200)
+    parser.add_argument("--json", help="also write the results to this file")
+    args = parser.parse_args()
+    finish(run(args.rounds, args.students), args.json)
+
+
+if __name__ == "__main__":
+    main()
