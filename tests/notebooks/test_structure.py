@@ -176,3 +176,23 @@ def test_learning_goals_are_questions(notebook_path: Path) -> None:
     goals = "".join(load(notebook_path)["cells"][0]["source"]).split("**Learning goals**", 1)[1]
     items = re.findall(r"^\d+\. (.*)$", goals, re.M)
     assert items and all(item.rstrip().endswith(("?", "experiment.")) for item in items), items
+
+
+def test_an_implement_cell_shows_every_constructor_its_solution_calls(
+        notebook_path: Path) -> None:
+    """CS231n-style: what the learner must build (`BurnPanic(message, source)`, a
+    `HandleKind(kind, primitive)`) is shown, with its arguments, in the `# YOUR CODE` cell."""
+    from routerlab.exercises.sealing import open_solution
+
+    catalog = {e.id: e for e in load_catalog()}
+    cells = load(notebook_path)["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    for cell, after in zip(code, code[1:], strict=False):
+        source = "".join(cell["source"])
+        match = re.search(r'lab\.check\("([a-z]+-\d+)"', "".join(after["source"]))
+        if not source.startswith("# YOUR CODE") or not match:
+            continue
+        solution = open_solution(catalog[match.group(1)])
+        for name in set(re.findall(r"(?<![\w.:])([A-Z]\w+)\(", solution)):
+            assert re.search(rf"(?<![\w.]){name}\([^)]+\)", source), (
+                f"{match.group(1)}: the cell does not show how to build {name}(...)")
