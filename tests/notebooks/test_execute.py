@@ -7,12 +7,13 @@ every checkpoint says it is not answered yet and every `lab.reveal` stays locked
 same kernel, the notebook runs again with the cell before each `lab.check("id", ...)` (the
 prediction, or the `# YOUR CODE` cell) replaced: first by a sealed wrong submission of the first
 checkpoint, which must fail, then by each checkpoint's sealed solution, which must pass; every
-reveal must then open and run clean. No cell above a checkpoint's reveal may show its answer,
-in its source or its outputs (`answer_leaks.py`). Each notebook's time as shipped is recorded in
-test-artifacts/notebook-times.json, and the series must fit in the 90-second budget. Every core
-table a cell shows must arrive as HTML, and each notebook must show the tables, figures and
-widgets that `expectations.py` lists for it (so a plot that stops drawing, or tables that render
-empty, fail here too, not only in the browser).
+reveal must then open and run clean, and show the same tables when it runs again after the
+last cell (a learner's rerun after Run All). No cell above a checkpoint's reveal may show its
+answer, in its source or its outputs (`answer_leaks.py`). Each notebook's time as shipped is
+recorded in test-artifacts/notebook-times.json, and the series must fit in the 90-second
+budget. Every core table a cell shows must arrive as HTML, and each notebook must show the
+tables, figures and widgets that `expectations.py` lists for it (so a plot that stops drawing,
+or tables that render empty, fail here too, not only in the browser).
 """
 
 from __future__ import annotations
@@ -78,6 +79,22 @@ def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: P
                 f"{_text(solved.cells[index])[:400]}")
         for index in _reveals(solved):
             assert LOCKED not in _text(solved.cells[index]), f"cell {index} stayed locked"
+        _assert_reveals_survive_the_last_cell(client, solved, notebook_path.name)
+
+
+def _assert_reveals_survive_the_last_cell(client, solved, name: str) -> None:
+    """A learner who ran everything and then passes (or gives up) runs a reveal again: it
+    must show what it showed before, though the last cell has run (08's stops its servers)."""
+    import copy
+
+    for index in _reveals(solved):
+        again = copy.deepcopy(solved.cells[index])
+        again.outputs = []
+        client.execute_cell(again, index)
+        before = count_tables(solved.cells[index].outputs)
+        assert count_tables(again.outputs) == before, (
+            f"{name} cell {index}: its reveal, run again after the last cell, shows "
+            f"{count_tables(again.outputs)} tables, not {before}")
 
 
 def _reveals(notebook) -> list[int]:
