@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 QUIET = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                          "checkForUpdates": False}}
@@ -68,8 +69,14 @@ def _jupyterlab_dir() -> Path:
     return Path(os.environ.get("JUPYTERLAB_DIR") or Path(sys.prefix) / "share" / "jupyter" / "lab")
 
 
+_PASSED_ON = ("SIGTERM", "SIGHUP")
+"""Signals that stop JupyterLab the way they would stop this process: passed on to it (it then
+shuts its kernels down). SIGINT is Python's KeyboardInterrupt, handled in `run`."""
+
+
 def run(command: list[str], env: dict[str, str]) -> int:
-    """Run JupyterLab in the foreground; Ctrl-C or SIGTERM stops it cleanly (exit code 0)."""
+    """Run JupyterLab in the foreground; Ctrl-C, SIGTERM or SIGHUP stops it cleanly, kernels
+    included (exit code 0)."""
     process = subprocess.Popen(command, env=env)
     stopped = False
 
@@ -78,14 +85,22 @@ def run(command: list[str], env: dict[str, str]) -> int:
         stopped = True
         process.send_signal(signum)
 
-    try:
-        previous = signal.signal(signal.SIGTERM, forward)
-    except ValueError:  # not the main thread: nothing to forward
-        previous = None
+    previous: dict[int, Any] = {}
+    for name in _PASSED_ON:
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        try:
+            previous[number] = signal.signal(number, forward)
+        except ValueError:  # not the main thread: nothing to forward
+            break
     try:
         code = process.wait()
     except KeyboardInterrupt:
         stopped = True
+        # A Ctrl-C in a terminal reaches JupyterLab too; a second one must not cut this wait
+        # short and leave the server without its parent.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         process.terminate()
         try:
             code = process.wait(timeout=15)
@@ -93,6 +108,6 @@ def run(command: list[str], env: dict[str, str]) -> int:
             process.kill()
             code = process.wait()
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     return 0 if stopped else code

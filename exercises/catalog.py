@@ -39,10 +39,13 @@ HINT_LEVELS = ("nudge", "concept", "near solution")
 
 class Kind(Enum):
     """`implement`: write a function that the checks plug into the router model.
-    `predict`: say what the model will do (a registry state, a scale) before running it."""
+    `predict`: say what the model will do (a registry state, a scale) before running it.
+    `experiment`: change a parameter, run, find the rule, and answer what no single run shows
+    (a trend, a crossing point). Graded like `predict`: answers given as `NAME = value`."""
 
     IMPLEMENT = "implement"
     PREDICT = "predict"
+    EXPERIMENT = "experiment"
 
 
 @dataclass(frozen=True)

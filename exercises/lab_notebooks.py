@@ -6,6 +6,11 @@ serves, and the shipped notebooks are committed without outputs (a test checks i
 exercise files: a new notebook is added, a changed one replaces a copy the learner never edited,
 and an edited copy is kept with the new version written beside it (`NAME.new.ipynb`).
 
+The notebooks link to RouterLab's own documentation as `../docs/NAME.md`, so the checkout's
+`docs/*.md` are copied to `<workspace>/docs/` too (`sync_docs`): without them those links give
+404 in the served workspace. The docs are reference pages, not the learner's work: a copy that
+differs from the shipped page is replaced.
+
 "Edited" means the cells' sources changed (a prediction typed in, a cell added), not their
 outputs: running a notebook and saving it is not editing it. What was copied is recorded in
 `.routerlab/notebooks.json` (file name → digest of its sources), which is how an unedited copy
@@ -27,6 +32,8 @@ from .workspace import STATE_DIR, Workspace
 
 NOTEBOOK_DIR = "notebooks"
 """The learner's notebooks: `<workspace>/notebooks/`."""
+DOCS_DIR = "docs"
+"""RouterLab's documentation in the workspace, where the notebooks' `../docs/` links point."""
 FIRST = "00-welcome.ipynb"
 """The notebook `routerlab lab` opens."""
 _RECORD = "notebooks.json"
@@ -42,6 +49,8 @@ class NotebookSync:
     updated: list[str] = field(default_factory=list)
     beside: list[tuple[str, str]] = field(default_factory=list)
     """(the learner's edited copy, the new version written beside it)."""
+    docs: list[str] = field(default_factory=list)
+    """Documentation pages copied or refreshed in `<workspace>/docs/` (`sync_docs`)."""
 
     def lines(self) -> list[str]:
         """One line per thing worth telling the learner; nothing when all was up to date."""
@@ -52,6 +61,9 @@ class NotebookSync:
             lines.append(f"Updated {', '.join(self.updated)} (you had not edited them).")
         lines.extend(f"{mine} has your edits and was kept; the new version is {new}."
                      for mine, new in self.beside)
+        if self.docs:
+            lines.append(f"Copied {len(self.docs)} documentation page(s) into "
+                         f"{self.folder.parent / DOCS_DIR}.")
         return lines
 
 
@@ -63,6 +75,27 @@ def shipped_notebooks() -> Path:
         raise WorkspaceError(f"the guided notebooks are not here ({folder}): `routerlab lab` "
                              "runs from a RouterLab checkout (pip install -e .)")
     return folder
+
+
+def shipped_docs() -> Path:
+    """RouterLab's documentation pages: `docs/` beside the shipped notebooks."""
+    return shipped_notebooks().parent / DOCS_DIR
+
+
+def sync_docs(workspace: Workspace, source: Path, done: NotebookSync) -> NotebookSync:
+    """Copy the documentation pages of `source` (`*.md`) to `<workspace>/docs/`, replacing a
+    copy that differs, so that the notebooks' `../docs/NAME.md` links open there; what was
+    copied is added to `done`."""
+    target = workspace.root / DOCS_DIR
+    with os_errors("copy the documentation into the workspace"):
+        target.mkdir(parents=True, exist_ok=True)
+        for page in sorted(source.glob("*.md")):
+            copy = target / page.name
+            shipped = page.read_bytes()
+            if not copy.is_file() or copy.read_bytes() != shipped:
+                copy.write_bytes(shipped)
+                done.docs.append(page.name)
+    return done
 
 
 def sync_notebooks(workspace: Workspace, source: Path) -> NotebookSync:

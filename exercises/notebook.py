@@ -10,7 +10,11 @@ checks code written in the notebook instead: the sources of the given functions,
 they use that other cells defined, and the given plain values are appended to the exercise's
 starter and saved as the exercise's workspace file (the previous one is kept under
 `.routerlab/backup/`), so the terminal (`exercises list`, `check`, `export`) sees the same work.
-A name the code uses that is defined nowhere is refused before anything runs, by name.
+A name the code uses that is defined nowhere is refused before anything runs, by name. The
+imports of the cells the functions come from travel with them (and a name another cell imported,
+such as `np`, becomes an import of its own), so the saved file runs as the cell did; and a
+traceback of that code names the notebook cell and its line (`Cell In[5], line 3`), not the
+saved file.
 """
 
 from __future__ import annotations
@@ -19,7 +23,12 @@ import ast
 import builtins
 import dis
 import inspect
+import linecache
+import re
+import sys
 import textwrap
+import types
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -45,8 +54,10 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
     """Check an exercise: the workspace file, or the functions/values given here."""
     course = _course(dir)
     exercise = course.catalog.get(exercise_id)
+    placed: list[_Placed] = []
     if code or values:
-        source = exercise.starter() + _notebook_code(code, values, exercise.starter())
+        added, placed = _notebook_code(code, values, exercise.starter())
+        source = exercise.starter() + added
         path = course.workspace.file_for(exercise)
         with os_errors("save your code in the workspace"):
             if path.exists():  # read as a user's file: a FIFO or device there is refused
@@ -58,6 +69,10 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(source, encoding="utf-8")
     report = course.check(exercise.id)
+    if placed:
+        for outcome in [report.problem, *report.outcomes]:
+            if outcome is not None and outcome.traceback:
+                outcome.traceback = _in_cells(outcome.traceback, placed)
     return _report_view(report, exercise, NOTEBOOK)
 
 
@@ -97,34 +112,60 @@ def _course(dir: str | Path | None) -> Course:
     return Course(find_workspace(Path(dir) if dir is not None else None))
 
 
-def _notebook_code(code: tuple[Any, ...], values: dict[str, Any], starter: str) -> str:
+@dataclass(frozen=True)
+class _Placed:
+    """Where one cell's function landed in the saved file, to point a traceback back at it."""
+
+    first: int
+    """Its first line in the saved file (1-based)."""
+    count: int
+    cell: str
+    """The cell, as IPython names it in a traceback (`Cell In[5]`)."""
+    cell_line: int
+    """Its first line in that cell (1-based)."""
+
+
+def _notebook_code(code: tuple[Any, ...], values: dict[str, Any],
+                   starter: str) -> tuple[str, list[_Placed]]:
+    """The code appended to the starter, and where each cell's function landed in it."""
     parts = ["\n\n# --- code given to check() in the notebook ---\n"]
-    helpers, constants = _with_helpers(code, starter, set(values))
+    helpers, constants, imports = _with_helpers(code, starter, set(values))
+    if imports:
+        parts.append("# the imports of the cells this code comes from\n" + "\n".join(imports)
+                     + "\n")
     parts += [f"{name} = {value!r}\n" for name, value in constants.items()]
+    placed: list[_Placed] = []
     for item in helpers:
         try:
-            parts.append(textwrap.dedent(inspect.getsource(item)))
+            text = textwrap.dedent(inspect.getsource(item))
+            cell_line = inspect.getsourcelines(item)[1]
         except (TypeError, OSError):
             raise ExerciseError(f"cannot read the source of {item!r}: give check() functions "
                                 "or classes defined in a cell, and plain values as NAME=value"
                                 ) from None
+        first = (starter + "\n".join(parts) + "\n").count("\n") + 1
+        placed.append(_Placed(first, text.count("\n"), _cell_name(item), max(cell_line, 1)))
+        parts.append(text)
     for name, value in values.items():
         if not _is_plain(value):
             raise ExerciseError(f"{name}={value!r} is not a plain Python value (numbers, "
                                 "strings, lists, tuples, dicts, sets, True/False/None)")
         parts.append(f"{name} = {value!r}\n")
-    return "\n".join(parts)
+    return "\n".join(parts), placed
 
 
 def _with_helpers(code: tuple[Any, ...], starter: str,
-                  given: set[str]) -> tuple[list[Any], dict[str, Any]]:
+                  given: set[str]) -> tuple[list[Any], dict[str, Any], list[str]]:
     """The given functions plus every function or class they use that a notebook cell defined
-    (followed transitively), and the plain constants they use that a cell assigned (a
-    `POLICIES = {...}` beside the function); ExerciseError naming what is used but defined
-    nowhere."""
+    (followed transitively), the plain constants they use that a cell assigned (a
+    `POLICIES = {...}` beside the function), and the imports they need: the import lines of
+    their own cells that bind a name they use, and one for each module or imported name they
+    use from another cell.
+    ExerciseError names what is used but defined nowhere."""
     defined = _top_level_names(starter) | given | set(dir(builtins))
     chosen: list[Any] = []
     constants: dict[str, Any] = {}
+    imports: list[str] = []
     missing: set[str] = set()
     todo = list(code)
     while todo:
@@ -136,21 +177,94 @@ def _with_helpers(code: tuple[Any, ...], starter: str,
         space = getattr(item, "__globals__", None)
         if space is None:
             continue
-        for name in _names_used(item):
+        used = _names_used(item)
+        cell_imports = [line for line in _cell_imports(item)
+                        if _top_level_names(line) & used and line not in imports]
+        imports += cell_imports
+        defined |= _top_level_names("\n".join(cell_imports))
+        for name in used:
             found = space.get(name)
             if inspect.isfunction(found) or inspect.isclass(found):
                 if getattr(found, "__module__", None) == item.__module__ and name not in defined:
                     todo.append(found)
                     continue
-            if name not in defined and name in space and _is_plain(found):
+            if name in defined or name not in space:
+                if found is None and name not in defined and name not in space:
+                    missing.add(name)
+                continue
+            if (line := _import_of(name, found)) is not None:
+                imports.append(line)
+                defined.add(name)
+            elif _is_plain(found):
                 constants[name] = found
-            if found is None and name not in defined and name not in space:
-                missing.add(name)
     missing -= {getattr(c, "__name__", "") for c in chosen}
     if missing:
         raise ExerciseError(f"your code uses {', '.join(sorted(missing))}, which no cell "
                             "defines (define it, or give it to check() too)")
-    return chosen, constants
+    return chosen, constants, imports
+
+
+def _cell_imports(item: Any) -> list[str]:
+    """The top-level import statements of the cell (or file) `item` was written in, as text
+    (`from __future__` ones left out: they may only open a file)."""
+    try:
+        filename = inspect.getsourcefile(item)
+    except TypeError:
+        return []
+    source = "".join(linecache.getlines(filename)) if filename else ""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [segment for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+            and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+            if (segment := ast.get_source_segment(source, node)) is not None]
+
+
+def _import_of(name: str, value: Any) -> str | None:
+    """An import statement that binds `name` to `value` again (a module, or a function or
+    class importable from its module), or None."""
+    if isinstance(value, types.ModuleType):
+        package = value.__name__
+        return f"import {package}" if package == name else f"import {package} as {name}"
+    module = getattr(value, "__module__", None)
+    qualname = getattr(value, "__qualname__", None)
+    if not module or not qualname or "." in qualname or module in ("__main__", "builtins"):
+        return None
+    if getattr(sys.modules.get(module), qualname, None) is not value:
+        return None
+    return (f"from {module} import {qualname}" if qualname == name
+            else f"from {module} import {qualname} as {name}")
+
+
+def _cell_name(item: Any) -> str:
+    """How IPython names the cell `item` was defined in (`Cell In[5]`); the file's name
+    outside IPython."""
+    try:
+        filename = inspect.getsourcefile(item) or ""
+    except TypeError:
+        filename = ""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    number = getattr(getattr(shell, "compile", None), "_filename_map", {}).get(filename)
+    return f"Cell In[{number}]" if number is not None else (filename.rsplit("/", 1)[-1] or "?")
+
+
+_FRAME = re.compile(r"^(?P<file>.+), line (?P<line>\d+)(?P<rest>, in .*)?$")
+
+
+def _in_cells(traceback: list[str], placed: list[_Placed]) -> list[str]:
+    """A check's traceback with each frame in a cell's function named by its cell and line."""
+    lines = []
+    for entry in traceback:
+        match = _FRAME.match(entry)
+        if match:
+            number = int(match["line"])
+            spot = next((p for p in placed if p.first <= number < p.first + p.count), None)
+            if spot is not None:
+                line = spot.cell_line + number - spot.first
+                entry = f"{spot.cell}, line {line}{match['rest'] or ''}"
+        lines.append(entry)
+    return lines
 
 
 def _is_plain(value: Any) -> bool:

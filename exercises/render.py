@@ -193,8 +193,8 @@ def give_up_view(given: GiveUp) -> TextView:
 
 def _hint_call(exercise_id: str, level: int, face: str) -> str:
     """How to ask for a hint level in this face."""
-    if face == NOTEBOOK:
-        return f'hint("{exercise_id}", level={level})'
+    if face == NOTEBOOK:  # a notebook's checkpoints are `lab = lesson(...)`
+        return f'lab.hint("{exercise_id}", {level})'
     return f"routerlab exercises hint {exercise_id} --level {level}"
 
 
@@ -225,7 +225,7 @@ def _footer(report: CheckReport, exercise: Exercise, face: str) -> str:
         return ("Well done! The hidden checks, your points and the solution come when your "
                 "teacher grades.")
     if report.passed:
-        how = (f'solution("{exercise.id}")' if face == NOTEBOOK
+        how = (f'lab.solution("{exercise.id}")' if face == NOTEBOOK
                else f"routerlab exercises solution {exercise.id}")
         first = "Well done! " if report.first_pass else ""
         return f"{first}The reference solution is now open: {how}"

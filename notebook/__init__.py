@@ -13,7 +13,8 @@ The notebooks are thin: every computation calls `routerlab.core`, and how things
 - `diagram`: the router drawn as SVG from a live runtime (`Diagram`);
 - `ordering`: the same tasks submitted to one session in every order (`Reorder`);
 - `peers`: served peers on loopback for a lesson, stopped with the kernel, and their faults;
-- `plots`: a matplotlib theme that reads on light and dark JupyterLab themes.
+- `plots`: a matplotlib theme that reads on light and dark JupyterLab themes;
+- `timelines`: a registry's timeline and a swim-lane of client and sessions, from a trace.
 
 IPython, ipywidgets and matplotlib are imported lazily, inside the functions that need them.
 Every name the notebooks import comes from here, so the modules can move without a notebook
@@ -37,12 +38,13 @@ from .plots import INK, PALETTE, plot_theme
 from .scoreboard import Scoreboard, byte_regions
 from .sliders import Sliders, sliders
 from .stepping import Stepper, Tape, handoff, stepper
+from .timelines import registry_timeline, swimlane
 
 __all__ = [
     "INK", "PALETTE", "Callout", "Caught", "Diagram", "Lesson", "Reorder", "Scoreboard",
     "Sliders", "Stepper", "Tape", "banner", "byte_regions", "catch_panic", "gpu_pair",
-    "handoff", "html_of", "lesson", "plot_theme", "register_formatters", "show", "sliders",
-    "stepper", "text_of",
+    "handoff", "html_of", "lesson", "plot_theme", "register_formatters", "registry_timeline",
+    "show", "sliders", "stepper", "swimlane", "text_of",
 ]
 
 register_formatters()

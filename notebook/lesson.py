@@ -34,6 +34,10 @@ from .display import Callout
 
 __all__ = ["Lesson", "lesson"]
 
+LOCKED = "Locked:"
+"""How a reveal that is still locked starts its heading: plain text, since an emoji padlock
+renders as an empty box in Chromium on Linux without an emoji font."""
+
 _scratch: dict[str, Path] = {}
 """The temporary workspace of this kernel, made once (a kernel that is not in a workspace)."""
 
@@ -66,8 +70,20 @@ class Lesson:
         """The next hint (1 nudge, 2 concept, 3 near solution), or the given level."""
         return face.hint(exercise_id, level, dir=self.workspace.root)
 
-    def give_up(self, exercise_id: str) -> TextView:
-        """Show the model's answer without passing: the checkpoint then earns no points."""
+    def give_up(self, exercise_id: str, yes: bool = False) -> TextView | Callout:
+        """Show the model's answer without passing: the checkpoint then earns no points. Asks
+        first, as `routerlab exercises give-up` does: without `yes=True` nothing is recorded,
+        and the note says what giving up costs and how to confirm. A checkpoint already passed
+        or given up costs nothing more, so its answer is shown at once; so does a class
+        workspace, where giving up forfeits nothing."""
+        course = Course(self.workspace)
+        status = course.status(exercise_id)  # an unknown id is refused here
+        if not yes and not status.revealed and not course.class_mode:  # class mode: nothing
+            # is forfeited (a released solution is shown, or it is refused until grading)
+            exercise = status.exercise
+            return Callout("warn", f"Give up on {exercise.id}?",
+                           f"Giving up shows the model's answer, and {exercise.id} will earn no "
+                           f"points. To confirm, run lab.give_up(\"{exercise.id}\", yes=True).")
         return face.give_up(exercise_id, dir=self.workspace.root)
 
     def solution(self, exercise_id: str) -> TextView:
@@ -81,10 +97,10 @@ class Lesson:
         if status.revealed:
             return show()
         exercise = status.exercise
-        return Callout("info", f"🔒 Answer {exercise.id} first",
-                       f"This cell shows the answer to {exercise.id} ({exercise.title}). It "
-                       f"opens once the checkpoint passes, or after "
-                       f'lab.give_up("{exercise.id}").')
+        return Callout("info", f"{LOCKED} answer {exercise.id} first",
+                       f"This cell shows the answer to {exercise.id}. It opens once the "
+                       f"checkpoint passes, or after lab.give_up(\"{exercise.id}\"); then run "
+                       "it again.")
 
     def progress(self) -> ProgressView:
         """This notebook's checkpoints (every exercise when the notebook is not named)."""

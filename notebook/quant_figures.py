@@ -1,7 +1,8 @@
 """The figures and tables of the quantization notebooks (04 and 06), each drawn from
 `routerlab.core`'s own quantizer and transfer measurements: error against bits and blocks,
-bandwidth per policy, drift per hop, the precision/bytes frontier, and the choice of a policy
-with a case run for each rule. The two experiments come as `Sliders`.
+bandwidth per policy, drift per hop, the precision/bytes frontier, the choice of a policy
+with a case run for each rule, and (notebook 07) a row packed into `u32` words. The two
+experiments come as `Sliders`.
 
 They live here, not in the notebooks, because a notebook cell stays short and defines no
 functions (tests/notebooks/test_structure.py); what they compute is what the cells used to.
@@ -16,14 +17,14 @@ from typing import Any
 import numpy as np
 
 from ..core import Cell, Profile, TableView
-from ..core.quant import quantize_dynamic
-from ..present.palette import GREY, RED
+from ..core.quant import pack_u32, quantize_dynamic
+from ..present.palette import GREY, PLOT_COLOURS, RED
 from ..teaching.compare import compare_policies
 from ..teaching.measure import measure_transfer
 from .sliders import Sliders, sliders
 
 __all__ = ["bandwidth", "block_sliders", "block_table", "choosing_table", "drift_plot",
-           "drift_sliders", "frontier"]
+           "drift_sliders", "frontier", "packing_figure"]
 
 BLOCKS = ("tensor", 128, 64, 32, 16)
 """The block choices of the experiment, fewest bytes first: one scale per tensor, or one per
@@ -67,13 +68,16 @@ def block_sliders(data: np.ndarray, bits: int = 4, block: Any = "tensor") -> Sli
             ax.plot(xs, ys, marker="o", alpha=0.35, label=f"Q{width}S")
         x, y = points[bits, block]
         ax.scatter([x], [y], s=140, facecolors="none", edgecolors=RED.hex, linewidths=2,
-                   zorder=3)
-        ax.annotate(f"{_scheme(bits, block)}\n{x:.4g} bytes/value\nmean error {y:.4g}", (x, y),
-                    textcoords="offset points", xytext=(10, 8))
+                   zorder=3, clip_on=False)
+        # The highlighted scheme's numbers go under the title, never beside the point: a point
+        # near the top would put them over the title.
         ax.set(xlabel="bytes per value (values + scales, PackedU32)", ylabel="mean |x − x̂|",
                yscale="log", xlim=(0, 1.6),
-               title="Bits and blocks: error against bytes (N(0,1), one outlier)")
+               title="Bits and blocks: error against bytes (N(0,1), one outlier)\n"
+                     f"circled: {_scheme(bits, block)}, {x:.4g} bytes/value, "
+                     f"mean error {y:.4g}")
         ax.legend(loc="upper right")
+        figure.tight_layout()
         return figure
 
     return sliders(draw, "Bits and block size", start={"bits": bits, "block": block},
@@ -130,7 +134,7 @@ def drift_sliders(x: np.ndarray, bits: int = 4, hops: int = 4, max_hops: int = 1
     """Notebook 06's experiment: the scale on arrival per hop under `requantize` for the S and
     the F value type of the chosen width (and `native` for reference), over the chosen hops."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
     def draw(bits: int, hops: int) -> Any:
         figure, ax = plt.subplots()
@@ -144,9 +148,15 @@ def drift_sliders(x: np.ndarray, bits: int = 4, hops: int = 4, max_hops: int = 1
             ax.plot(range(hops + 1), scales, style, marker="o", label=label)
         ax.set(xlabel="hop", ylabel="scale on arrival", yscale="log",
                title=f"{bits}-bit values over {hops} hops (4096 N(0,1) values, one -4)")
-        ax.yaxis.set_major_formatter(ScalarFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
+        # Labelled ticks spread over the drawn range: a log axis over a narrow range (8-bit
+        # values barely drift) would otherwise get no labelled tick at all.
+        low, high = ax.get_ylim()
+        ax.set_yticks(np.geomspace(low, high, 5)[1:-1])
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.4g}"))
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(loc="upper left", fontsize=9)
+        figure.tight_layout()
         return figure
 
     return sliders(draw, "Drift per hop", start={"bits": bits, "hops": hops}, bits=[8, 4, 2],
@@ -161,25 +171,28 @@ def frontier(x: np.ndarray, hops: int = 4) -> Any:
     import matplotlib.pyplot as plt
 
     figure, ax = plt.subplots()
+    top = 0.0
     for policy, marker in (("native", "o"), ("dequantize", "s"), ("requantize", "^")):
         points = [measure_transfer(x, s, policy=policy, hops=hops, source="cpu:0@cubecl",
                                    target="cpu:1@cubecl") for s in ("q8f", "q4f", "q2f")]
         xs = [m.bytes_moved / (x.size * hops) for m in points]
         ys = [m.hops[-1].max_abs_error_total for m in points]
-        ax.scatter(xs, ys, marker=marker, s=60, label=policy)
+        ax.scatter(xs, ys, marker=marker, s=60, label=policy, clip_on=False)
+        top = max(top, *ys)
         if policy == "dequantize":  # its three points sit at (4, 0), under requantize's Q8F
             continue
         for m, px, py in zip(points, xs, ys, strict=True):
             below = policy == "native"
             ax.annotate(m.scheme.split(":")[0], (px, py), textcoords="offset points",
-                        xytext=(0, -16) if below else (8, -4), ha="center" if below else "left")
+                        xytext=(0, 8) if below else (8, -4), ha="center" if below else "left")
     ax.set_xscale("log", base=2)
     ax.set_yscale("symlog", linthresh=0.01)
     ax.set_xticks([0.25, 0.5, 1, 2, 4], labels=["¼", "½", "1", "2", "4"])
-    ax.set(xlabel="bytes per value, per hop", xlim=(0.18, 6), ylim=(-0.004, None),
+    ax.set(xlabel="bytes per value, per hop", xlim=(0.18, 6), ylim=(-0.004, top * 4),
            ylabel=f"max |error| added ({hops} hops)",
            title="Precision against bytes: Q8F, Q4F, Q2F")
     ax.legend(loc="upper left")
+    figure.tight_layout()
     plt.close(figure)
     return figure
 
@@ -219,3 +232,43 @@ def choosing_table(x: np.ndarray) -> TableView:
     return TableView("Choosing a policy: each rule with a case, run on the model",
                      ["situation", "policy", "case", "outcome", "q changed", "scale drift",
                       "bytes"], rows)
+
+
+def packing_figure(values: list[int], bits: int) -> Any:
+    """One row of signed `bits`-bit values packed into `u32` words by the model's own
+    `pack_u32` (the CubeCL store), drawn bit by bit: bit 31 on the left, each value's bits in
+    one colour and labelled with the value, the first value in the lowest bits."""
+    import matplotlib.pyplot as plt
+
+    words = [int(w) for w in pack_u32(np.asarray(values, dtype=np.int8), bits)]
+    per_word = 32 // bits
+    figure, ax = plt.subplots(figsize=(9.0, 1.6 + 0.9 * len(words)))
+    for row, word in enumerate(words):
+        y = 1.4 * (len(words) - 1 - row)
+        for bit in range(32):
+            slot = bit // bits
+            index = row * per_word + slot
+            colour = PLOT_COLOURS[slot % len(PLOT_COLOURS)] if index < len(values) else GREY.hex
+            x = 31 - bit
+            ax.add_patch(plt.Rectangle((x, y), 1, 0.8, facecolor=colour, alpha=0.35,
+                                       edgecolor=GREY.hex, linewidth=0.5))
+            ax.text(x + 0.5, y + 0.4, str((word >> bit) & 1), ha="center", va="center",
+                    fontsize=8)
+        for slot in range(per_word):
+            index = row * per_word + slot
+            label = str(values[index]) if index < len(values) else "pad"
+            ax.text(31 - slot * bits - bits / 2 + 1, y + 0.95, label, ha="center",
+                    va="bottom", fontsize=9)
+        ax.text(32.6, y + 0.4, f"word {row}: 0x{word:08x}", va="center", fontsize=9)
+    ax.set_xlim(-0.5, 40)
+    ax.set_ylim(-0.2, 1.4 * len(words))
+    ax.set_xticks([0.5, 31.5], labels=["bit 31", "bit 0"])
+    ax.set_yticks([])
+    ax.grid(visible=False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_title(f"{len(values)} Q{bits} values in {len(words)} u32 word(s), the first value "
+                 "in the lowest bits")
+    figure.tight_layout()
+    plt.close(figure)
+    return figure

@@ -1,7 +1,8 @@
 """`routerlab lab`: JupyterLab on the learner's own copy of the guided notebooks.
 
 The notebooks are served from the learner's exercise workspace (`<workspace>/notebooks/`, kept
-up to date by `routerlab.exercises.lab_notebooks`), never from the checkout: saving a notebook
+up to date by `routerlab.exercises.lab_notebooks`, with the docs they link to in
+`<workspace>/docs/`), never from the checkout: saving a notebook
 must not dirty the repository, and the notebooks' checkpoints find the workspace (its marker is
 above the notebook's folder), so the terminal's `routerlab exercises` and the notebooks share
 one progress file. The workspace is `--dir`, else the one around the current folder, else
@@ -64,7 +65,10 @@ def lab(
     if not dry_run:
         from ...exercises.workspace import open_workspace
 
-        for line in lab_notebooks.sync_notebooks(open_workspace(workspace), source).lines():
+        opened = open_workspace(workspace)
+        synced = lab_notebooks.sync_notebooks(opened, source)
+        lab_notebooks.sync_docs(opened, lab_notebooks.shipped_docs(), synced)
+        for line in synced.lines():
             typer.echo(line)
         lab_server.app_settings(settings)
     typer.echo(f"Open: http://127.0.0.1:{port}/lab/tree/{open_path}?token={token}")

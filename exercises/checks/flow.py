@@ -1,45 +1,58 @@
 """Checks of the first-look exercises (notebook 00): which server and session holds a device,
 what a clone is on the client, and where tensor ids come from (docs/burn.md sections 1, 3 and 5).
 
-All three are predict exercises: each oracle builds the runtime its statement shows and reads
-the answers from the model's own views (its devices, its registries, its tensors).
+flow-1 is an experiment (find the rules by changing a runtime, then answer for runtimes the
+notebook does not draw), flow-2 and flow-3 are predictions. Each oracle builds the runtimes its
+statement shows and reads the answers from the model's own views (its devices, its registries,
+its tensors), or from the model's refusal.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core import Runtime
-from .base import CheckFailure, Part, PredictSuite
+from ...core import DeviceError, Runtime
+from .base import Part, PredictSuite, choice, choices
 from .lifecycle import _count
 from .registry import _id_list
 
-SERVERS_DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "peer2/cpu:1", "peer3/cpu:0@ndarray"]
-"""The deployment flow-1 asks about (its statement lists the same strings)."""
+PEERS, DEVICES_EACH = 7, 5
+"""flow-1's large runtime: `cpu:0`, and PEERS peers (`peer2` on) of DEVICES_EACH devices each."""
+CANDIDATES = {
+    "A": ["cpu:0", "cpu:1@ndarray"],
+    "B": ["cpu:0", "peer2/cpu:0@ndarray"],
+    "C": ["peer2/cpu:0@ndarray", "peer2/cpu:1"],
+    "D": ["cpu:0", "cpu:0"],
+}
+"""The device lists flow-1 asks about (its statement lists the same)."""
 
 
-def _devices(value: Any) -> list[str]:
-    if not isinstance(value, list | tuple | set) or not all(isinstance(v, str) for v in value):
-        raise CheckFailure('write a list of device strings, e.g. ["cpu:1"] ([] for none)',
-                           got=repr(value), hint=1)
-    return sorted(v.strip() for v in value)
+def _large_runtime() -> list[str]:
+    return ["cpu:0"] + [f"peer{p}/cpu:{d}" for p in range(2, 2 + PEERS)
+                        for d in range(DEVICES_EACH)]
 
 
 def _servers_answers() -> dict[str, Any]:
-    """Build flow-1's runtime and count what the model made for it."""
-    rt = Runtime(SERVERS_DEVICES)
-    asked = rt.session("peer2/cpu:0").device
-    return {"SERVERS": len({d.peer for d in rt.devices}),
-            "SESSIONS": len(rt.server.sessions),
-            "NEIGHBOURS": [str(d) for d in rt.devices if d.peer == asked.peer and d != asked]}
+    """Build flow-1's large runtime and count what the model made; try each candidate list
+    and keep the letters the model refuses."""
+    rt = Runtime(_large_runtime())
+    refused = []
+    for letter, devices in CANDIDATES.items():
+        try:
+            Runtime(devices)
+        except DeviceError:
+            refused.append(letter)
+    return {"SERVERS": len({d.peer for d in rt.devices}), "SESSIONS": len(rt.server.sessions),
+            "REFUSED": refused}
 
 
 servers = PredictSuite(
     "flow-1",
     parts=[
-        Part("SERVERS", "how many server processes (peers) the runtime has", _count),
-        Part("SESSIONS", "how many device sessions the runtime has", _count),
-        Part("NEIGHBOURS", "the other devices served by peer2/cpu:0's server", _devices),
+        Part("SERVERS", "how many server processes (peers) the large runtime has", _count),
+        Part("SESSIONS", "how many device sessions the large runtime has", _count),
+        Part("REFUSED", "the device lists Runtime refuses",
+             choices(choice(*CANDIDATES), "letters such as \"A\"")),
     ],
     oracle=_servers_answers,
 )

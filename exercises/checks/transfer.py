@@ -222,15 +222,15 @@ moved_or_copied = PredictSuite(
 )
 
 
-# --- transfer-4: what a move costs, measured --------------------------------------------------
+# --- transfer-4: what a move costs, as it grows with the tensor -----------------------------
 
-SCORED_VALUES = 1000
-"""How many f32 values transfer-4's tensor holds (its statement says the same)."""
+MEBIBYTE = 1 << 20
+"""The host traffic whose crossing point transfer-4 asks for (its statement says 1 MiB)."""
 
 
 def _bytes(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise CheckFailure("write a number of bytes (a whole number)", got=repr(value), hint=1)
+        raise CheckFailure("write a whole number", got=repr(value), hint=1)
     return value
 
 
@@ -241,11 +241,11 @@ def _wire_bytes(rt: Runtime, mark: int, kinds: tuple[str, ...]) -> int:
     return sum(e.nbytes for e in rt.trace.read(mark) if e.kind in kinds)
 
 
-def _cost_answers() -> dict[str, Any]:
-    """Move transfer-4's shared tensor to another peer and to another local device, and add up
-    the bytes the trace records for each."""
+def _costs(values: int) -> tuple[int, str, int]:
+    """Run transfer-4's program for a tensor of `values` f32 zeros: the host bytes of the move
+    to another peer, whether it moved or copied, and the device bytes of the local move."""
     rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
-    t = rt.tensor(np.zeros(SCORED_VALUES), "cpu:0", "f32")
+    t = rt.tensor(np.zeros(values), "cpu:0", "f32")
     keep = rt.clone(t)
     mark = len(rt.trace)
     rt.to_device(t, "peer2/cpu:0")
@@ -253,16 +253,32 @@ def _cost_answers() -> dict[str, Any]:
     fate = "copied" if int(keep.id) in rt.handle_ids("cpu:0") else "moved"
     mark = len(rt.trace)
     rt.to_device(keep, "cpu:1")
-    return {"HOST_BYTES": host, "SOURCE": fate,
-            "LOCAL_DEVICE_BYTES": _wire_bytes(rt, mark, ("copy",))}
+    return host, fate, _wire_bytes(rt, mark, ("copy",))
+
+
+def _cost_answers() -> dict[str, Any]:
+    """The per-value rates measured at two sizes (they must agree: the cost is linear), and the
+    crossing point found from the rate and confirmed by running both sides of it."""
+    small, large = _costs(10), _costs(1000)
+    host_rate, local_rate = large[0] // 1000, large[2] // 1000
+    crossing = -(-MEBIBYTE // host_rate)
+    if (host_rate * 10, local_rate * 10) != (small[0], small[2]) or not (
+            _costs(crossing - 1)[0] < MEBIBYTE <= _costs(crossing)[0]):
+        raise RuntimeError("transfer-4: the model's transfer costs are not linear in N")
+    return {"HOST_BYTES_PER_VALUE": host_rate, "LOCAL_BYTES_PER_VALUE": local_rate,
+            "SOURCE": large[1], "CROSSING_N": crossing}
 
 
 costs = PredictSuite(
     "transfer-4",
     parts=[
-        Part("HOST_BYTES", "host bytes (out plus in) of the move to peer2/cpu:0", _bytes),
+        Part("HOST_BYTES_PER_VALUE",
+             "host bytes per value (out plus in) of the move to peer2/cpu:0", _bytes),
+        Part("LOCAL_BYTES_PER_VALUE", "device bytes per value of the move of keep to cpu:1",
+             _bytes),
         Part("SOURCE", "whether the tensor moved or was copied to peer2/cpu:0", _fate),
-        Part("LOCAL_DEVICE_BYTES", "device bytes of the move of keep to cpu:1", _bytes),
+        Part("CROSSING_N", "the smallest N whose move to peer2/cpu:0 puts 1 MiB through the host",
+             _bytes),
     ],
     oracle=_cost_answers,
 )

@@ -140,3 +140,34 @@ def test_a_constant_beside_the_function_in_a_cell_goes_with_it(
     assert view.passed, view.blocks
     saved = Course(workspace).workspace.file_for(load_catalog().get("quant-3")).read_text()
     assert "WORD_BITS = 32" in saved
+
+
+def test_a_cells_imports_go_with_its_function_and_tracebacks_name_the_cell(
+        workspace: Workspace) -> None:
+    """In a real kernel: the function's own cell imports `operator`, another cell imported
+    `np`; both reach the saved file, and the check passes. A function that raises is then
+    shown with its notebook cell and line (`Cell In[4], line 2`), not the saved file's."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    saved = workspace.file_for(load_catalog().get("registry-3"))
+    cells = [
+        "import numpy as np",
+        "import operator\nfrom routerlab.core import READ_ONLY, READ_WRITE\n\n\n"
+        "def status_for(count):\n"
+        "    return READ_WRITE if operator.eq(int(np.int64(count)), 1) else READ_ONLY",
+        "from routerlab.exercises import check\n"
+        "view = check('registry-3', status_for)\n"
+        f"text = open({str(saved)!r}).read()\n"
+        "print(view.passed, 'import operator' in text, 'import numpy as np' in text)",
+        "def status_for(count):\n    return {1: READ_WRITE}[count]",
+        "bad = check('registry-3', status_for)\n"
+        "print('\\n'.join(block.text for block in bad.blocks))",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(workspace.exercise_dir)}}
+                            ).execute()
+    assert notebook.cells[2].outputs[0]["text"].split() == ["True", "True", "True"]
+    shown = notebook.cells[4].outputs[0]["text"]
+    assert "Cell In[4], line 2, in status_for" in shown, shown
+    assert "return {1: READ_WRITE}[count]" in shown and saved.name not in shown, shown

@@ -92,6 +92,11 @@ def _is_widget(output: Mapping[str, Any]) -> bool:
     return WIDGET_VIEW in output.get("data", {})
 
 
+def html_text(output: Mapping[str, Any]) -> str:
+    """The text an output's HTML shows, its tags left out."""
+    return re.sub(r"<[^>]+>", " ", _html(output))
+
+
 def _html(output: Mapping[str, Any]) -> str:
     html = output.get("data", {}).get("text/html", "")
     return "".join(html) if isinstance(html, list) else html

@@ -7,7 +7,8 @@ every checkpoint says it is not answered yet and every `lab.reveal` stays locked
 same kernel, the notebook runs again with the cell before each `lab.check("id", ...)` (the
 prediction, or the `# YOUR CODE` cell) replaced: first by a sealed wrong submission of the first
 checkpoint, which must fail, then by each checkpoint's sealed solution, which must pass; every
-reveal must then open and run clean. Each notebook's time as shipped is recorded in
+reveal must then open and run clean. No cell above a checkpoint's reveal may show its answer,
+in its source or its outputs (`answer_leaks.py`). Each notebook's time as shipped is recorded in
 test-artifacts/notebook-times.json, and the series must fit in the 90-second budget. Every core
 table a cell shows must arrive as HTML, and each notebook must show the tables, figures and
 widgets that `expectations.py` lists for it (so a plot that stops drawing, or tables that render
@@ -34,7 +35,7 @@ from notebook_counts import (
 BUDGET_S = 90.0
 CELL_TIMEOUT_S = 120
 CHECK = re.compile(r'^lab\.check\("([a-z]+-\d+)"', re.M)
-PASSED, FAILED, LOCKED, UNANSWERED = "✓", "✗", "🔒", "not answered yet"
+PASSED, FAILED, LOCKED, UNANSWERED = "✓", "✗", "Locked:", "not answered yet"
 _times: dict[str, float] = {}
 
 
@@ -57,6 +58,7 @@ def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: P
         _times[notebook_path.stem] = round(time.perf_counter() - start, 2)
         (artifacts / "notebook-times.json").write_text(json.dumps(_times, indent=2) + "\n")
         _assert_clean(notebook, notebook_path.name)
+        _assert_no_answer_before_its_reveal(notebook, notebook_path.name)
         _assert_tables_shown_as_html(notebook, notebook_path.name)
         client.set_widgets_metadata()
         _assert_shows_what_is_expected(notebook, notebook_path.stem)
@@ -136,6 +138,16 @@ def _assert_clean(notebook, name: str) -> None:
             assert output["output_type"] != "error", f"{where} raised {output.get('ename')}"
             if output["output_type"] == "stream":
                 assert output["name"] != "stderr", f"{where} wrote to stderr: {output['text']}"
+
+
+def _assert_no_answer_before_its_reveal(notebook, name: str) -> None:
+    """No cell above a checkpoint's reveal shows its answer, in its source or in what it
+    printed or drew when it ran (`answer_leaks.py`)."""
+    from answer_leaks import leaks, model_answers, predict_checkpoints
+
+    found = [f"{exercise_id} {leak}" for exercise_id in predict_checkpoints(notebook.cells)
+             for leak in leaks(notebook.cells, exercise_id, model_answers(exercise_id))]
+    assert not found, f"{name} shows answers before their reveal: {found}"
 
 
 def _assert_shows_what_is_expected(notebook, stem: str) -> None:

@@ -60,8 +60,12 @@ def test_reveal_calls_nothing_until_passed_or_given_up(inside: Path) -> None:
     wrong = {name: [] for name in _answers("registry-2")}
     assert not lab.check("registry-2", **wrong).passed
     assert isinstance(lab.reveal("registry-2", show), Callout) and calls == []
-    lab.give_up("registry-2")
+    asked = lab.give_up("registry-2")  # asks first, as the terminal's give-up does
+    assert isinstance(asked, Callout) and 'yes=True' in asked.body, asked
+    assert isinstance(lab.reveal("registry-2", show), Callout) and calls == [], "nothing given up"
+    assert "the model's answers" in lab.give_up("registry-2", yes=True).text
     assert lab.reveal("registry-2", show) == "the answer" and calls == [1]
+    assert "the model's answers" in lab.give_up("registry-2").text, "given up: no second ask"
     assert "quant-1" in repr(lab.reveal("quant-1", show)), "another checkpoint stays locked"
 
 

@@ -1,5 +1,5 @@
-"""`routerlab.notebook.quant_figures`: the figures and tables of notebooks 04 and 06, drawn from
-the core's own quantizer and transfer measurements. No kernel is started."""
+"""`routerlab.notebook.quant_figures`: the figures and tables of notebooks 04, 06 and 07, drawn
+from the core's own quantizer and transfer measurements. No kernel is started."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from routerlab.notebook.quant_figures import (
     choosing_table,
     drift_sliders,
     frontier,
+    packing_figure,
 )
 
 
@@ -83,3 +84,64 @@ def test_the_drift_sliders_draw_the_chosen_width_and_hops(pyplot: Any, x: np.nda
     svg = view.svg()
     assert "over 3 hops" in svg and "q2f requantize" in svg and "q2s requantize" in svg
     assert "q8f requantize" in view.svg(bits=8, hops=5)
+
+
+def _figure_of(view: Any, **values: Any) -> Any:
+    return view.draw(**{**view.initial(), **values})
+
+
+@pytest.mark.parametrize("bits", [8, 4, 2])
+def test_the_drift_plot_labels_its_scale_axis(pyplot: Any, x: np.ndarray, bits: int) -> None:
+    """A log axis over a narrow range (8-bit values barely drift) must still carry labels."""
+    figure = _figure_of(drift_sliders(x), bits=bits, hops=4)
+    figure.canvas.draw()
+    axis = figure.axes[0]
+    labels = [t.get_text() for t in axis.get_yticklabels() if t.get_text()]
+    low, high = axis.get_ylim()
+    shown = [tick for tick in axis.get_yticks() if low <= tick <= high]
+    assert len(labels) >= 2 and len(shown) >= 2, (labels, shown)
+    assert all(float(label) > 0 for label in labels)
+
+
+def test_the_block_experiment_keeps_its_numbers_off_the_title(pyplot: Any) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    data = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
+    data[3, 5] = 40.0
+    for bits, block in ((2, "tensor"), (8, 16), (4, 32)):
+        figure = _figure_of(block_sliders(data), bits=bits, block=block)
+        axis = figure.axes[0]
+        renderer = FigureCanvasAgg(figure).get_renderer()
+        title = axis.title.get_window_extent(renderer)
+        assert f"circled: q{bits}s" in axis.get_title()
+        assert not [t for t in axis.texts if t.get_window_extent(renderer).overlaps(title)]
+
+
+def test_no_marker_of_the_frontier_is_clipped(pyplot: Any, x: np.ndarray) -> None:
+    figure = frontier(x, hops=4)
+    axis = figure.axes[0]
+    (x0, x1), (y0, y1) = axis.get_xlim(), axis.get_ylim()
+    points = np.concatenate([c.get_offsets() for c in axis.collections])
+    assert len(points) == 9
+    assert all(x0 < px < x1 and y0 < py < y1 for px, py in points), (points, (y0, y1))
+    # and a margin above the highest one, where a marker of 60 pt² would touch the frame
+    assert max(points[:, 1]) * 2 < y1
+
+
+def test_the_packing_figure_draws_the_models_words_bit_by_bit(pyplot: Any) -> None:
+    from routerlab.core.quant import pack_u32
+
+    values = [1, -1, 2, -2, 3, -3, 7, -7, 1, 2]
+    figure = packing_figure(values, bits=4)
+    texts = figure.axes[0].texts
+    words = [int(w) for w in pack_u32(np.int8(values), 4)]
+    assert len(words) == 2 and "10 Q4 values in 2 u32 word(s)" in figure.axes[0].get_title()
+    assert [t.get_text() for t in texts if t.get_text().startswith("word ")] == [
+        f"word {i}: 0x{w:08x}" for i, w in enumerate(words)]
+    cells = sorted((-t.get_position()[1], t.get_position()[0], t.get_text()) for t in texts
+                   if t.get_fontsize() == 8)  # one per bit; the value labels are larger
+    assert "".join(text for _, _, text in cells) == "".join(f"{w:032b}" for w in words), (
+        "each word drawn bit by bit, bit 31 on the left")
+    labels = [t.get_text() for t in texts if t.get_fontsize() == 9 and t.get_text()[-1].isdigit()
+              and not t.get_text().startswith("word")]
+    assert sorted(labels) == sorted(map(str, values)), "each value labelled over its bits"

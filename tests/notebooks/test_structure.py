@@ -91,7 +91,7 @@ def test_nothing_is_given_away_before_the_attempt(notebook_path: Path) -> None:
     catalog = {e.id: e for e in load_catalog()}
     code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     for exercise_id in checkpoints(cells):
-        if catalog[exercise_id].kind.value == "predict":
+        if catalog[exercise_id].kind.value in ("predict", "experiment"):
             assert f'lab.reveal("{exercise_id}"' in code, f"{exercise_id} is never revealed"
 
 
@@ -116,3 +116,63 @@ def test_code_cells_are_thin(notebook_path: Path) -> None:
                 for name in names:
                     assert name and name.startswith(ALLOWED_IMPORTS), (
                         f"{where} imports {name}")
+
+
+def test_no_predict_answer_shows_before_its_reveal(notebook_path: Path) -> None:
+    """The model's answer to a predict (or experiment) checkpoint, as values and choice names,
+    appears in no cell above the checkpoint's locked reveal (`answer_leaks.py` says how)."""
+    from answer_leaks import leaks, model_answers, predict_checkpoints
+
+    cells = load(notebook_path)["cells"]
+    found = [f"{exercise_id} {leak}" for exercise_id in predict_checkpoints(cells)
+             for leak in leaks(cells, exercise_id, model_answers(exercise_id))]
+    assert not found, f"{notebook_path.name} states answers before their reveal: {found}"
+
+
+def test_a_checkpoints_kind_is_the_same_in_the_notebook_and_the_terminal(
+        notebook_path: Path) -> None:
+    """A checkpoint headed `(experiment)` is an experiment in `routerlab exercises list` too."""
+    catalog = {e.id: e for e in load_catalog()}
+    text = "".join("".join(c["source"]) for c in load(notebook_path)["cells"]
+                   if c["cell_type"] == "markdown")
+    for exercise_id, kind in re.findall(r"Checkpoint `([a-z]+-\d+)` \((\w+)\)", text):
+        assert catalog[exercise_id].kind.value == kind, f"{exercise_id}: {kind} in the notebook"
+
+
+def test_the_terminal_list_calls_experiments_experiment(tmp_path: Path) -> None:
+    from routerlab.exercises.course import Course
+    from routerlab.exercises.render import LIST_HEADER, list_rows
+    from routerlab.exercises.workspace import init_workspace, open_workspace
+
+    init_workspace(tmp_path / "ws", student="ada")
+    rows = list_rows(Course(open_workspace(tmp_path / "ws")).statuses())
+    kind = LIST_HEADER.index("kind")
+    shown = {row[1]: row[kind] for row in rows}
+    assert {i for i, k in shown.items() if k == "experiment"} == {
+        "flow-1", "transfer-4", "quant-6", "fix-4", "peers-3"}
+
+
+def test_each_notebooks_minutes_are_stated_once_and_the_map_adds_them_up(
+        notebook_dir: Path, series: list[str]) -> None:
+    """`metadata.routerlab.minutes` is THE estimate (the docs' count test reads it): each
+    notebook's goals say it, and notebook 00's map lists every notebook, 08 included, with its
+    minutes and their sum."""
+    minutes = {}
+    for name in series:
+        notebook = load(notebook_dir / f"{name}.ipynb")
+        minutes[name] = notebook["metadata"]["routerlab"]["minutes"]
+        assert isinstance(minutes[name], int) and 5 <= minutes[name] <= 60, name
+        goals = "".join(notebook["cells"][0]["source"])
+        assert f"**Learning goals** (about {minutes[name]} minutes)" in goals, name
+    welcome = "".join("".join(c["source"]) for c in load(notebook_dir / f"{series[0]}.ipynb")
+                      ["cells"] if c["cell_type"] == "markdown")
+    rows = dict(re.findall(r"^\| (\d\d) \| [^|]+ \| (\d+) \|", welcome, re.M))
+    assert rows == {name[:2]: str(minutes[name]) for name in series}, "the map of the series"
+    total = sum(minutes.values())
+    assert f"about {total // 60} hours {total % 60} minutes in all" in welcome
+
+
+def test_learning_goals_are_questions(notebook_path: Path) -> None:
+    goals = "".join(load(notebook_path)["cells"][0]["source"]).split("**Learning goals**", 1)[1]
+    items = re.findall(r"^\d+\. (.*)$", goals, re.M)
+    assert items and all(item.rstrip().endswith(("?", "experiment.")) for item in items), items

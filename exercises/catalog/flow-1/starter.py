@@ -1,4 +1,4 @@
 # TODO: replace each `...` with your answer.
 SERVERS = ...  # a whole number
 SESSIONS = ...  # a whole number
-NEIGHBOURS = ...  # e.g. ["cpu:1"], or [] for none
+REFUSED = ...  # e.g. ["B"], or [] for none

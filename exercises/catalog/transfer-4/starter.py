@@ -1,4 +1,5 @@
 # TODO: replace each `...` with your answer.
-HOST_BYTES = ...  # a whole number of bytes
+HOST_BYTES_PER_VALUE = ...  # a whole number of bytes per value
+LOCAL_BYTES_PER_VALUE = ...  # a whole number of bytes per value
 SOURCE = ...  # "moved" or "copied"
-LOCAL_DEVICE_BYTES = ...  # a whole number of bytes
+CROSSING_N = ...  # a whole number of values
