@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..core import RouterLabError
+from ..core.safe_io import read_bytes
 from .files import os_errors
 from .lab_notebooks import NOTEBOOK_DIR
 from .workspace import EXERCISE_DIR, MARKER, STATE_DIR
@@ -52,14 +53,20 @@ class CollectError(RouterLabError):
     """The hub could not be reached or asked, or a student's copy failed."""
 
 
+TOKEN_FILE_LIMIT = 4096
+"""A hub API token is 32 hex characters; a file of more than this holds no token."""
+
+
 def read_token(token_file: Path | None) -> str:
     """The API token: from `token_file`, else the environment (`TOKEN_ENV`)."""
     if token_file is not None:
+        # a regular file only: a FIFO would block the command and /dev/zero never end
+        data = read_bytes(token_file.expanduser(), what="token file", limit=TOKEN_FILE_LIMIT,
+                          error=CollectError)
         try:
-            token = token_file.expanduser().read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as error:
-            raise CollectError(f"cannot read the token file {token_file}: "
-                               f"{getattr(error, 'strerror', None) or error}") from None
+            token = data.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise CollectError(f"{token_file}: the token file is not UTF-8 text") from None
         if not token:
             raise CollectError(f"the token file {token_file} is empty")
         return token

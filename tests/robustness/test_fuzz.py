@@ -332,6 +332,8 @@ def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, 
         + [["exercises", "hint", e, "--dir", good] for e in bad_ids],
         "show": [["exercises", "show", e] for e in bad_ids],
         "give-up": [["exercises", "give-up", e, "-y", "--dir", good] for e in bad_ids],
+        "collect": _collect_cases(d, fifo),
+        "report": _report_cases(d, fifo),
     }
     for command in ("list", "progress", "check", "hint", "solution", "reset", "give-up"):
         extra = {"hint": ["registry-1"], "solution": ["registry-1"],
@@ -343,11 +345,51 @@ def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, 
     return cases
 
 
-def _subcommands() -> set[str]:
-    from routerlab.cli.commands.exercises import exercises_app
-    from routerlab.cli.commands.teacher import teacher_app
+def _collect_cases(d: Path, fifo: str) -> list[list[str]]:
+    """`teacher collect`: a token file or hub address it cannot use, or an output folder it
+    cannot write, is refused before anything is copied (the hub is a closed loopback port)."""
+    token = d / "py" / "token"
+    token.write_text("0123456789abcdef\n")
+    closed = "http://127.0.0.1:9"
+    out = str(d / "collected")
+    return ([["teacher", "collect", out, "--hub", closed, "--token-file", p]
+             for p in [fifo, "/dev/zero", str(d / "absent"), "/dev/null/x", str(d)]]
+            + [["teacher", "collect", out, "--hub", u, "--token-file", str(token)]
+               for u in ["", "not a url", "ftp://127.0.0.1/", CONTROL, MARKUP, closed]]
+            + [["teacher", "collect", p, "--hub", closed, "--token-file", str(token)]
+               for p in [fifo, "/dev/zero", "/dev/null/x"]]
+            + [["teacher", "collect", out, "--hub", closed]])  # no token anywhere
 
-    return {c.name or c.callback.__name__ for app in (exercises_app, teacher_app)
+
+def _report_cases(d: Path, fifo: str) -> list[list[str]]:
+    """`teacher report`: a grades folder that is none, holds nothing or holds garbage, and an
+    HTML path it cannot write."""
+    garbage = d / "garbage-grades"
+    garbage.mkdir()
+    (garbage / "grades.jsonl").write_bytes(b"[" * 100000 + b"\n\xe9\x00{}\n")
+    empty = d / "empty-grades"
+    empty.mkdir()
+    html = str(d / "report.html")
+    return ([["teacher", "report", p, "--html", html]
+             for p in [fifo, "/dev/zero", str(d / "absent"), "/dev/null/x", str(garbage),
+                       str(empty)]]
+            + [["teacher", "report", str(garbage), "--html", p]
+               for p in ["/dev/null/x.html", fifo, str(d)]])
+
+
+def _subcommands() -> set[str]:
+    import importlib
+
+    import typer
+
+    from routerlab.cli.commands.exercises import exercises_app
+    from routerlab.cli.commands.teacher import CLASS_MODULES, teacher_app
+
+    class_commands = typer.Typer()  # the class's commands join `teacher` when the app is built
+    for name in CLASS_MODULES:
+        importlib.import_module(f"routerlab.cli.commands.{name}").register(class_commands)
+    return {c.name or c.callback.__name__
+            for app in (exercises_app, teacher_app, class_commands)
             for c in app.registered_commands if c.callback is not None}
 
 
@@ -371,6 +413,8 @@ def test_fuzz_exercises(invoke, fifo: str, tmp_path: Path,
     from routerlab.exercises.catalog import load_catalog
 
     monkeypatch.chdir(tmp_path)  # a default output path (grades.csv) lands where it is seen
+    for name in ("ROUTERLAB_HUB_TOKEN", "JUPYTERHUB_API_TOKEN"):  # collect's token: none here
+        monkeypatch.delenv(name, raising=False)
     cases = exercise_cases(invoke, tmp_path, fifo)
     assert set(cases) == _subcommands(), "every subcommand is fuzzed"
     assert sum(map(len, cases.values())) > 200
