@@ -55,7 +55,8 @@ BUGGY_CELL = '''def pack_u32(values, bits):
 def test_check_returns_html_with_the_same_rows_as_the_terminal(workspace: Workspace) -> None:
     view = check("quant-3", dir=workspace.root)
     html = view._repr_html_()
-    assert "✗ quant-3" in html and "<table>" in html and "hint(&quot;quant-3&quot;" in html
+    assert "✗ quant-3" in html and "<table>" in html
+    assert "lab.hint(&quot;quant-3&quot;, " in html, "the notebook's own syntax for a hint"
     terminal = _terminal(workspace, "quant-3")
     assert terminal["passed"] is view.passed is False
     assert terminal["checks"] == [list(r) for r in view.table.rows]
@@ -64,7 +65,7 @@ def test_check_returns_html_with_the_same_rows_as_the_terminal(workspace: Worksp
 def test_functions_from_a_notebook_cell_are_checked_like_a_file(workspace: Workspace) -> None:
     view = check("quant-3", pack_u32, dir=workspace.root)
     assert view.passed, view.blocks
-    assert "solution(" in view.footer
+    assert 'lab.solution("quant-3")' in view.footer
     assert "reference solution" in solution("quant-3", dir=workspace.root).title
     record = Course(workspace).status("quant-3")
     assert record.done, "the notebook's pass is in the one shared progress file"
