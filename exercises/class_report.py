@@ -20,7 +20,7 @@ from typing import Any
 
 from ..core import Cell, TableView
 from ..present.html import table
-from ..present.palette import AMBER, BLUE, GREEN, INK, RED
+from ..present.palette import AMBER, BLUE, GREEN, INK, RED, tint
 from .analytics import ClassAnalytics, ExerciseStats
 
 SELF = "self-reported"
@@ -56,7 +56,7 @@ def report_html(data: ClassAnalytics, title: str = "RouterLab class report") -> 
 
 _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
           "table{border-collapse:collapse;margin:.5em 0}td,th{padding:.2em .6em;"
-          "border-bottom:1px solid rgba(140,140,140,.3)}figure{margin:1em 0}"
+          f"border-bottom:1px solid {tint('muted', .3)}}}figure{{margin:1em 0}}"
           "figcaption,.muted{opacity:.75}.summary li{margin:.2em 0}svg{max-width:100%;"
           "height:auto}")
 

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..present.palette import INK, rule, tint
 from .catalog import HINT_LEVELS
 from .classroom import ExerciseResult, StudentResult
 from .errors import GradesError
@@ -87,11 +88,13 @@ def _exercise(e: ExerciseResult) -> str:
             f"{'' if e.passed else _hint(e.hint_level, e.id)}</section>")
 
 
-_STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
-table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.25rem .5rem;
-text-align:left;vertical-align:top}tr.passed td:first-child{color:#176317}
-tr.failed td:first-child,tr.error td:first-child{color:#a11}.problem{color:#a11}
-.points{font-weight:normal;margin-left:1rem}.status{font-size:.8em;color:#555}"""
+_STYLE = f"""body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;
+padding:0 1rem}}table{{border-collapse:collapse;width:100%}}
+td,th{{border:1px solid {tint("muted", .4)};padding:.25rem .5rem;text-align:left;
+vertical-align:top}}
+tr.passed td:first-child{{color:{rule("ok")}}}
+tr.failed td:first-child,tr.error td:first-child,.problem{{color:{rule("error")}}}
+.points{{font-weight:normal;margin-left:1rem}}.status{{font-size:.8em;color:{INK}}}"""
 
 
 def feedback_html(result: StudentResult) -> str:

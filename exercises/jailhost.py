@@ -127,8 +127,8 @@ def _grade(request: dict[str, Any], work: str, results: Any) -> None:
     suite = next(v for v in vars(module).values()
                  if isinstance(v, Suite) and v.exercise_id == request["exercise"])
     path = os.path.join(work, request["file_name"])
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(request["source"])
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+        handle.write(request["source"])  # the bytes handed in, not-UTF-8 ones too
     harness._emit(results, ready=True)  # the student's time limit starts here
     harness._run(suite, path, request["display"], results)
     harness._emit(results, done=True, delegated=[])

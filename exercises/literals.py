@@ -34,12 +34,14 @@ class NotData(ValueError):
 
 
 def read_source(path: Path) -> str:
-    """A student's file as text, refused past `SOURCE_LIMIT` bytes."""
+    """A student's file as text, refused past `SOURCE_LIMIT` bytes. Bytes that are not UTF-8
+    are kept as surrogates (`surrogateescape`), so the jail writes back the very bytes handed in
+    and Python refuses them there as it would anywhere, in the student's words."""
     data = read_bytes(path, what="submission file", error=GradesError)
     if len(data) > SOURCE_LIMIT:
         raise GradesError(f"{path.name}: {len(data)} bytes, more than the {SOURCE_LIMIT} an "
                           "exercise file may have")
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="surrogateescape")
 
 
 def literal_answers(source: str, names: list[str]) -> dict[str, Any]:

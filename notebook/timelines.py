@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.trace import TraceEvent
+from ..core import TraceEvent
 from ..present.palette import GREY, INK, PLOT_COLOURS, RED
 
 __all__ = ["registry_timeline", "swimlane"]

@@ -58,9 +58,8 @@ def serve(
         "--client-memory", min=1, help="MiB one client's tensors may hold on a peer "
                                        "(default 4096).")] = None,
 ) -> None:
-    from ...core.remote.address import check_address
-    from ...core.serving import run_peer, serve_local
-    from ...core.serving.admit import CLIENT_SHARE_BYTES
+    from ...core.remote import check_address
+    from ...core.serving import CLIENT_SHARE_BYTES, run_peer, serve_local
 
     devices = [d if "@" in d or profile is None else f"{d}@{profile}"
                for d in (device or ["cpu:0", "cpu:1"])]

@@ -18,20 +18,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .address import parse_peers
+    from .address import check_address, parse_peers
     from .deployment import Deployment, RemoteSession
     from .link import PeerError, PeerLink, PeerLost
     from .protocol import CodecError
     from .transfers import HANG_BOUND_S, IROH_WAIT_S
 
 _WHERE = {
-    "parse_peers": "address", "Deployment": "deployment", "RemoteSession": "deployment",
+    "check_address": "address", "parse_peers": "address", "Deployment": "deployment",
+    "RemoteSession": "deployment",
     "PeerError": "link", "PeerLink": "link", "PeerLost": "link", "CodecError": "protocol",
     "HANG_BOUND_S": "transfers", "IROH_WAIT_S": "transfers",
 }
 __all__ = [
     "HANG_BOUND_S", "IROH_WAIT_S", "CodecError", "Deployment", "PeerError", "PeerLink",
-    "PeerLost", "RemoteSession", "parse_peers",
+    "PeerLost", "RemoteSession", "check_address", "parse_peers",
 ]
 
 

@@ -16,18 +16,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .admit import CLIENT_SHARE_BYTES
     from .faults import BURN, FIX, Fault, FaultKind, parse_fault, reactions_view, run_with_faults
     from .host import PeerHost
     from .probe import PeerProbe, probe_peer
     from .serving import LocalPeers, run_peer, serve_local
 
 _WHERE = {
+    "CLIENT_SHARE_BYTES": "admit",
     "PeerHost": "host", "LocalPeers": "serving", "run_peer": "serving", "serve_local": "serving",
     "BURN": "faults", "FIX": "faults", "Fault": "faults", "FaultKind": "faults",
     "parse_fault": "faults", "reactions_view": "faults", "run_with_faults": "faults",
     "PeerProbe": "probe", "probe_peer": "probe",
 }
 __all__ = [
+    "CLIENT_SHARE_BYTES",
     "BURN", "FIX", "Fault", "FaultKind", "LocalPeers", "PeerHost", "PeerProbe", "parse_fault",
     "probe_peer", "reactions_view", "run_peer", "run_with_faults", "serve_local",
 ]
