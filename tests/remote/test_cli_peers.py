@@ -49,8 +49,8 @@ def test_a_scenario_names_its_peers(peers: dict[str, str]) -> None:
     scenario = parse_scenario(text.replace("\n[[steps]]", table, 1))
     assert scenario.peers == {"peer2": peers["peer2"]}
     base = load_scenario(SCENARIOS / "cross-peer-bytes.toml")
-    assert base.overridden(peers={"peer2": "ws://10.0.0.2:3001"}).peers == {
-        "peer2": "ws://10.0.0.2:3001"}
+    assert base.overridden(peers={"peer2": "ws://peer2.example:3001"}).peers == {
+        "peer2": "ws://peer2.example:3001"}
 
 
 @pytest.mark.parametrize(("peer", "says"), [
