@@ -71,7 +71,8 @@ class Row:
         return self.result.points if self.result and not self.result.error else 0.0
 
 
-def _number(value: float) -> int | float:
+def grade_number(value: float) -> int | float:
+    """Points as a gradebook shows them: a whole number bare, anything else to 2 places."""
     return int(value) if float(value).is_integer() else round(value, 2)
 
 
@@ -87,21 +88,22 @@ def csv_text(rows: list[Row], exercise_ids: list[str], total: int, fmt: str,
         for row in rows:
             by_id = {e.id: e for e in (row.result.exercises if row.result else [])}
             lines.append([row.student.id, row.student.name, row.student.email,
-                          row.student.section, _number(row.points), total,
+                          row.student.section, grade_number(row.points), total,
                           sum(e.passed for e in by_id.values()), row.status,
-                          *[_number(by_id[i].points) if i in by_id else "" for i in
+                          *[grade_number(by_id[i].points) if i in by_id else "" for i in
                             exercise_ids]])
     elif fmt == "canvas":
         lines.append([*CANVAS_COLUMNS, f"{ASSIGNMENT} ({total} points)"])
         lines.append(["Points Possible", "", "", "", "", total])
         for row in rows:
             s = row.student
-            lines.append([s.name, "", s.id, s.email, s.section, _number(row.points)])
+            lines.append([s.name, "", s.id, s.email, s.section, grade_number(row.points)])
     else:
         lines.append([*MOODLE_COLUMNS, ASSIGNMENT])
         for row in rows:
             first, _, last = row.student.name.partition(" ")
-            lines.append([row.student.id, row.student.email, first, last, _number(row.points)])
+            lines.append([row.student.id, row.student.email, first, last,
+                          grade_number(row.points)])
     out = io.StringIO(newline="")
     writer = csv.writer(out)
     for line in lines:

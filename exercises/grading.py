@@ -33,7 +33,7 @@ from .catalog import Catalog, Exercise, Kind
 from .course import Course, workers
 from .errors import GradesError
 from .files import check_target, write_text
-from .gradebook import neutral
+from .gradebook import grade_number, neutral
 from .report import CheckReport
 from .runner import Candidate, run_checks
 
@@ -111,7 +111,7 @@ def results(course: Course) -> dict[str, Any]:
         exercises.append({
             "id": status.exercise.id, "title": status.exercise.title,
             "passed": fresh.passed, "status": "passed" if fresh.passed else record.status,
-            "points": 0 if record.gave_up else _number(fresh.points),
+            "points": 0 if record.gave_up else grade_number(fresh.points),
             "points_possible": status.exercise.points,
             "attempts": record.attempts, "attempts_to_pass": record.attempts_to_pass,
             "hint_level": record.hint_level, "solution_viewed": record.solution_viewed,
@@ -124,7 +124,7 @@ def results(course: Course) -> dict[str, Any]:
         "mode": "class" if course.workspace.class_mode else "self-study",
         "student_id": course.workspace.student_id,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "points": _number(sum(e["points"] for e in exercises)),
+        "points": grade_number(sum(e["points"] for e in exercises)),
         "points_possible": sum(e["points_possible"] for e in exercises),
         "exercises": exercises,
     }
@@ -199,12 +199,12 @@ class Gradebook:
             header += [ex_id, f"{ex_id} attempts", f"{ex_id} hints"]
         rows: list[list[Any]] = []
         for s in self.students:
-            row: list[Any] = [s.student, SELF_REPORTED, _number(s.points), self.points_possible,
-                              sum(e["passed"] for e in s.exercises.values())]
+            row: list[Any] = [s.student, SELF_REPORTED, grade_number(s.points),
+                              self.points_possible, sum(e["passed"] for e in s.exercises.values())]
             for ex_id in self.exercise_ids:
                 e = s.exercises.get(ex_id)
                 row += (["", "", ""] if e is None
-                        else [_number(e["points"]), e["attempts"], e["hint_level"]])
+                        else [grade_number(e["points"]), e["attempts"], e["hint_level"]])
             rows.append(row)
         return write_csv(path, header, rows)
 
@@ -299,10 +299,6 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     names = {int: "whole number", float: "number", bool: "true/false", str: "text",
              type(None): "null"}
     return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else round(value, 2)
 
 
 def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
