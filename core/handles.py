@@ -10,9 +10,19 @@ Burn's `Handle::NotInit` variant is not modelled: since PR #4593 (commit 3c6b710
 insert it, so no code path reaches it. The vestigial `counter` is dropped for the same reason.
 
 Every mutation is appended to the shared `Trace` and, while a `Journal` is open, to its undo log,
-so that a failed operation can be rolled back exactly. Both are one `list.append` each; trace
-events hold only plain ints and strings, so the garbage collector stops scanning them after their
-first pass (a long trace would otherwise slow every later step down).
+so that a failed operation can be rolled back exactly. Both are one `list.append` each. What the
+trace gets is the tuple `(kind, label, id, status)`, the readable form written beside each
+record, or, for every id a session mints, the same event as one int, `id + code` (trace.py):
+building the tuple cost four times the dict operation it describes (docs/performance.md), the
+int one addition, and the garbage collector never scans an int (a long trace of tracked objects
+would slow every later step down). tests/core/test_trace_log.py proves that the two forms read
+back the same over random programs.
+
+Only ids `0 <= id < COMPACT_IDS` have the compact form. `register` and `remove_handle` check
+each id; a `get` does not, as it pays for the check on every op input: the id it found is a key,
+and every key came in through `register` (or `over`, which checks them all). So a registry that
+has ever held another id gives its gets no codes (`None`), and `id + None` raising `TypeError`
+is how a get knows to record the tuple.
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ from typing import Any
 
 from .errors import BurnPanic, MissingHandleError
 from .ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus
-from .trace import Trace
+from .trace import LAST_COMPACT_ID, Trace
 from .view import TableView, Viewable
 
 _MISSING = object()
@@ -89,15 +99,45 @@ class Journal:
 
 
 class HandleContainer(Viewable):
-    """Handles of one interpreter (one device session), keyed by `TensorId`."""
+    """Handles of one interpreter (one device session), keyed by `TensorId` (an int)."""
 
-    __slots__ = ("_handles", "_undo", "_log", "label")
+    __slots__ = ("_handles", "_undo", "_trace", "_events", "_log", "_label", "_held_other_ids",
+                 "_registered", "_read_write", "_read_only", "_removed")
 
     def __init__(self, label: str = "", trace: Trace | None = None) -> None:
         self._handles: dict[int, Any] = {}
         self._undo: list[UndoEntry] | None = None
-        self._log = (trace if trace is not None else Trace()).events.append
+        self._trace = trace if trace is not None else Trace()
+        self._events = self._trace.events
+        self._log = self._events.append
+        self._held_other_ids = False
+        """Whether an id without a compact form was ever a key: then gets record tuples."""
+        self._read_write: Any  # an int, or None (module docstring)
+        self._read_only: Any
         self.label = label
+
+    @property
+    def label(self) -> str:
+        """The device its events name; a new one takes effect from the next event (its compact
+        codes come with it, trace.py)."""
+        return self._label
+
+    @label.setter
+    def label(self, label: str) -> None:
+        self._label = label
+        self._recode()
+
+    def _recode(self) -> None:
+        """Take the label's compact codes (module docstring for the gets')."""
+        registered, read_write, read_only, removed = self._trace.registry_codes(self._label)
+        self._registered, self._removed = registered, removed
+        other = self._held_other_ids
+        self._read_write, self._read_only = (None, None) if other else (read_write, read_only)
+
+    def _hold_other_ids(self) -> None:
+        if not self._held_other_ids:
+            self._held_other_ids = True
+            self._recode()
 
     @classmethod
     def over(cls, handles: dict[int, Any], label: str = "") -> HandleContainer:
@@ -106,6 +146,8 @@ class HandleContainer(Viewable):
         holds what a device holds."""
         container = cls(label)
         container._handles = handles
+        if not all(_compact(id) for id in handles):
+            container._hold_other_ids()
         return container
 
     def register(self, id: int, handle: Any) -> None:
@@ -113,14 +155,18 @@ class HandleContainer(Viewable):
         if self._undo is not None:
             self._undo.append((self._handles, id, self._handles.get(id, _MISSING)))
         self._handles[id] = handle
-        self._log(("register", self.label, int(id)))
+        if 0 <= id <= LAST_COMPACT_ID:
+            self._events.append(id + self._registered)  # the tuple below, as one int
+        else:
+            self._log(("register", self._label, int(id)))
+            self._hold_other_ids()
 
     def get(self, id: int, status: TensorStatus) -> Any:
         """`get_handle` (handle.rs:93): ReadOnly leaves the entry, ReadWrite moves it out.
 
         The hot path of every op: `id` keys the map as given (a `TensorId` is an int), one dict
-        operation per call; the trace gets a plain `int` (a `TensorId` is tracked by the garbage
-        collector, a plain int is not)."""
+        operation per call, and the trace gets a plain `int` (a `TensorId` is tracked by the
+        garbage collector, a plain int is not)."""
         if status is READ_WRITE:
             try:
                 handle = self._handles.pop(id)
@@ -128,7 +174,10 @@ class HandleContainer(Viewable):
                 raise MissingHandleError(int(id)) from None
             if self._undo is not None:
                 self._undo.append((self._handles, id, handle))
-            self._log(("get", self.label, int(id), "ReadWrite"))
+            try:
+                self._events.append(id + self._read_write)  # the tuple below, as one int
+            except TypeError:  # no code (module docstring)
+                self._log(("get", self._label, int(id), "ReadWrite"))
             return handle
         try:
             handle = self._handles[id]
@@ -137,7 +186,10 @@ class HandleContainer(Viewable):
         if status is not READ_ONLY:
             raise BurnPanic(f"Cannot get uninitialized tensor {TensorId(id)!r}. Tensor exist but "
                             "with wrong status", "crates/burn-ir/src/handle.rs:104-106")
-        self._log(("get", self.label, int(id), "ReadOnly"))
+        try:
+            self._events.append(id + self._read_only)  # the tuple below, as one int
+        except TypeError:  # no code (module docstring)
+            self._log(("get", self._label, int(id), "ReadOnly"))
         return handle
 
     def get_tensor_handle(self, tensor: TensorIr) -> Any:
@@ -150,7 +202,10 @@ class HandleContainer(Viewable):
         if handle is not None:
             if self._undo is not None:
                 self._undo.append((self._handles, id, handle))
-            self._log(("remove", self.label, int(id)))
+            if 0 <= id <= LAST_COMPACT_ID:
+                self._events.append(id + self._removed)  # the tuple below, as one int
+            else:
+                self._log(("remove", self._label, int(id)))
         return handle
 
     def clear(self) -> None:
@@ -158,7 +213,7 @@ class HandleContainer(Viewable):
         interpreter and its container go with it (`crates/burn-remote/src/server/
         worker.rs:149-181`)."""
         for id in list(self._handles):
-            self._log(("remove", self.label, int(id), None, 0, "freed: the worker unwound"))
+            self._log(("remove", self._label, int(id), None, 0, "freed: the worker unwound"))
         self._handles.clear()
 
     def free(self, tensor: TensorIr) -> None:
@@ -184,6 +239,8 @@ class HandleContainer(Viewable):
         never reach the original. The fork records nothing in the trace or the journal."""
         fork = HandleContainer(f"{self.label} (fork)")
         fork._handles = dict(self._handles)
+        if self._held_other_ids:
+            fork._hold_other_ids()
         return fork
 
     def view(self, title: str | None = None, caption: str = "") -> TableView:
@@ -200,3 +257,11 @@ class HandleContainer(Viewable):
 
     def __repr__(self) -> str:
         return f"HandleContainer {{ handles: {sorted(int(i) for i in self._handles)} }}"
+
+
+def _compact(id: object) -> bool:
+    """Whether `id` has the compact form (trace.py), without failing on what is no number."""
+    try:
+        return 0 <= id <= LAST_COMPACT_ID  # type: ignore[operator]
+    except TypeError:
+        return False

@@ -1,9 +1,22 @@
-"""Every registry and transfer event, recorded as plain tuples and read back as `TraceEvent`s.
+"""Every registry and transfer event, recorded as plain values and read back as `TraceEvent`s.
 
 The core only records; the CLI and notebooks render `Trace.view()` / `explain(id)`. Recording sits
 on the handle registry's hot path, so an event is one `list.append` of a short tuple
 `(kind, device, tensor_id, status, nbytes, detail)`; step numbers are kept as a separate list of
 boundaries (step N starts at event `_starts[N]`) and attached only when the trace is read.
+
+The registry's own events (register, get, remove) are the most frequent by far, two per op
+input, and building their tuples cost four times the dict operation each one describes
+(docs/performance.md, "Registry pairs"). So a registry records one of them as a single int:
+
+    event = tensor_id + code        code = (label_index * 4 + kind) * COMPACT_IDS
+
+where `kind` indexes `REGISTRY_KINDS` and `label_index` the trace's label table, which holds
+each registry's label once (`registry_codes`). One addition, no tuple, and an int is an object
+the garbage collector never scans. `read` and `explain` expand it to the very `TraceEvent` the
+tuple gives: with `labels[1] == "cpu:1"`, `5 + (1 * 4 + 1) * COMPACT_IDS` reads back as
+`("get", "cpu:1", 5, "ReadWrite")`. `divmod` undoes it exactly for `0 <= tensor_id <
+COMPACT_IDS`; a registry records any other id as the tuple (handles.py).
 """
 
 from __future__ import annotations
@@ -14,11 +27,26 @@ from typing import Any, NamedTuple, TypeAlias
 
 from .view import TableView, Viewable
 
-Event: TypeAlias = tuple[Any, ...]
+Event: TypeAlias = tuple[Any, ...] | int
 """One recorded event: `(kind, device, tensor_id, status, nbytes, detail)`, as `TraceEvent`
-holds them after its step number (with `detail` described by then). The registry's hot path
-leaves trailing fields out (`("get", "cpu:0", 7, "ReadWrite")`): `TraceEvent`'s defaults fill
-them in when the event is read."""
+holds them after its step number (with `detail` described by then), or a registry event's
+compact int (module docstring). A tuple may leave trailing fields out (`("get", "cpu:0", 7,
+"ReadWrite")`): `TraceEvent`'s defaults fill them in when the event is read."""
+
+REGISTRY_KINDS: tuple[tuple[str, str | None], ...] = (
+    ("register", None), ("get", "ReadWrite"), ("get", "ReadOnly"), ("remove", None))
+"""`(kind, status)` of a compact event, by its `kind` (module docstring)."""
+
+COMPACT_IDS = 1 << 30
+"""Ids `0 <= id < COMPACT_IDS` are recorded compactly. A billion: a counter that mints every id
+never reaches it; 2**30 is also where CPython's ints grow a second digit, so the comparisons a
+registry makes to choose stay on the interpreter's fast path."""
+
+LAST_COMPACT_ID = COMPACT_IDS - 1
+
+MAX_LABELS = 1 << 20
+"""Registry labels one trace can hold: every compact event stays below 2**52, so it is exact
+even when an id is a numpy int or a float equal to an int (which the registry's dict finds)."""
 
 
 class Detail:
@@ -64,20 +92,24 @@ class Trace(Viewable):
     how many were. `explain` sees the events still kept.
     """
 
-    __slots__ = ("events", "_starts", "_first_step", "dropped")
+    __slots__ = ("events", "_starts", "_first_step", "dropped", "_labels", "_codes")
 
     CAP = 200_000
-    """Events kept at most (about 120 bytes each: some 25 MB), the last 100,000 to 200,000 of
-    them; docs/performance.md."""
+    """Events kept at most (a registry's compact ones 40 bytes each, others about 120: some 25 MB
+    at most), the last 100,000 to 200,000 of them; docs/performance.md."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
+        """What was recorded, in order: append tuples (or call `record`); the compact ints are
+        the registries' (`registry_codes`), and `read` is how to look."""
         self._starts: list[int] = [0]
         """The absolute index of the first event of each step kept: step `_first_step + k`
         starts at `_starts[k]`."""
         self._first_step = 0
         self.dropped = 0
         """Events dropped from the front so far."""
+        self._labels: list[str] = []
+        self._codes: dict[str, tuple[int, ...]] = {}
 
     @property
     def step(self) -> int:
@@ -106,6 +138,27 @@ class Trace(Viewable):
         self.events.append((kind, device, None if tensor_id is None else int(tensor_id),
                             None if status is None else str(status), nbytes, detail))
 
+    def registry_codes(self, label: str) -> tuple[int, ...]:
+        """The codes of `label`'s compact events, one per `REGISTRY_KINDS` entry: where a
+        registry would append `(kind, label, id, status)`, it appends `id + codes[kind]`."""
+        codes = self._codes.get(label)
+        if codes is None:
+            if len(self._labels) == MAX_LABELS:
+                raise ValueError(f"a trace holds at most {MAX_LABELS:,} registry labels")
+            first = len(self._labels) * len(REGISTRY_KINDS)
+            self._labels.append(label)
+            codes = self._codes[label] = tuple((first + kind) * COMPACT_IDS
+                                               for kind in range(len(REGISTRY_KINDS)))
+        return codes
+
+    def _expand(self, event: int) -> tuple[str, str, int, str | None]:
+        """A compact event as the tuple it stands for (`int`: an id a registry's dict took for
+        an int, such as a numpy int, was added as it came)."""
+        code, tensor_id = divmod(int(event), COMPACT_IDS)
+        label, kind = divmod(code, len(REGISTRY_KINDS))
+        kind_name, status = REGISTRY_KINDS[kind]
+        return kind_name, self._labels[label], tensor_id, status
+
     def truncate(self, length: int) -> None:
         """Forget events of a rolled-back operation (the registries forget them too)."""
         del self.events[max(length - self.dropped, 0):]
@@ -118,12 +171,15 @@ class Trace(Viewable):
     def explain(self, tensor_id: int) -> list[TraceEvent]:
         """One tensor's history, in order (only its events are given step numbers)."""
         wanted = int(tensor_id)
-        return [self._event(i) for i, event in enumerate(self.events) if event[2] == wanted]
+        return [self._event(i) for i, event in enumerate(self.events)
+                if (event[2] if isinstance(event, tuple) else int(event) % COMPACT_IDS) == wanted]
 
     def _event(self, index: int) -> TraceEvent:
         """The kept event at list position `index`, with the number of its step."""
         step = self._first_step + bisect.bisect_right(self._starts, index + self.dropped) - 1
         event = self.events[index]
+        if not isinstance(event, tuple):
+            return TraceEvent(step, *self._expand(event))
         if len(event) == 6 and not isinstance(event[5], str):  # an op or a Detail, described now
             event = (*event[:5], event[5].describe())
         return TraceEvent(step, *event)
