@@ -29,7 +29,7 @@ from .deployment import Deployment, describe
 from .devices import Device, DeviceLike, Path, check_topology, parse_device
 from .dtypes import AnyDType, DType, QFloat, is_quantized
 from .errors import DeviceError, DTypeError, UnknownTensorError
-from .fastpath import binary_step
+from .fastpath import binary_step, move_step
 from .fix.advertised import Advertisement, advertise
 from .fix.fusion import legacy_quantize_wall
 from .fix.guard import TransferPlan
@@ -315,6 +315,10 @@ class Runtime:
     def transfer(self, tensor: RouterTensor, request: TransferRequest) -> RouterTensor:
         """Move `tensor` as `request` says: one step per hop (to the device, back to the source,
         …), each all or nothing. Returns the tensor after the last hop."""
+        if self.options.fast:
+            moved = move_step(self, tensor, request)
+            if moved is not None:
+                return moved
         return self._hops("to_device", move, tensor, request)
 
     def q_to_device(self, tensor: RouterTensor, device: DeviceLike,
