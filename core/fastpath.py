@@ -8,19 +8,19 @@ case, a binary op whose inputs live on one in-process device with nothing queued
 path instead: the same journal, the same client-side consumption of the inputs, the same id,
 the same op, the same trace events in the same order, and the same interpreter arm, without
 the queue and the scheduler's pass. A same-peer move (`move_step`) is the other hot case: the
-readable path is `Runtime.transfer` -> `moves.move` -> `channel.remote_change_backend` -> two
+readable path is `Runtime.transfer` -> `moves.move` -> `moves.remote_change_backend` -> two
 `register_op`s -> the scheduler -> `Session._expose_local` / `_register_local`; the fast path
 makes the same client-side decisions (the runtime's policy, the guard's plan, the consumed
 input, the transfer id, the new id) and runs the same two tasks, source first, at once
 (`Session.move_now`).
 
-`binary_step` and `move_step` answer None whenever the case is not the hot one (a served or ended session,
-work queued, a step already open, an interpreter subclass or a backend other than the default,
-an op the readable path would refuse, a client with Burn's `fusion`, whose stream
-`RouterClient.register_op` counts; for a move also: a target device not created yet, another
-peer, a forced path, the target-first arrival, several hops, `legacy`, a plan the guard
-refuses), and the caller takes the readable path, which then does
-or refuses exactly what it always did. tests/core/test_fastpath.py proves the two paths equal
+`binary_step` and `move_step` answer None whenever the case is not the hot one (a served or
+ended session, work queued, a step already open, an interpreter subclass or a backend other
+than the default, an op the readable path would refuse, a client with Burn's `fusion`, whose
+stream `RouterClient.register_op` counts; for a move also: a target device not created yet,
+another peer, a forced path other than `local`, the target-first arrival, several hops,
+`legacy`, a plan the guard refuses), and the caller takes the readable path, which then does or
+refuses exactly what it always did. tests/core/test_fastpath.py proves the two paths equal
 on random programs: traces, registries, ids, values and rollbacks (docs/performance.md).
 """
 
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from .devices import Path
 from .dtypes import QFloat
-from .ir import AddOp, ExposeLocalOp, MatmulOp, MulOp, RegisterLocalOp, TensorIr
+from .ir import NOT_INIT, AddOp, ExposeLocalOp, MatmulOp, MulOp, RegisterLocalOp, TensorIr
 from .moves import plan
 from .policies import Policy
 from .request import Arrival, TransferRequest
@@ -103,7 +103,6 @@ def move_step(rt: Runtime, tensor: RouterTensor, request: TransferRequest) -> Ro
         planned = plan(tensor, target.device, request)
         if not planned.ok or planned.path is not Path.LOCAL:
             return None
-        request = request.but(policy=planned.policy, path=planned.path)
         held = planned.arrival_dtype
     rt.trace.begin_step()
     mark = len(rt.trace)
@@ -111,7 +110,7 @@ def move_step(rt: Runtime, tensor: RouterTensor, request: TransferRequest) -> Ro
     try:
         desc = tensor.into_ir()
         transfer_id = rt.server.new_transfer(source.device, target.device)
-        out = TensorIr.uninit(target.create_empty_handle(), desc.shape, desc.dtype)
+        out = desc._replace(id=target.create_empty_handle(), status=NOT_INIT)
         rt.server.in_workers(source_session.move_now, target_session,
                              ExposeLocalOp(desc, transfer_id, request),
                              RegisterLocalOp(transfer_id, out, request))
