@@ -75,8 +75,11 @@ def _refuse_nan(x: Any) -> None:
 
 def _prepare(x: Any, scheme: QuantScheme | str, profile: Profile) -> tuple[Any, QuantScheme]:
     xp = get_array_module(x)
-    with np.errstate(over="ignore"):  # an f64 beyond f32's range is inf, as Burn's cast makes it
-        array = xp.asarray(x, dtype=F32)
+    if getattr(x, "dtype", None) == F32:  # nothing to cast (and no errstate, a few µs a call)
+        array = xp.asarray(x)
+    else:
+        with np.errstate(over="ignore"):  # an f64 beyond f32's range is inf, as Burn's cast does
+            array = xp.asarray(x, dtype=F32)
     return array, _schemes(scheme, profile, tuple(array.shape))
 
 
@@ -143,8 +146,11 @@ def levels(scheme: QuantScheme, shape: tuple[int, ...], params: QParams,
     if params.global_scale is not None:
         glob = store(np.array([params.global_scale]), ScaleDtype.F32)[0]
     eff = effective_scales(rounded, glob, profile)
-    with np.errstate(divide="ignore", over="ignore"):
-        factor = eff if profile.spec.divide else (F32(1) / eff).astype(F32)
+    if profile.spec.divide:
+        factor = eff
+    else:
+        with np.errstate(divide="ignore", over="ignore"):  # a level that underflowed to 0
+            factor = (F32(1) / eff).astype(F32)
     fix_nan = not bool(np.all(np.isfinite(factor) & (factor != 0)))
     stored = to_storage(rounded, scheme.scale_dtype())
     return Levels(scheme, layout_of(scheme, shape), stored, glob, factor, fix_nan)
