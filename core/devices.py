@@ -135,6 +135,15 @@ def automatic_path(source: Device, target: Device) -> Path:
     return Path.LOCAL if source.peer == target.peer else Path.BYTES
 
 
+def decide_path(source: Device, target: Device, forced: Path | None = None) -> Path:
+    """A move's path, decided once: the topology's (`automatic_path`), or the forced one if the
+    topology can carry it (`check_forced_path` refuses it otherwise)."""
+    if forced is None:
+        return automatic_path(source, target)
+    check_forced_path(forced, source, target)
+    return forced
+
+
 def check_topology(devices: list[Device]) -> None:
     """Refuse devices that no deployment of Burn can have: a burn-remote server hosts one backend
     type (`RemoteServerBuilder<B>`, `crates/burn-remote/src/server/builder.rs:77-89`), so every

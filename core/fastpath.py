@@ -1,4 +1,5 @@
-"""The fast path: one op step on an idle in-process session, beside the readable path.
+"""The fast path: one op step, or one same-peer move, on idle in-process sessions, beside the
+readable path.
 
 The readable path (`Runtime.atomic` -> `client.build_op` -> `Session.submit` -> `Server.run` ->
 the scheduler -> `Session.run_one` -> the interpreter's arm) is the one to read: each layer is
@@ -6,13 +7,20 @@ one of Burn's. A flow of small ops spends most of its time crossing those layers
 case, a binary op whose inputs live on one in-process device with nothing queued, takes this
 path instead: the same journal, the same client-side consumption of the inputs, the same id,
 the same op, the same trace events in the same order, and the same interpreter arm, without
-the queue and the scheduler's pass.
+the queue and the scheduler's pass. A same-peer move (`move_step`) is the other hot case: the
+readable path is `Runtime.transfer` -> `moves.move` -> `moves.remote_change_backend` -> two
+`register_op`s -> the scheduler -> `Session._expose_local` / `_register_local`; the fast path
+makes the same client-side decisions (the runtime's policy, the guard's plan, the consumed
+input, the transfer id, the new id) and runs the same two tasks, source first, at once
+(`Session.move_now`).
 
-`binary_step` answers None whenever the case is not the hot one (a served or ended session,
-work queued, a step already open, an interpreter subclass or a backend other than the default,
-an op the readable path would refuse, a client with Burn's `fusion`, whose stream
-`RouterClient.register_op` counts), and the caller takes the readable path, which then does
-or refuses exactly what it always did. tests/core/test_fastpath.py proves the two paths equal
+`binary_step` and `move_step` answer None whenever the case is not the hot one (a served or
+ended session, work queued, a step already open, an interpreter subclass or a backend other
+than the default, an op the readable path would refuse, a client with Burn's `fusion`, whose
+stream `RouterClient.register_op` counts; for a move also: a target device not created yet,
+another peer, a forced path other than `local`, the target-first arrival, several hops,
+`legacy`, a plan the guard refuses), and the caller takes the readable path, which then does or
+refuses exactly what it always did. tests/core/test_fastpath.py proves the two paths equal
 on random programs: traces, registries, ids, values and rollbacks (docs/performance.md).
 """
 
@@ -20,10 +28,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .ir import AddOp, MatmulOp, MulOp, TensorIr
+from .devices import Path
+from .dtypes import QFloat
+from .ir import NOT_INIT, AddOp, ExposeLocalOp, MatmulOp, MulOp, RegisterLocalOp, TensorIr
+from .moves import plan
+from .policies import Policy
+from .request import Arrival, TransferRequest
 from .server import Server
 from .session import Session
 from .tensor import RouterTensor
+from .trace import Detail
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -61,3 +75,50 @@ def binary_step(rt: Runtime, op_type: type, lhs: RouterTensor,
         raise
     rt.journal.commit()
     return tensor
+
+
+def move_step(rt: Runtime, tensor: RouterTensor, request: TransferRequest) -> RouterTensor | None:
+    """`rt.transfer(tensor, request)` as one step on the fast path, or None if it does not
+    apply (the module docstring says when)."""
+    source = tensor.client
+    target = rt._clients.get(request.device)
+    if (target is None or target is source or request.hops != 1 or rt.journal.active
+            or not tensor.alive or source.fusion or not rt.options.stock
+            or type(rt.server) is not Server
+            or (request.arrival or rt.arrival) is not Arrival.SOURCE_FIRST):
+        return None
+    source_session, target_session = source.session, target.session
+    if (type(source_session) is not Session or type(target_session) is not Session
+            or source_session.ended is not None or target_session.ended is not None
+            or source_session.queue or target_session.queue
+            or source.device.peer != target.device.peer
+            or request.path not in (None, Path.LOCAL)
+            or not source_session.handles.has_handle(tensor.id)):
+        return None
+    request = rt._decide(request)
+    if request.policy is Policy.LEGACY:
+        return None
+    held = None
+    if isinstance(tensor.dtype, QFloat):
+        planned = plan(tensor, target.device, request)
+        if not planned.ok or planned.path is not Path.LOCAL:
+            return None
+        held = planned.arrival_dtype
+    rt.trace.begin_step()
+    mark = len(rt.trace)
+    rt.journal.begin()
+    try:
+        desc = tensor.into_ir()
+        transfer_id = rt.server.new_transfer(source.device, target.device)
+        out = desc._replace(id=target.create_empty_handle(), status=NOT_INIT)
+        rt.server.in_workers(source_session.move_now, target_session,
+                             ExposeLocalOp(desc, transfer_id, request),
+                             RegisterLocalOp(transfer_id, out, request))
+    except BaseException as error:
+        rt.fail_step(Detail("{} {}", "to_device", target.device), mark, error)
+        raise
+    rt.journal.commit()
+    moved = RouterTensor(out.id, desc.shape, desc.dtype, target)
+    if held is not None:
+        moved.held = held
+    return moved

@@ -1,19 +1,29 @@
-"""The client side of quantized tensors: check a quantize before submitting it, and move one:
-choose the policy, consult the guard, then hand the tensor to the channel.
+"""Moving a tensor, on the client: the router's entry, the guard's plan and the channel's paths.
 
-Burn's router entry for a quantized tensor is `BackendRouter::q_to_device`, and it is
-`unimplemented!()` (`crates/burn-router/src/ops/qtensor.rs:34-39`), so nothing behind it is ever
-reached. RouterLab's fix mirrors Fusion's `q_to_device` (`crates/burn-fusion/src/ops/
-qtensor.rs:123-143`): the same device returns the input, anything else goes to the channel's
-`change_client_backend` (`routerlab.core.channel.to_device`), which runs the path's server arms.
+`move` is the router's `*_to_device` (`crates/burn-router/src/ops/tensor.rs:89-94`) and, for a
+quantized tensor, RouterLab's fix of `q_to_device`: Burn's router entry is `unimplemented!()`
+(`crates/burn-router/src/ops/qtensor.rs:34-39`), so the fix mirrors Fusion's (`crates/burn-fusion/
+src/ops/qtensor.rs:123-143`). It decides the path once: the guard's plan for a quantized tensor
+(`core/fix/guard.py`, which refuses `reject` and an impossible layout here, before anything is
+consumed or submitted), the topology for any other (`decide_path`). The same device returns the
+input; anything else goes to the path's `change_client_backend`:
 
-* `move` is `Runtime.to_device`: the policy is decided here, on the client, so `reject` and an
-  impossible layout fail before anything is consumed or submitted, and `legacy` sends the
-  transfer to the channel with Burn's arms switched on: it stops at the wall of its path (the
-  source session's `get_tensor` / `read_tensor_async`, or the bridge's `unimplemented!()`), the
-  walls that stand behind the router entry (docs/burn.md section 7).
-* `q_to_device` is `Runtime.q_to_device`, the router entry itself: in legacy mode it is Burn's
-  `unimplemented!()`, the wall a real call meets first.
+* `remote_change_backend` is `RemoteChannel`'s (`crates/burn-remote/src/client/channel.rs:45-62`,
+  `client/runner.rs:406-487`), which does not look at the dtype: same peer (`local`), it submits
+  an expose to the source session and a register to the target (a rendezvous); another peer
+  (`bytes`), the source reads back to bytes and the target registers from them.
+* `dispatch_change_backend` is Burn's Dispatch, a layer above the router: `into_data` to the
+  client, `from_data` on the target.
+* `bridge_change_backend` is the channel trait's *default* (`crates/burn-router/src/channel/
+  base.rs:42-63`), forced only: take the handle in-process, convert it with the bridge, register
+  it on the target. It dispatches on `is_float / is_int / is_bool`, so under `legacy` anything
+  else hits `unimplemented!()` (base.rs:58), on the client.
+
+In all of them a unique tensor is consumed ReadWrite (it *moves*: the source entry is gone and
+the target holds a new id) and a shared one ReadOnly (it is *copied*: clones keep the old id).
+Under `legacy` the same calls run with Burn's arms switched on, so a move stops at the wall of
+its path (docs/burn.md section 7). `q_to_device` is the router entry itself: under `legacy` it is
+Burn's `unimplemented!()`, the wall a real call meets first.
 """
 
 from __future__ import annotations
@@ -23,20 +33,30 @@ from functools import lru_cache
 
 import numpy as np
 
-from .channel import to_device
+from .backend import Kind, kind_of
 from .client import RouterClient
 from .data import TensorData
-from .devices import Device
+from .devices import Device, Path, decide_path
 from .dtypes import AnyDType, QFloat, is_quantized
-from .errors import BurnUnimplemented, DTypeError, QuantizationError
-from .fix.guard import SRC_ROUTER, TransferPlan, plan_transfer
+from .errors import BurnPanic, BurnUnimplemented, DeviceError, DTypeError, QuantizationError
+from .fix.guard import (
+    REMOTE_REGISTER_PANIC,
+    SRC_BRIDGE,
+    SRC_REGISTER,
+    SRC_ROUTER,
+    SRC_ROUTER_Q_INTO_DATA,
+    TransferPlan,
+    plan_transfer,
+)
 from .fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
+from .ir import NOT_INIT, ExposeLocalOp, ExposeRemoteOp, RegisterLocalOp, RegisterRemoteOp
 from .policies import Policy
 from .profiles import Profile
 from .quant import Calibration, QuantScheme, check_quantizable, parse_scheme
 from .quant.calibration import check_calibration
 from .quant.ops import given_scales
 from .request import DEFAULT_TRANSPORT, Arrival, TransferRequest
+from .session import Session
 from .tensor import RouterTensor
 
 _cached_plan = lru_cache(maxsize=1024)(plan_transfer)
@@ -53,20 +73,97 @@ def plan(tensor: RouterTensor, target: Device, request: TransferRequest) -> Tran
 
 
 def move(tensor: RouterTensor, target: RouterClient, request: TransferRequest,
-         arrival: Arrival) -> RouterTensor:
-    """`Runtime.to_device`: plan, refuse or hand over to the channel, return the target tensor.
-
-    A plain tensor ignores the quantized policies; `legacy` still switches Burn's arms on for it
-    (its uint walls)."""
-    if not is_quantized(tensor.dtype):
-        return to_device(tensor, target, request, arrival)
-    planned = plan(tensor, target.device, request)
-    planned.raise_if_refused()
-    moved = to_device(tensor, target, request.but(policy=planned.policy, path=planned.path),
-                      arrival)
-    if moved is not tensor:
+         arrival: Arrival = Arrival.SOURCE_FIRST) -> RouterTensor:
+    """`Runtime.to_device`: decide the path (refusing here what the guard refuses), then the
+    same device returns the input and any other runs the path's channel; returns the target
+    tensor. A plain tensor ignores the quantized policies; `legacy` still switches Burn's arms
+    on for it (its uint walls)."""
+    tensor.check()
+    planned = None
+    if is_quantized(tensor.dtype):
+        planned = plan(tensor, target.device, request)
+        planned.raise_if_refused()
+        path = planned.path
+    else:
+        path = decide_path(tensor.device, target.device, request.path)
+    if path is Path.SAME:
+        return tensor
+    tensor.client.session.check_alive()
+    target.session.check_alive()
+    if path is Path.DISPATCH:
+        moved = dispatch_change_backend(tensor, target, request)
+    elif path is Path.BRIDGE:
+        moved = bridge_change_backend(tensor, target, request)
+    else:
+        moved = remote_change_backend(tensor, target, path, request, arrival)
+    if planned is not None:
         moved.held = planned.arrival_dtype
     return moved
+
+
+def remote_change_backend(tensor: RouterTensor, target: RouterClient, path: Path,
+                          request: TransferRequest, arrival: Arrival) -> RouterTensor:
+    """`RemoteChannel::change_client_backend`: two tasks, one per session, then run them. The
+    new tensor has the input's shape and dtype, so it has no new size to check."""
+    source = tensor.client
+    desc = tensor.into_ir()
+    transfer_id = source.server.new_transfer(source.device, target.device)
+    out = desc._replace(id=target.create_empty_handle(), status=NOT_INIT)
+    if path is Path.LOCAL:
+        source.register_op(ExposeLocalOp(desc, transfer_id, request))
+        target.register_op(RegisterLocalOp(transfer_id, out, request))
+    else:
+        source.register_op(ExposeRemoteOp(desc, transfer_id, request))
+        target.register_op(RegisterRemoteOp(transfer_id, out, request))
+    first = target.session if arrival is Arrival.TARGET_FIRST else source.session
+    source.server.run(first)
+    return RouterTensor(out.id, desc.shape, desc.dtype, target)
+
+
+def dispatch_change_backend(tensor: RouterTensor, target: RouterClient,
+                            request: TransferRequest) -> RouterTensor:
+    """Burn's Dispatch between two backends, a layer above the router
+    (`crates/burn-dispatch/src/ops/tensor.rs`, `ops/qtensor.rs:36-50`): `into_data` on the
+    source (a read back to the client), then `from_data` on the target. The client holds the
+    bytes in between, which the router's own paths never do."""
+    source = tensor.client
+    legacy = request.decided_policy is Policy.LEGACY
+    if legacy and kind_of(tensor.dtype) is Kind.QUANTIZED:  # Dispatch's q_into_data, on the client
+        raise BurnUnimplemented(SRC_ROUTER_Q_INTO_DATA)
+    data = source.read_tensor(tensor.into_ir(), request)
+    moved = target.register_tensor_data(data, request)
+    source.server.trace.record(
+        "dispatch", str(target.device), moved.id, None, data.num_bytes,
+        f"into_data on {source.device}, from_data on {target.device} (through the client)")
+    return moved
+
+
+def bridge_change_backend(tensor: RouterTensor, target: RouterClient,
+                          request: TransferRequest) -> RouterTensor:
+    """The default `change_client_backend`, run on the client (in-process only)."""
+    source = tensor.client
+    source_session, target_session = source.session, target.session
+    if not isinstance(source_session, Session) or not isinstance(target_session, Session):
+        raise DeviceError("path 'bridge' hands a handle from one interpreter to another inside "
+                          "one process; a served peer's handles live in its own")
+    source.sync()
+    desc = tensor.into_ir()
+    policy = request.decided_policy
+    legacy = policy is Policy.LEGACY
+    kind = kind_of(desc.dtype)
+    handle = source_session.take_handle(desc)
+    if legacy and kind in (Kind.UINT, Kind.QUANTIZED):
+        raise BurnUnimplemented(SRC_BRIDGE)
+    moved = target_session.convert_from(source_session, handle, kind, policy)
+    if legacy:  # `Self::register_tensor` (base.rs:61-63), which a remote channel refuses
+        raise BurnPanic(REMOTE_REGISTER_PANIC, SRC_REGISTER)
+    new_id = target.create_empty_handle()
+    target_session.handles.register(new_id, moved)
+    source.server.trace.record("bridge", str(target.device), new_id, None,
+                               getattr(moved, "nbytes", 0),
+                               f"#{int(desc.id)} {desc.status} on {source.device} -> "
+                               f"{target.device}")
+    return RouterTensor(new_id, desc.shape, desc.dtype, target)
 
 
 def upload(client: RouterClient, data: TensorData) -> RouterTensor:

@@ -19,7 +19,7 @@ The methods are thin; the behaviour lives in the modules below.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from .deployment import Deployment, describe
 from .devices import Device, DeviceLike, Path, check_topology, parse_device
 from .dtypes import AnyDType, DType, QFloat, is_quantized
 from .errors import DeviceError, DTypeError, UnknownTensorError
-from .fastpath import binary_step
+from .fastpath import binary_step, move_step
 from .fix.advertised import Advertisement, advertise
 from .fix.fusion import legacy_quantize_wall
 from .fix.guard import TransferPlan
@@ -53,7 +53,7 @@ from .port import Reply, SessionPort
 from .profiles import Profile
 from .quant import QuantizedTensor, QuantScheme, from_bytes
 from .request import Arrival, TransferRequest, Transport
-from .runtime_options import RuntimeOptions
+from .runtime_options import OptionNames, RuntimeOptions
 from .server import Server
 from .session import Session
 from .tensor import RouterTensor
@@ -67,7 +67,7 @@ class Runtime:
     """One simulated deployment: devices (sessions), clients, the trace."""
 
     def __init__(self, devices: Iterable[DeviceLike] | None = None,
-                 options: RuntimeOptions | None = None, **given: Any) -> None:
+                 options: RuntimeOptions | None = None, **given: Unpack[OptionNames]) -> None:
         """`devices=None` creates any `cpu:N` / `cuda:N` on first use; a list closes the set.
         Every other option is a field of `RuntimeOptions`, given by name
         (`Runtime(["cpu:0"], policy="legacy")`) or as one value (`options=...`, then the names
@@ -315,6 +315,10 @@ class Runtime:
     def transfer(self, tensor: RouterTensor, request: TransferRequest) -> RouterTensor:
         """Move `tensor` as `request` says: one step per hop (to the device, back to the source,
         …), each all or nothing. Returns the tensor after the last hop."""
+        if self.options.fast:
+            moved = move_step(self, tensor, request)
+            if moved is not None:
+                return moved
         return self._hops("to_device", move, tensor, request)
 
     def q_to_device(self, tensor: RouterTensor, device: DeviceLike,

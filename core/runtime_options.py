@@ -1,14 +1,16 @@
 """`RuntimeOptions`: everything a `Runtime` is built with besides its devices, as one value.
 
 `Runtime(devices, policy="legacy", fusion=True)` still takes each option by name; the options
-are declared once, here, with what each one means, and `Runtime.options` holds them.
+are declared here, with what each one means, and `Runtime.options` holds them. `OptionNames`
+repeats their names and types for the keyword arguments, so that mypy and an editor check
+`Runtime(devices, polcy=...)` too; a test keeps the two lists equal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .backend import Backend, make_backend
 from .devices import Device
@@ -77,3 +79,22 @@ class RuntimeOptions:
             names = ", ".join(f.name for f in fields(self))
             raise RouterLabError(f"Runtime has no option {unknown[0]!r}; its options: {names}")
         return replace(self, **given) if given else self
+
+
+class OptionNames(TypedDict, total=False):
+    """`RuntimeOptions`' fields as `Runtime`'s keyword arguments (`**given:
+    Unpack[OptionNames]`), each documented on the field of the same name above."""
+
+    policy: Policy | str | None
+    legacy: bool | None
+    quantized: QuantizedExtension | Literal[False] | None
+    arms: Mapping[type, Arm] | None
+    interpreter: type[TensorInterpreter]
+    backends: Callable[[Device], Backend]
+    fusion: bool
+    cubecl_legacy: bool
+    transport: Transport | str
+    arrival: Arrival | str
+    peers: Mapping[str, str] | None
+    server: Callable[[Trace, Journal], Server]
+    fast: bool

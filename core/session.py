@@ -113,6 +113,16 @@ class Session(Viewable):
         compute = getattr(self.interpreter.backend, op.name)  # `add`, `mul`, `matmul`
         handles.register(op.out.id, self.server.in_workers(compute, lhs, rhs))
 
+    def move_now(self, target: Session, expose: ExposeLocalOp, register: RegisterLocalOp) -> None:
+        """Run a same-peer move's two tasks at once, on this idle source session and the idle
+        `target`, in the order the scheduler runs them source first (each task's start in the
+        trace, then the task itself, rendezvous included), without the queues: the fast path's
+        move (`fastpath.py`)."""
+        self._log(("op", self.label, int(expose.tensor.id), None, 0, expose))
+        self._expose_local(expose, None)
+        target._log(("op", target.label, int(register.out.id), None, 0, register))
+        target._register_local(register, None)
+
     def _register_data(self, op: RegisterDataOp, reply: Reply | None) -> None:
         self.interpreter.register_tensor_data(op.out.id, op.data, op.request)
 

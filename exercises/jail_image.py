@@ -14,7 +14,10 @@ through the handle registry). So, per exercise, `restores(exercise)` gives the o
 the *other* exercises' graded functions: the fork that grades exercise Y receives them as data
 and puts them back, and never receives Y's own. See `routerlab.exercises.jailhost`.
 
-The image is built once per RouterLab source (a content hash names its folder) and reused.
+The image is built once per RouterLab source (a content hash names its folder) and reused. Every
+use marks it; building a new one keeps the `KEEP` images used last and removes older ones (and
+staging folders a killed build left behind), so upgrading RouterLab, or editing a checkout,
+does not grow the cache without end.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -36,6 +40,11 @@ ABSENT = "this is the function you write"
 LAYERS = ("core", "present", "teaching", "exercises")
 """The package's folders a check may import; the jail gets their Python sources only."""
 _SKIPPED = ("exercises/catalog/",)
+KEEP = 4
+"""Images kept in the cache besides a new one: those used last, so two RouterLab versions (two
+courses, a checkout and an install) grading side by side never remove each other's."""
+STALE_STAGING_S = 3600.0
+"""A staging folder older than this is a build that was killed: no build takes an hour."""
 
 
 @dataclass(frozen=True)
@@ -101,9 +110,24 @@ def build_image(targets: frozenset[str], cache_dir: Path | None = None) -> Image
     folder = base / "routerlab" / "jail" / digest.hexdigest()[:20]
     texts = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sources}
     stripped, removed = strip_sources(texts, targets)
-    if not (folder / "complete").is_file():
+    mark = folder / "complete"
+    if mark.is_file():
+        os.utime(mark)  # used now: pruning keeps the images used last
+    else:
         _write(folder, stripped)
+        _prune(folder.parent, keep=folder.name)
     return Image(folder, removed)
+
+
+def _prune(cache: Path, keep: str) -> None:
+    """Remove all but the `KEEP` images used last (besides `keep`, just built) and staging
+    folders left by killed builds. A folder another process removes first is skipped."""
+    images = sorted((p for p in cache.iterdir() if p.name != keep and (p / "complete").is_file()),
+                    key=lambda p: (p / "complete").stat().st_mtime, reverse=True)
+    now = time.time()
+    stale = [p for p in cache.glob(".building-*") if now - p.stat().st_mtime > STALE_STAGING_S]
+    for old in images[KEEP:] + stale:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _write(folder: Path, texts: dict[str, str]) -> None:

@@ -17,14 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..backend import HandleKind, Kind, kind_of
-from ..channel import (
-    REMOTE_REGISTER_PANIC,
-    SRC_BRIDGE,
-    SRC_REGISTER,
-    SRC_ROUTER_Q_INTO_DATA,
-)
 from ..choices import Choice
-from ..devices import Device, Path, automatic_path, check_forced_path
+from ..devices import Device, Path, decide_path
 from ..dtypes import AnyDType, QFloat
 from ..errors import RouterLabError, TransferRejected
 from ..interpreter import burn_debug
@@ -37,6 +31,10 @@ from .advertised import advertise
 from .qtensor import arrival_scheme
 
 SRC_ROUTER = "crates/burn-router/src/ops/qtensor.rs:34-39"
+SRC_BRIDGE = "crates/burn-router/src/channel/base.rs:58"
+SRC_REGISTER = "crates/burn-remote/src/client/channel.rs:42"
+REMOTE_REGISTER_PANIC = "Can't register manually a tensor on a remote channel."
+SRC_ROUTER_Q_INTO_DATA = "crates/burn-router/src/ops/qtensor.rs:45-46"
 SRC_INTERP = "crates/burn-router/src/interpreter.rs"
 SRC_WORKER = "crates/burn-remote/src/server/worker.rs:119-134"
 SRC_IROH_GIVES_UP = ("crates/burn-remote/src/transport/iroh/transfer.rs:78-110, 138; "
@@ -171,10 +169,7 @@ def plan_transfer(dtype: AnyDType, shape: tuple[int, ...], source: Device, targe
     A forced `path` the topology cannot carry raises `DeviceError` (as the channel would)."""
     chosen = Policy.parse(policy)
     carrier = Transport.parse(transport)
-    if path is None:
-        path = automatic_path(source, target)
-    else:
-        check_forced_path(path, source, target)
+    path = decide_path(source, target, path)
     # The fields every outcome shares; each branch below fills in outcome and action.
     base = TransferPlan(dtype=dtype, shape=tuple(shape), source=source, target=target, path=path,
                         policy=chosen, outcome=Outcome.MOVE, action="", arrival_dtype=dtype,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -83,8 +84,10 @@ class QuantLayout:
         return self.storage_elements * self.storage_dtype.itemsize
 
 
+@lru_cache(maxsize=256)
 def layout_of(scheme: QuantScheme, shape: tuple[int, ...]) -> QuantLayout:
-    """The layout a resolved scheme gives a tensor of `shape`."""
+    """The layout a resolved scheme gives a tensor of `shape` (a frozen value, computed once per
+    scheme and shape: a quantize asks for it, and its tensor checks it again)."""
     store = scheme.resolved_store()
     if store.kind is StoreKind.PACKED_NATIVE:
         raise QuantizationError(

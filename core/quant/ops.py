@@ -25,6 +25,8 @@ which tests prove bit-identical to the reference.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -45,7 +47,7 @@ from .calibration import (
 )
 from .dequant import F32, effective_scales
 from .kernels import Kernel
-from .layout import check_scale_count, layout_of, params_shape
+from .layout import QuantLayout, check_scale_count, layout_of, params_shape
 from .notation import parse_scheme
 from .packing import pack_u32
 from .scale_dtype import round_up, to_storage
@@ -73,11 +75,23 @@ def _refuse_nan(x: Any) -> None:
 
 def _prepare(x: Any, scheme: QuantScheme | str, profile: Profile) -> tuple[Any, QuantScheme]:
     xp = get_array_module(x)
-    with np.errstate(over="ignore"):  # an f64 beyond f32's range is inf, as Burn's cast makes it
-        array = xp.asarray(x, dtype=F32)
+    if getattr(x, "dtype", None) == F32:  # nothing to cast (and no errstate, a few µs a call)
+        array = xp.asarray(x)
+    else:
+        with np.errstate(over="ignore"):  # an f64 beyond f32's range is inf, as Burn's cast does
+            array = xp.asarray(x, dtype=F32)
+    return array, _schemes(scheme, profile, tuple(array.shape))
+
+
+@lru_cache(maxsize=256)
+def _schemes(scheme: QuantScheme | str, profile: Profile, shape: tuple[int, ...]) -> QuantScheme:
+    """The scheme `profile` stores for `shape` when asked for `scheme` (refused here if it
+    cannot quantize). It depends on its arguments alone, and every quantize asks it. (The
+    scales are not remembered: an exercise's check swaps `round_up`, which stores them, for a
+    student's, and a remembered result would skip it.)"""
     requested = _as_scheme(scheme).resolve(profile)
     check_quantizable(requested)
-    return array, stored_scheme(requested, profile, tuple(array.shape))
+    return stored_scheme(requested, profile, shape)
 
 
 def given_scales(
@@ -105,29 +119,52 @@ def given_scales(
     return QParams(values.reshape(params_shape(shape, scheme)), glob)
 
 
-def _stored_levels(
-    scheme: QuantScheme, params: QParams, profile: Profile
-) -> tuple[np.ndarray, np.float32 | None]:
-    """The scales each backend stores (and divides by): rounded up to their dtypes; Flex also
-    replaces zero levels."""
+@dataclass(frozen=True)
+class Levels:
+    """What a quantize computes from its scheme and scales alone, before it reads a value: the
+    stored scheme and layout, the scales as the backend stores them, the global, and the factor
+    each block's values are divided (or, on Flex, multiplied) by."""
+
+    scheme: QuantScheme
+    layout: QuantLayout
+    scales: np.ndarray
+    """In their storage dtype."""
+    global_scale: np.float32 | None
+    factor: np.ndarray
+    """f32 per block: `s_eff` where the profile divides, `1 / s_eff` where it multiplies."""
+    fix_nan: bool
+    """Whether a factor (0, or a reciprocal that overflows) can make a NaN from finite input."""
+
+
+def levels(scheme: QuantScheme, shape: tuple[int, ...], params: QParams,
+           profile: Profile) -> Levels:
+    """The `Levels` of `params` on `profile`: scales rounded up to their dtype (Flex also
+    replaces zero levels), then `s_eff` (NdArray's zero guard) and the factor."""
     store = flex_validated if profile.spec.zero_scale == "min_positive" else round_up
-    scales = store(params.scales, scheme.scale_dtype())
-    if params.global_scale is None:
-        return scales, None
-    return scales, store(np.array([params.global_scale]), ScaleDtype.F32)[0]
-
-
-def _quantize_values(x: Any, scheme: QuantScheme, eff: np.ndarray, profile: Profile) -> Any:
-    xp = get_array_module(x)
-    spec = profile.spec
-    lo, hi = scheme.value.range
-    with np.errstate(divide="ignore", over="ignore"):
-        factor = eff if spec.divide else (F32(1) / eff).astype(F32)
+    rounded = store(params.scales, scheme.scale_dtype())
+    glob = None
+    if params.global_scale is not None:
+        glob = store(np.array([params.global_scale]), ScaleDtype.F32)[0]
+    eff = effective_scales(rounded, glob, profile)
+    if profile.spec.divide:
+        factor = eff
+    else:
+        with np.errstate(divide="ignore", over="ignore"):  # a level that underflowed to 0
+            factor = (F32(1) / eff).astype(F32)
     fix_nan = not bool(np.all(np.isfinite(factor) & (factor != 0)))
-    if fix_nan or not is_numpy(xp):
+    stored = to_storage(rounded, scheme.scale_dtype())
+    return Levels(scheme, layout_of(scheme, shape), stored, glob, factor, fix_nan)
+
+
+def _quantize_values(x: Any, found: Levels, profile: Profile) -> Any:
+    xp = get_array_module(x)
+    lo, hi = found.scheme.value.range
+    if found.fix_nan or not is_numpy(xp):
         _refuse_nan(x)
-    kernel = Kernel(xp, not spec.divide, F32(lo), F32(hi), spec.half_to_even, fix_nan)
-    block = scheme.block_size()
+    spec = profile.spec
+    kernel = Kernel(xp, not spec.divide, F32(lo), F32(hi), spec.half_to_even, found.fix_nan)
+    block = found.scheme.block_size()
+    factor = found.factor
     try:
         if block is None:
             return kernel.per_tensor(x, F32(factor.reshape(-1)[0]))
@@ -137,15 +174,13 @@ def _quantize_values(x: Any, scheme: QuantScheme, eff: np.ndarray, profile: Prof
         raise QuantizationError(NAN_INPUT) from None
 
 
-def _build(x: Any, scheme: QuantScheme, params: QParams, profile: Profile) -> QuantizedTensor:
-    shape = tuple(x.shape)
-    scales, glob = _stored_levels(scheme, params, profile)
-    q = _quantize_values(x, scheme, effective_scales(scales, glob, profile), profile)
-    layout = layout_of(scheme, shape)
-    values = q if layout.packed_axis is None else pack_u32(q, scheme.value.bits, layout.packed_axis)
-    return QuantizedTensor(
-        values, to_storage(scales, scheme.scale_dtype()), glob, scheme, shape, layout
-    )
+def _build(x: Any, found: Levels, profile: Profile) -> QuantizedTensor:
+    q = _quantize_values(x, found, profile)
+    layout = found.layout
+    values = q if layout.packed_axis is None else pack_u32(q, found.scheme.value.bits,
+                                                           layout.packed_axis)
+    return QuantizedTensor(values, found.scales, found.global_scale, found.scheme,
+                           tuple(x.shape), layout)
 
 
 def quantize(
@@ -164,8 +199,9 @@ def quantize(
     profile's default; the returned tensor carries the scheme the backend kept.
     """
     array, stored = _prepare(x, scheme, profile)
-    params = given_scales(stored, tuple(array.shape), scales, global_scale)
-    return _build(array, stored, params, profile)
+    shape = tuple(array.shape)
+    params = given_scales(stored, shape, scales, global_scale)
+    return _build(array, levels(stored, shape, params, profile), profile)
 
 
 def quantize_dynamic(
@@ -195,4 +231,4 @@ def quantize_dynamic(
         params = flex_q_params(stored, low, high)
     else:
         params = compute_q_params(stored, low, high)
-    return _build(array, stored, params, profile)
+    return _build(array, levels(stored, tuple(array.shape), params, profile), profile)

@@ -68,6 +68,7 @@ from .faults import (
     registry_bytes,
 )
 from .gate import Gate
+from .throttle import Throttle
 from .wire import decoded, enqueue, receive, send_within
 from .worker import Worker
 
@@ -314,8 +315,9 @@ class PeerHost:
         self.served: dict[int, int] = {}
         """Bytes this peer sent on `/data`, by the client whose transfer they carried."""
         self.token = token or new_token()
-        self.say = say or _stderr
-        """Where the peer's side of a refusal or a protocol error is written (one line)."""
+        self.say = Throttle(say or _stderr)
+        """Where the peer's side of a refusal or a protocol error is written (one line, a few
+        a window: a client can make them as fast as it can open sockets)."""
         self.gate = Gate(self.token, origins, self.say, self._open_count,
                          self.connections.add)
         self.allowed = AllowList(allow)

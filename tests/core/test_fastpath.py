@@ -6,7 +6,9 @@ down to the bytes, the same errors, and the same state after every rollback.
 The programs are random (hypothesis): binary ops on tensors that may be shared, dropped,
 consumed, passed twice, on two devices, of shapes that may not broadcast, with moves, reads and
 drops between them, so the fast path's every refusal (`binary_step` answering None) and every
-readable refusal it hands back are exercised too.
+readable refusal it hands back are exercised too. Moves take the fast path too (`move_step`):
+plain and quantized tensors (per tensor and per block), every policy (the quantized ones,
+`reject` and `legacy`, which the fast path hands to the readable one), both arrival orders.
 """
 
 from __future__ import annotations
@@ -24,12 +26,19 @@ from routerlab.core.backend import Backend
 DEVICES = ("cpu:0", "cpu:1")
 SHAPES = ((2,), (2, 2), (3,))
 OPS = ("add", "mul", "matmul")
+SCHEMES = ("q8s", "q4s:block=2", "q8f")
+POLICIES = (None, "native", "dequantize", "requantize", "reject", "legacy")
+ARRIVALS = (None, "target-first")
 
 action = st.one_of(
     st.tuples(st.just("op"), st.sampled_from(OPS), st.integers(0, 7), st.integers(0, 7)),
     st.tuples(st.just("clone"), st.integers(0, 7)),
     st.tuples(st.just("drop"), st.integers(0, 7)),
-    st.tuples(st.just("move"), st.integers(0, 7), st.sampled_from(DEVICES)),
+    st.tuples(st.just("move"), st.integers(0, 7), st.sampled_from(DEVICES),
+              st.sampled_from(POLICIES), st.sampled_from(ARRIVALS)),
+    st.tuples(st.just("quantize"), st.integers(0, 7), st.sampled_from(SCHEMES)),
+    st.tuples(st.just("move"), st.integers(0, 7), st.sampled_from(DEVICES), st.just(None),
+              st.just(None)),
     st.tuples(st.just("read"), st.integers(0, 7)),
     st.tuples(st.just("new"), st.sampled_from(SHAPES), st.sampled_from(DEVICES),
               st.sampled_from(("f32", "i32"))),
@@ -39,7 +48,10 @@ action = st.one_of(
 def _play(fast: bool, program: list[tuple[Any, ...]]) -> tuple[Runtime, list[Any]]:
     """Run `program` on a fresh runtime; every action's outcome (a value or the error)."""
     rt = Runtime(list(DEVICES), fast=fast)
-    pool: list[RouterTensor] = [rt.tensor(np.arange(2, dtype=np.float32) + 1, "cpu:0", "f32")]
+    start = np.arange(2, dtype=np.float32) + 1
+    pool: list[RouterTensor] = [rt.tensor(start, "cpu:0", "f32"), rt.tensor(start, "cpu:1", "f32"),
+                                rt.quantize(rt.tensor(start * 3, "cpu:1", "f32"), "q8s"),
+                                rt.tensor(start * 5, "cpu:0", "f32")]
     outcomes: list[Any] = []
     for act in program:
         try:
@@ -73,22 +85,37 @@ def _act(rt: Runtime, pool: list[RouterTensor], act: tuple[Any, ...]) -> Any:
         rt.drop(pick(act[1]))
         return None
     if kind == "move":
-        moved = rt.to_device(pick(act[1]), act[2])
+        _, i, device, policy, arrival = act
+        moved = rt.to_device(pick(i), device, policy=policy, arrival=arrival)
         pool.append(moved)
-        return int(moved.id)
+        return int(moved.id), str(moved.dtype), str(moved.held)
+    if kind == "quantize":
+        out = rt.quantize(pick(act[1]), act[2])
+        pool.append(out)
+        return int(out.id)
     return rt.read(pick(act[1])).tobytes()
 
 
+def _bytes(handle: Any) -> bytes:
+    """A registered handle's stored bytes: a plain array's, or a quantized tensor's values,
+    scales and global scale."""
+    if hasattr(handle, "array"):
+        return bytes(handle.array.tobytes())
+    q = handle.tensor
+    return (np.asarray(q.values).tobytes() + np.asarray(q.scales).tobytes()
+            + repr(q.global_scale).encode())
+
+
 def _state(rt: Runtime, pool: list[RouterTensor]) -> tuple[Any, ...]:
-    """Everything a step leaves behind: registries, ids minted, each reference's life and count,
-    and every registered value's bytes."""
-    held = tuple((d, tuple(rt.handle_ids(d)), tuple(
-        (i, rt.handle(d, i).dtype, rt.handle(d, i).array.tobytes()) for i in rt.handle_ids(d)))
+    """Everything a step leaves behind: registries, ids minted, each reference's life, count and
+    held layout, every registered value's bytes, and each device's copy counters."""
+    held = tuple((d, tuple(rt.handle_ids(d)), rt.counters(d), tuple(
+        (i, str(rt.handle(d, i).dtype), _bytes(rt.handle(d, i))) for i in rt.handle_ids(d)))
         for d in DEVICES)
-    return held, rt._minted, tuple((int(t.id), t.alive, t.count) for t in pool)
+    return held, rt._minted, tuple((int(t.id), t.alive, t.count, str(t.held)) for t in pool)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(action, min_size=1, max_size=30))
 def test_random_programs_run_the_same_on_both_paths(program: list[tuple[Any, ...]]) -> None:
     fast, fast_outcomes = _play(True, program)
@@ -141,5 +168,60 @@ def test_a_step_that_fails_inside_rolls_back_the_same_on_both_paths(
         assert rt.read(rt.add(x, y)).tolist() == ([2.0, 4.0] if shared else [4.0, 6.0])
         states.append(_state(rt, [x, y]))
         traces.append(rt.trace.read(0))
+    assert states[0] == states[1] and traces[0] == traces[1]
+    assert [e.kind for e in traces[0]].count("failed") == 1
+
+
+def test_a_move_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain and a quantized same-peer move take it; another peer, a forced path and `legacy`
+    go to the readable path."""
+    from routerlab.core import fastpath
+
+    taken: list[bool] = []
+    real = fastpath.move_step
+
+    def spy(*args: Any) -> Any:
+        out = real(*args)
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr("routerlab.core.runtime.move_step", spy)
+    rt = Runtime([*DEVICES, "peer2/cpu:0"])
+    x = rt.to_device(rt.tensor([1.0, 2.0], "cpu:0", "f32"), "cpu:1")
+    q = rt.to_device(rt.quantize(x, "q8s"), "cpu:0")
+    q = rt.to_device(q, "peer2/cpu:0")
+    q = rt.to_device(q, "peer2/cpu:0")  # the same device: the input itself
+    rt.to_device(rt.tensor([1], "cpu:0", "i32"), "cpu:1", "dispatch")
+    rt.to_device(rt.tensor([1.0], "cpu:0", "f32"), "cpu:1", policy="legacy")
+    assert taken == [True, True, False, False, False, False]
+    assert rt.read(rt.dequantize(q)).tolist() == pytest.approx([1.0, 2.0], abs=0.01)
+
+
+@pytest.mark.parametrize("scheme", [None, "q8s"])
+def test_a_move_that_fails_inside_rolls_back_the_same_on_both_paths(
+        monkeypatch: pytest.MonkeyPatch, scheme: str | None) -> None:
+    """The copy fails after the source handle was taken and exposed: both paths undo
+    everything (both registries, the rendezvous, the reference) and record the same failure;
+    the transfer id and the new id stay spent on both."""
+    def broken(self: Backend, *args: Any) -> Any:
+        raise MemoryError("no memory for the copy")
+
+    states, traces = [], []
+    for fast in (True, False):
+        rt = Runtime(list(DEVICES), fast=fast)
+        x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+        x = rt.quantize(x, scheme) if scheme else x
+        rt.to_device(rt.tensor([0.0], "cpu:1", "f32"), "cpu:0")  # both devices exist
+        before = _state(rt, [x])
+        with monkeypatch.context() as patch:
+            patch.setattr(Backend, "to_device", broken)
+            with pytest.raises(MemoryError):
+                rt.to_device(x, "cpu:1")
+        after = _state(rt, [x])
+        assert (after[0], after[2], after[1]) == (before[0], before[2], before[1] + 1)
+        moved = rt.to_device(x, "cpu:1")
+        states.append(_state(rt, [moved]))
+        traces.append(rt.trace.read(0))
+        assert not rt.server._local.get("local")  # no exposure left waiting
     assert states[0] == states[1] and traces[0] == traces[1]
     assert [e.kind for e in traces[0]].count("failed") == 1

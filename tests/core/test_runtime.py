@@ -6,8 +6,10 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from routerlab.core import Runtime, TableView
+from routerlab.core.errors import RouterLabError
 
 
 def test_importing_the_core_pulls_in_no_face() -> None:
@@ -70,3 +72,21 @@ def test_float_errors_are_quiet_in_the_sessions_and_untouched_outside() -> None:
     before = np.geterr()
     rt.add(rt.tensor([1.0], "cpu:0", "f32"), rt.tensor([2.0], "cpu:0", "f32"))
     assert np.geterr() == before
+
+
+def test_the_typed_option_names_are_the_options() -> None:
+    """`OptionNames` (what mypy checks `Runtime(..., name=value)` against) lists exactly
+    `RuntimeOptions`' fields, with the same annotations."""
+    from dataclasses import fields
+
+    from routerlab.core.runtime_options import OptionNames, RuntimeOptions
+
+    declared = {f.name: str(f.type) for f in fields(RuntimeOptions)}
+    typed = {name: getattr(annotation, "__forward_arg__", annotation)  # postponed: strings
+             for name, annotation in OptionNames.__annotations__.items()}
+    assert typed == declared
+
+
+def test_an_unknown_option_is_refused_with_the_list() -> None:
+    with pytest.raises(RouterLabError, match="no option 'polcy'; its options: policy, legacy"):
+        Runtime(["cpu:0"], polcy="legacy")  # type: ignore[call-arg]

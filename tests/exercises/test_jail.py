@@ -26,7 +26,7 @@ from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.classroom import GradeOptions, grade_student
 from routerlab.exercises.jail import unavailable
-from routerlab.exercises.jail_image import ABSENT, build_image, graded_targets
+from routerlab.exercises.jail_image import ABSENT, KEEP, build_image, graded_targets
 from routerlab.exercises.sealing import open_solution
 from routerlab.exercises.workspace import MARKER, init_workspace
 
@@ -291,6 +291,27 @@ def test_the_image_holds_no_graded_function_no_model_answer_and_no_catalog(
     assert image.restores(("routerlab.core.quant.calibration:compute_range",)) and not [
         r for r in image.restores(("routerlab.core.quant.calibration:compute_range",))
         if r["target"].endswith(("compute_range", "model_scale"))]
+
+
+def test_a_new_image_prunes_the_cache_to_the_images_used_last(tmp_path: Path) -> None:
+    """Building keeps the `KEEP` images used last and removes older ones and staging folders
+    a killed build left; a fresh staging folder (a build under way) stays."""
+    cache = tmp_path / "routerlab" / "jail"
+    old = []
+    for age in range(KEEP + 2):  # image 0 used last, image KEEP + 1 longest ago
+        folder = cache / f"old{age}"
+        folder.mkdir(parents=True)
+        (folder / "complete").write_text("ok\n")
+        os.utime(folder / "complete", (time.time() - 60 * (age + 1),) * 2)
+        old.append(folder)
+    stale, building = cache / ".building-killed", cache / ".building-now"
+    stale.mkdir()
+    building.mkdir()
+    os.utime(stale, (time.time() - 2 * 3600,) * 2)
+    image = build_image(frozenset(graded_targets(load_catalog())), tmp_path)
+    assert (image.root / "complete").is_file()
+    assert [f.exists() for f in old] == [True] * KEEP + [False, False]
+    assert building.exists() and not stale.exists()
 
 
 def test_every_reference_solution_passes_in_the_jail(tmp_path: Path) -> None:

@@ -276,3 +276,12 @@ def test_scheme_strings_and_objects_are_interchangeable() -> None:
     a = quantize_dynamic(x, "q4f:block=32", profile=Profile.CUBECL)
     b = quantize_dynamic(x, parse_scheme("q4f:block=32"), profile=Profile.CUBECL)
     assert a.bit_equal(b)
+
+
+def test_cubecl_divides_by_a_negative_zero_scale_as_given() -> None:
+    """CubeCL has no zero guard: x / -0.0 is -inf where x / 0.0 is +inf (cubek-quant
+    quantize.rs), and a scale of -0.0 passes the client's `>= 0` check."""
+    x = np.array([1.0, -1.0], np.float32)
+    plus = quantize(x, "q8s:store=native", [0.0], profile=Profile.CUBECL)
+    minus = quantize(x, "q8s:store=native", [-0.0], profile=Profile.CUBECL)
+    assert plus.q().tolist() == [127, -127] and minus.q().tolist() == [-127, 127]
