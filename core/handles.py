@@ -109,7 +109,7 @@ class HandleContainer(Viewable):
         self._undo: list[UndoEntry] | None = None
         self._trace = trace if trace is not None else Trace()
         self._events = self._trace.events
-        self._log = self._events.append
+        self._log = self._events.append  # the tuple form, for every other event
         self._held_other_ids = False
         """Whether an id without a compact form was ever a key: then gets record tuples."""
         self._read_write: Any  # an int, or None (module docstring)

@@ -38,9 +38,9 @@ REGISTRY_KINDS: tuple[tuple[str, str | None], ...] = (
 """`(kind, status)` of a compact event, by its `kind` (module docstring)."""
 
 COMPACT_IDS = 1 << 30
-"""Ids `0 <= id < COMPACT_IDS` are recorded compactly. A billion: a counter that mints every id
-never reaches it; 2**30 is also where CPython's ints grow a second digit, so the comparisons a
-registry makes to choose stay on the interpreter's fast path."""
+"""Ids `0 <= id < COMPACT_IDS` are recorded compactly: a session's id counter would have to mint
+a billion tensors to pass it. 2**30 is also where CPython's ints grow a second digit, so the
+comparison a registry makes to choose stays on the interpreter's fast path."""
 
 LAST_COMPACT_ID = COMPACT_IDS - 1
 
@@ -152,8 +152,8 @@ class Trace(Viewable):
         return codes
 
     def _expand(self, event: int) -> tuple[str, str, int, str | None]:
-        """A compact event as the tuple it stands for (`int`: an id a registry's dict took for
-        an int, such as a numpy int, was added as it came)."""
+        """A compact event as the tuple it stands for. `int` first: a numpy int, or a float that a
+        registry's dict took for an int, was added as it came."""
         code, tensor_id = divmod(int(event), COMPACT_IDS)
         label, kind = divmod(code, len(REGISTRY_KINDS))
         kind_name, status = REGISTRY_KINDS[kind]
