@@ -296,3 +296,25 @@ def test_a_fork_of_a_registry_that_held_other_ids_records_tuples_too() -> None:
     assert [(e.kind, e.device, e.tensor_id, e.status) for e in fork._trace.read()] == [
         ("get", "cpu:0 (fork)", -1, "ReadWrite"), ("get", "cpu:0 (fork)", 2, "ReadWrite")]
     assert all(isinstance(e, tuple) for e in fork._trace.events)
+
+
+def test_compaction_drops_exactly_the_oldest_half_of_a_mixed_log(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past `CAP`, the next step drops the oldest half, compact ints and tuples alike; indices,
+    step numbers and `explain` go on as before."""
+    monkeypatch.setattr(Trace, "CAP", 4)
+    trace = Trace()
+    c = HandleContainer("cpu:0", trace)
+    for i in range(5):
+        c.register(i, "h")
+        trace.record("note", "cpu:0", i)
+    assert trace.begin_step() == 1
+    assert (trace.dropped, len(trace), len(trace.events)) == (5, 10, 5)
+    c.get(3, READ_WRITE)
+    assert trace.read() == [
+        TraceEvent(0, "note", "cpu:0", 2), TraceEvent(0, "register", "cpu:0", 3),
+        TraceEvent(0, "note", "cpu:0", 3), TraceEvent(0, "register", "cpu:0", 4),
+        TraceEvent(0, "note", "cpu:0", 4), TraceEvent(1, "get", "cpu:0", 3, "ReadWrite")]
+    assert trace.read(9) == trace.read()[-2:] and trace.read(2) == trace.read()
+    assert trace.explain(1) == [] and [e.kind for e in trace.explain(3)] == [
+        "register", "note", "get"]
