@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,8 @@ class Removed:
 
 @dataclass(frozen=True)
 class Image:
-    """A built image: `root` holds `routerlab/`, `removed` every function it lacks."""
+    """A built image: `root` (what the jail mounts) holds `routerlab/`, `removed` every function
+    it lacks."""
 
     root: Path
     removed: dict[str, Removed]
@@ -108,15 +110,22 @@ def build_image(targets: frozenset[str], cache_dir: Path | None = None) -> Image
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     folder = base / "routerlab" / "jail" / digest.hexdigest()[:20]
-    texts = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sources}
-    stripped, removed = strip_sources(texts, targets)
     mark = folder / "complete"
     if mark.is_file():
         os.utime(mark)  # used now: pruning keeps the images used last
-    else:
-        _write(folder, stripped)
-        _prune(folder.parent, keep=folder.name)
-    return Image(folder, removed)
+        return Image(folder / "pkg", _read_removed(folder / "removed.json"))
+    texts = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sources}
+    stripped, removed = strip_sources(texts, targets)
+    _write(folder, stripped, removed)
+    _prune(folder.parent, keep=folder.name)
+    return Image(folder / "pkg", removed)
+
+
+def _read_removed(path: Path) -> dict[str, Removed]:
+    """What `_write` kept of the removed functions: reading it is what spares a check the
+    parse of every source (about 130 ms of a 630 ms `exercises check`)."""
+    return {target: Removed(**fields)
+            for target, fields in json.loads(path.read_text(encoding="utf-8")).items()}
 
 
 def _prune(cache: Path, keep: str) -> None:
@@ -130,16 +139,19 @@ def _prune(cache: Path, keep: str) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _write(folder: Path, texts: dict[str, str]) -> None:
+def _write(folder: Path, texts: dict[str, str], removed: dict[str, Removed]) -> None:
     """Write the copy beside its final place, then rename it in: a concurrent builder (another
-    worker) never sees half an image."""
+    worker) never sees half an image. The jail mounts `pkg/` alone: `removed.json` (the removed
+    functions' sources, which the teacher's side hands back per exercise) stays outside it."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     os.chmod(folder.parent, 0o755)
     staging = Path(tempfile.mkdtemp(prefix=".building-", dir=folder.parent))
     for rel, text in texts.items():
-        target = staging / "routerlab" / rel
+        target = staging / "pkg" / "routerlab" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    (staging / "removed.json").write_text(
+        json.dumps({target: asdict(r) for target, r in removed.items()}), encoding="utf-8")
     (staging / "complete").write_text("ok\n")
     for path in [staging, *staging.rglob("*")]:  # the jail runs as another user
         os.chmod(path, 0o755 if path.is_dir() else 0o644)

@@ -279,9 +279,15 @@ def test_every_attack_scores_zero_leaves_nothing_and_the_honest_student_passes(
 
 def test_the_image_holds_no_graded_function_no_model_answer_and_no_catalog(
         tmp_path: Path) -> None:
-    image = build_image(frozenset(graded_targets(load_catalog())), tmp_path)
+    targets = frozenset(graded_targets(load_catalog()))
+    image = build_image(targets, tmp_path)
     files = list(image.root.rglob("*"))
-    assert not [f for f in files if f.name in ("sealed.json", "exercise.toml", "index.toml")]
+    assert not [f for f in files if f.name in ("sealed.json", "exercise.toml", "index.toml",
+                                               "removed.json")]
+    # the removed sources are kept beside the mounted folder, and a later check reads them
+    # there instead of parsing every source again
+    assert (image.root.parent / "removed.json").is_file()
+    assert build_image.__wrapped__(targets, tmp_path).removed == image.removed
     calibration = (image.root / "routerlab" / "core" / "quant" / "calibration.py").read_text()
     assert "def compute_range(" in calibration and ABSENT in calibration
     assert "np.abs" not in calibration.split("def compute_range(")[1].split("\ndef ")[0]
@@ -309,7 +315,7 @@ def test_a_new_image_prunes_the_cache_to_the_images_used_last(tmp_path: Path) ->
     building.mkdir()
     os.utime(stale, (time.time() - 2 * 3600,) * 2)
     image = build_image(frozenset(graded_targets(load_catalog())), tmp_path)
-    assert (image.root / "complete").is_file()
+    assert (image.root.parent / "complete").is_file()
     assert [f.exists() for f in old] == [True] * KEEP + [False, False]
     assert building.exists() and not stale.exists()
 
