@@ -23,6 +23,7 @@ does not grow the cache without end.
 from __future__ import annotations
 
 import ast
+import compileall
 import hashlib
 import json
 import os
@@ -150,6 +151,9 @@ def _write(folder: Path, texts: dict[str, str], removed: dict[str, Removed]) -> 
         target = staging / "pkg" / "routerlab" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    # Compiled here, once: the jail runs Python with -B on a read-only mount, so without them
+    # every jail would compile every module it imports again (most of a jail's start).
+    compileall.compile_dir(staging / "pkg", quiet=1, workers=1)
     (staging / "removed.json").write_text(
         json.dumps({target: asdict(r) for target, r in removed.items()}), encoding="utf-8")
     (staging / "complete").write_text("ok\n")
