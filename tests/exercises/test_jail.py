@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import marshal
 import os
 import socket
 import subprocess
@@ -287,6 +288,13 @@ def test_the_image_holds_no_graded_function_no_model_answer_and_no_catalog(
     # the removed sources are kept beside the mounted folder, and a later check reads them
     # there instead of parsing every source again
     assert (image.root.parent / "removed.json").is_file()
+    # compiled when built (the jail's Python runs with -B on a read-only mount), from the
+    # stripped sources: the model's answer is absent from the bytecode too
+    pyc = next((image.root / "routerlab" / "core" / "quant").glob("__pycache__/calibration.*.pyc"))
+    module = marshal.loads(pyc.read_bytes()[16:])
+    body = next(c for c in module.co_consts if getattr(c, "co_name", "") == "compute_range")
+    assert any(ABSENT in str(c) for c in body.co_consts)
+    assert body.co_names == ("NotImplementedError",)
     assert build_image.__wrapped__(targets, tmp_path).removed == image.removed
     calibration = (image.root / "routerlab" / "core" / "quant" / "calibration.py").read_text()
     assert "def compute_range(" in calibration and ABSENT in calibration
