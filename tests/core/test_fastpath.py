@@ -125,19 +125,25 @@ def test_random_programs_run_the_same_on_both_paths(program: list[tuple[Any, ...
     assert len(fast.trace) == len(slow.trace)
 
 
-def test_the_fast_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A plain flow takes it (so the test above compares two paths, not one path twice)."""
+def _taken(monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
+    """Whether each call of the runtime's fast path `name` took it (answered a tensor)."""
     from routerlab.core import fastpath
 
     taken: list[bool] = []
-    real = fastpath.binary_step
+    real = getattr(fastpath, name)
 
     def spy(*args: Any) -> Any:
         out = real(*args)
         taken.append(out is not None)
         return out
 
-    monkeypatch.setattr("routerlab.core.runtime.binary_step", spy)
+    monkeypatch.setattr(f"routerlab.core.runtime.{name}", spy)
+    return taken
+
+
+def test_the_fast_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain flow takes it (so the test above compares two paths, not one path twice)."""
+    taken = _taken(monkeypatch, "binary_step")
     rt = Runtime(list(DEVICES))
     x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
     x = rt.add(x, rt.clone(x))
@@ -175,17 +181,7 @@ def test_a_step_that_fails_inside_rolls_back_the_same_on_both_paths(
 def test_a_move_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """A plain and a quantized same-peer move take it; another peer, a forced path and `legacy`
     go to the readable path."""
-    from routerlab.core import fastpath
-
-    taken: list[bool] = []
-    real = fastpath.move_step
-
-    def spy(*args: Any) -> Any:
-        out = real(*args)
-        taken.append(out is not None)
-        return out
-
-    monkeypatch.setattr("routerlab.core.runtime.move_step", spy)
+    taken = _taken(monkeypatch, "move_step")
     rt = Runtime([*DEVICES, "peer2/cpu:0"])
     x = rt.to_device(rt.tensor([1.0, 2.0], "cpu:0", "f32"), "cpu:1")
     q = rt.to_device(rt.quantize(x, "q8s"), "cpu:0")
