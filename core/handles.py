@@ -155,11 +155,15 @@ class HandleContainer(Viewable):
         if self._undo is not None:
             self._undo.append((self._handles, id, self._handles.get(id, _MISSING)))
         self._handles[id] = handle
-        if 0 <= id <= LAST_COMPACT_ID:
-            self._events.append(id + self._registered)  # the tuple below, as one int
-        else:
-            self._log(("register", self._label, int(id)))
-            self._hold_other_ids()
+        try:
+            if 0 <= id <= LAST_COMPACT_ID:
+                self._events.append(id + self._registered)  # the tuple below, as one int
+            else:
+                self._log(("register", self._label, int(id)))
+                self._hold_other_ids()
+        except TypeError:  # an id that is no number: the insert is taken back, the id refused
+            del self._handles[id]
+            raise
 
     def get(self, id: int, status: TensorStatus) -> Any:
         """`get_handle` (handle.rs:93): ReadOnly leaves the entry, ReadWrite moves it out.

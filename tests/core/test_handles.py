@@ -128,3 +128,10 @@ def test_view_lists_ids() -> None:
     c.register(4, "x")
     view = c.view()
     assert view.title == "Registry cpu:0" and [r[0] for r in view.rows] == [4]
+
+
+def test_an_id_that_is_no_number_is_refused_before_anything_changes() -> None:
+    container = HandleContainer("cpu:0")
+    with pytest.raises(TypeError):
+        container.register("3", object())  # type: ignore[arg-type]
+    assert container.num_handles() == 0
