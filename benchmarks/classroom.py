@@ -49,9 +49,9 @@ def _routerlab(*args: str) -> None:
 def make_class(root: Path, students: int) -> tuple[Path, Path, Path]:
     """`students` copies of four real workspaces under `root/submitted/<id>/`, a roster, and
     the fully solved workspace."""
+    from routerlab.exercises.authoring.sealing import open_solution, open_wrong
     from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.sealing import open_solution, open_wrong
-    from routerlab.exercises.workspace import init_workspace
+    from routerlab.exercises.learner.workspace import init_workspace
 
     catalog = load_catalog()
     kinds: dict[str, Path] = {}
@@ -77,7 +77,7 @@ def make_class(root: Path, students: int) -> tuple[Path, Path, Path]:
 
 
 def run(rounds: int, students: int) -> dict[str, Any]:
-    from routerlab.exercises.classroom import grade_student
+    from routerlab.exercises.teacher.classroom import grade_student
 
     with tempfile.TemporaryDirectory(prefix="routerlab-classroom-") as scratch:
         root = Path(scratch)

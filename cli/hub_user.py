@@ -2,7 +2,7 @@
 
 JupyterHub's spawner starts this instead of `jupyterhub-singleuser` (the demo hub and the
 configurations in `deploy/` alike). It makes the student's class workspace in their home on the
-first spawn (`routerlab.exercises.hub.prepare_workspace`), from the course bundle named by
+first spawn (`routerlab.exercises.teacher.hub.prepare_workspace`), from the course bundle named by
 `$ROUTERLAB_COURSE` (a self-study workspace without it), then replaces itself with JupyterHub's
 single-user JupyterLab serving that workspace: the process the hub watches and stops is the server
 itself. The server's settings are those of `routerlab lab` (no news pop-up); hidden files are
@@ -18,7 +18,7 @@ from pathlib import Path
 
 def main(argv: list[str]) -> None:
     from ..core import RouterLabError
-    from ..exercises.hub import COURSE_ENV, prepare_workspace
+    from ..exercises.teacher.hub import COURSE_ENV, prepare_workspace
     from .lab_server import app_settings
 
     student = os.environ.get("JUPYTERHUB_USER", "")

@@ -10,6 +10,6 @@ grading logic (catalog, runner, state, grades) lives in this package and knows n
 terminal; see docs/exercises.md.
 """
 
-from .notebook import check, give_up, hint, progress, show, solution
+from .learner.notebook import check, give_up, hint, progress, show, solution
 
 __all__ = ["check", "give_up", "hint", "progress", "show", "solution"]

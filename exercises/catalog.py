@@ -11,7 +11,7 @@ reject it).
 code serves a source tree, an editable install and a wheel.
 
 A teacher's course folder (`teacher seal --catalog DIR`) and a class's course bundle
-(`teacher release`, `routerlab.exercises.bundle`) have the same layout and are read by
+(`teacher release`, `routerlab.exercises.authoring.bundle`) have the same layout and are read by
 `load_catalog(DIR)`; each exercise remembers the folder it came from (`Exercise.catalog`).
 """
 

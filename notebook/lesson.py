@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..exercises import notebook as face
-from ..exercises.course import Course
 from ..exercises.errors import NoWorkspaceError
-from ..exercises.render import ProgressView, ReportView, TextView
-from ..exercises.render import progress_view as _progress_view
-from ..exercises.workspace import Workspace, find_workspace, init_workspace
+from ..exercises.learner import notebook as face
+from ..exercises.learner.course import Course
+from ..exercises.learner.render import ProgressView, ReportView, TextView
+from ..exercises.learner.render import progress_view as _progress_view
+from ..exercises.learner.workspace import Workspace, find_workspace, init_workspace
 from .display import Callout
 
 __all__ = ["Lesson", "lesson"]

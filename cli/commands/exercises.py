@@ -1,7 +1,7 @@
 """`routerlab exercises ...`: the student's terminal face of `routerlab.exercises`.
 
 Thin on purpose: each command finds the workspace, calls one `Course` operation and renders the
-description `routerlab.exercises.render` builds (the notebook renders the same one as HTML).
+description `routerlab.exercises.learner.render` builds (the notebook renders the same one as HTML).
 Imports of the exercise package happen inside the commands so `routerlab --help` stays fast.
 """
 
@@ -13,8 +13,8 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ...exercises.course import Course
-    from ...exercises.render import ProgressView, ReportView
+    from ...exercises.learner.course import Course
+    from ...exercises.learner.render import ProgressView, ReportView
 
 exercises_app = typer.Typer(
     name="exercises", no_args_is_help=True,
@@ -44,8 +44,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _course(directory: Path | None) -> "Course":
-    from ...exercises.course import Course
-    from ...exercises.workspace import find_workspace
+    from ...exercises.learner.course import Course
+    from ...exercises.learner.workspace import find_workspace
 
     return Course(find_workspace(directory))
 
@@ -107,7 +107,7 @@ def init(
 ) -> None:
     """Create a workspace: one starter file per exercise, and your progress file. With --course
     and --student-id, a class workspace: the hidden checks and solutions are your teacher's."""
-    from ...exercises.workspace import init_workspace
+    from ...exercises.learner.workspace import init_workspace
 
     workspace, written = init_workspace(directory, student, course, student_id)
     console = _console(plain)
@@ -138,7 +138,7 @@ def command_prefix() -> str:
 def list_(directory: Path = DIR, plain: bool = PLAIN,
           json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Every exercise with its status, points, attempts and hints used, and a progress bar."""
-    from ...exercises.render import list_lines, list_records
+    from ...exercises.learner.render import list_lines, list_records
 
     course = _course(directory)
     statuses = course.statuses()
@@ -164,8 +164,8 @@ def upgrade(directory: Path = DIR,
     """After updating RouterLab (or getting a new release of your course): add new exercises,
     rename files to their ids, keep every file and result, and list each pass that a changed
     exercise no longer counts, with the reason."""
-    from ...exercises.course import Course, invalidated_passes
-    from ...exercises.workspace import replace_course, upgrade_workspace
+    from ...exercises.learner.course import Course, invalidated_passes
+    from ...exercises.learner.workspace import replace_course, upgrade_workspace
 
     course = _course(directory)
     if course_bundle is not None:
@@ -204,7 +204,7 @@ def progress(directory: Path = DIR, plain: bool = PLAIN) -> None:
 def show(exercise_id: str = typer.Argument(..., help="An exercise id, e.g. registry-1."),
          directory: Path = DIR, plain: bool = PLAIN) -> None:
     """The statement of an exercise and where its file is."""
-    from ...exercises.notebook import show as describe
+    from ...exercises.learner.notebook import show as describe
 
     view = describe(exercise_id, directory)
     console = _console(plain)
@@ -221,7 +221,7 @@ def check(
     json_out: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
 ) -> None:
     """Run an exercise's checks on your file (visible and hidden). Exit code 1 if any fail."""
-    from ...exercises.render import report_view
+    from ...exercises.learner.render import report_view
 
     course = _course(directory)
     if all_:
@@ -267,7 +267,7 @@ def _verdict(report: Any, view: "ReportView") -> dict[str, Any]:
 
 def _progress(course: "Course") -> "ProgressView":
     """Every exercise's status, with the repairs made to the progress file as its notes."""
-    from ...exercises.render import progress_view
+    from ...exercises.learner.render import progress_view
 
     return progress_view(course.statuses(), course.problems)
 
@@ -281,7 +281,7 @@ def hint(exercise_id: str = typer.Argument(..., help="An exercise id."),
     from rich.panel import Panel
     from rich.text import Text
 
-    from ...exercises.render import hint_view
+    from ...exercises.learner.render import hint_view
 
     view = hint_view(_course(directory).hint(exercise_id, level))
     _console(plain).print(Panel(Text(view.text), title=Text(view.title), title_align="left"))
@@ -307,7 +307,7 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
     """Show the answer without passing (asks first): the exercise then earns no points."""
     from rich.syntax import Syntax
 
-    from ...exercises.render import give_up_view
+    from ...exercises.learner.render import give_up_view
 
     course = _course(directory)
     exercise = course.catalog.get(exercise_id)
@@ -358,8 +358,8 @@ def watch(
     """Check the current exercise, then re-check every time you save (Ctrl-C to stop)."""
     import threading
 
-    from ...exercises.render import report_view
-    from ...exercises.watch import Watcher, WatchEvent
+    from ...exercises.learner.render import report_view
+    from ...exercises.learner.watch import Watcher, WatchEvent
 
     course = _course(directory)
     console = _console(plain)
@@ -389,7 +389,7 @@ def export(out: Path = typer.Option(None, "--out", "-o",
     """Re-check every file, then write your results (ids, pass/fail, points, attempts, hints, each
     file's SHA-256) as one JSON file to hand in."""
     from ...exercises.errors import WorkspaceError
-    from ...exercises.grading import write_results
+    from ...exercises.teacher.grading import write_results
 
     course = _course(directory)
     if course.class_mode:  # the grade is the teacher's regrade of the files, not a report

@@ -1,7 +1,8 @@
 """`routerlab hub --demo`: a real JupyterHub class on 127.0.0.1, to try a class on one machine.
 
-Thin: the configuration and the students' workspaces are `routerlab.exercises.hub`, the processes
-`routerlab.cli.hub_server`. A real class runs on a hub deployed from `deploy/` (docs/exercises.md).
+Thin: the configuration and the students' workspaces are `routerlab.exercises.teacher.hub`, the
+processes `routerlab.cli.hub_server`. A real class runs on a hub deployed from `deploy/`
+(docs/exercises.md).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ def hub(
     if not demo:
         _fail("only the demo hub runs from here (`routerlab hub --demo`); a real class runs on "
               "a JupyterHub deployed from deploy/ (see docs/exercises.md)")
-    from ...exercises import hub as classhub
-    from ...exercises.workspace import caller_cwd
+    from ...exercises.learner.workspace import caller_cwd
+    from ...exercises.teacher import hub as classhub
     from .. import hub_server
 
     if importlib.util.find_spec("jupyterhub") is None:

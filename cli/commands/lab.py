@@ -1,7 +1,7 @@
 """`routerlab lab`: JupyterLab on the learner's own copy of the guided notebooks.
 
 The notebooks are served from the learner's exercise workspace (`<workspace>/notebooks/`, kept
-up to date by `routerlab.exercises.lab_notebooks`, with the docs they link to in
+up to date by `routerlab.exercises.learner.lab_notebooks`, with the docs they link to in
 `<workspace>/docs/`), never from the checkout: saving a notebook
 must not dirty the repository, and the notebooks' checkpoints find the workspace (its marker is
 above the notebook's folder), so the terminal's `routerlab exercises` and the notebooks share
@@ -50,7 +50,7 @@ def lab(
         _fail(INSTALL_HINT)
     import secrets  # here, not at the top: `routerlab --help` imports this module
 
-    from ...exercises import lab_notebooks
+    from ...exercises.learner import lab_notebooks
     from .. import lab_server
 
     workspace, how = _workspace(directory, create=not dry_run)
@@ -63,7 +63,7 @@ def lab(
     command = lab_server.jupyterlab_command(workspace, port, open_path, open_browser, settings)
     typer.echo(f"{how}: {workspace}")
     if not dry_run:
-        from ...exercises.workspace import open_workspace
+        from ...exercises.learner.workspace import open_workspace
 
         opened = open_workspace(workspace)
         synced = lab_notebooks.sync_notebooks(opened, source)
@@ -86,7 +86,7 @@ def _workspace(directory: Path | None, create: bool) -> tuple[Path, str]:
     """The workspace folder to serve, and how it was chosen (said on screen). A folder that is
     not a workspace yet is made one (`init_workspace`) only when `create`."""
     from ...exercises.errors import WorkspaceError
-    from ...exercises.workspace import MARKER, caller_cwd, find_workspace, init_workspace
+    from ...exercises.learner.workspace import MARKER, caller_cwd, find_workspace, init_workspace
 
     if directory is None:
         try:

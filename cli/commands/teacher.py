@@ -1,8 +1,8 @@
 """`routerlab teacher ...`: lint the exercise catalog, merge students' results, seal answers,
 release a course bundle to a class and its solutions after grading.
 
-Thin: the work is in `routerlab.exercises.lint`, `.grading`, `.sealing` and `.bundle`; this
-module renders.
+Thin: the work is in `routerlab.exercises.authoring.lint`, `.grading`, `.sealing` and `.bundle`;
+this module renders.
 """
 
 import importlib
@@ -17,7 +17,7 @@ from ..options import CourseFolder
 
 if TYPE_CHECKING:
     from ...exercises.catalog import Catalog
-    from ...exercises.regrade import Progress
+    from ...exercises.teacher.regrade import Progress
 
 teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
                           help="For teachers: check the exercise catalog and collect grades.")
@@ -57,9 +57,9 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
     """Every starter fails, every solution passes, 3 hint levels, hidden checks exist (in a
     temporary copy of the course folder given with --catalog)."""
     from ...core import TableView
+    from ...exercises.authoring.lint import lint as run_lint
+    from ...exercises.authoring.lint import lint_folder
     from ...exercises.catalog import load_catalog
-    from ...exercises.lint import lint as run_lint
-    from ...exercises.lint import lint_folder
     from ..render import make_console, print_json, to_rich
 
     started = time.monotonic()
@@ -92,7 +92,7 @@ def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
     """Merge students' exported results into a CSV and summarise each exercise."""
     from ...core import Cell, TableView
     from ...exercises.catalog import load_catalog
-    from ...exercises.grading import gradebook
+    from ...exercises.teacher.grading import gradebook
     from ...present.palette import rich_style
     from ..render import make_console, to_rich
 
@@ -125,8 +125,8 @@ def seal(exercise_id: str = typer.Argument(..., help="An exercise id."),
     """Author an exercise: check the solution against the model and seal it (and the wrong
     submissions `teacher lint` must see rejected) into your course folder (--catalog DIR; a new
     one starts as a copy of the installed catalog). Checked in a temporary copy first."""
+    from ...exercises.authoring.sealing import read_python, seal_into, wrong_entries
     from ...exercises.errors import CatalogError
-    from ...exercises.sealing import read_python, seal_into, wrong_entries
     from ..render import make_console
 
     read_python(solution_file, "solution file")  # a broken file is named before anything else
@@ -152,7 +152,7 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
             plain: bool = PLAIN) -> None:
     """Write the course bundle a class works from: starters and visible checks with their
     expected values; no solution, no hidden expected value, no digest of an answer."""
-    from ...exercises.bundle import release as write_bundle
+    from ...exercises.authoring.bundle import release as write_bundle
     from ..render import make_console
 
     info = write_bundle(_catalog(catalog), out, _course_id(course_id, catalog), title, hints)
@@ -173,7 +173,7 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
                       plain: bool = PLAIN) -> None:
     """After grading: the worked solutions (and predict answers) for a class to import with
     `routerlab exercises import-solutions FILE`."""
-    from ...exercises.bundle import release_solutions as write_solutions
+    from ...exercises.authoring.bundle import release_solutions as write_solutions
     from ..render import make_console
 
     course_id = _course_id(course_id, catalog)
@@ -220,12 +220,12 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     """Regrade from scratch, trusting nothing a student wrote but their exercise files: each
     student in an OS jail (bubblewrap), predict answers read as data; writes the grades CSV as
     each student is graded, a SHA-256 digest file, and with --feedback a page per student."""
-    from ...exercises.classroom import GradeOptions, LocalExecutor
-    from ...exercises.course import workers
-    from ...exercises.dask_executor import DaskExecutor
-    from ...exercises.gradebook import UNISOLATED_NOTE
-    from ...exercises.jail import unavailable
-    from ...exercises.regrade import Outputs, plan_class, regrade
+    from ...exercises.engine.jail import unavailable
+    from ...exercises.learner.course import workers
+    from ...exercises.teacher.classroom import GradeOptions, LocalExecutor
+    from ...exercises.teacher.dask_executor import DaskExecutor
+    from ...exercises.teacher.gradebook import UNISOLATED_NOTE
+    from ...exercises.teacher.regrade import Outputs, plan_class, regrade
     from ...present.palette import rich_style
     from ..render import make_console
 

@@ -1,6 +1,6 @@
 """`routerlab teacher collect --hub URL OUT`: the students' workspaces, off a JupyterHub.
 
-Thin: the work is `routerlab.exercises.collect`. Registered under `teacher` by `teacher.py`.
+Thin: the work is `routerlab.exercises.teacher.collect`. Registered under `teacher` by `teacher.py`.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def collect(
 ) -> None:
     """Copy every student's workspace from a JupyterHub through its REST API (an admin token;
     stopped servers are started for the copy and stopped again)."""
-    from ...exercises.collect import MANIFEST, Collected, Hub, read_token
-    from ...exercises.collect import collect as run_collect
+    from ...exercises.teacher.collect import MANIFEST, Collected, Hub, read_token
+    from ...exercises.teacher.collect import collect as run_collect
     from ...present.palette import rich_style
     from ..render import make_console
 

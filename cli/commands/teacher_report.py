@@ -1,7 +1,7 @@
 """`routerlab teacher report GRADES_DIR --html OUT`: a regraded class on one offline page.
 
-Thin: the numbers are `routerlab.exercises.analytics`, the page `routerlab.exercises.class_report`.
-Registered under `teacher` by `teacher.py`.
+Thin: the numbers are `routerlab.exercises.teacher.analytics`, the page
+`routerlab.exercises.teacher.class_report`. Registered under `teacher` by `teacher.py`.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ def report(
     if importlib.util.find_spec("matplotlib") is None:
         raise RouterLabError("the report draws with matplotlib: pip install "
                              "'routerlab[notebooks]'")
-    from ...exercises.analytics import analyse, load_results
-    from ...exercises.class_report import report_html
     from ...exercises.errors import GradesError
     from ...exercises.files import check_target, write_text
+    from ...exercises.teacher.analytics import analyse, load_results
+    from ...exercises.teacher.class_report import report_html
     from ..render import make_console
 
     check_target(html_out, "report", GradesError)

@@ -2,11 +2,11 @@
 
 A check is a *probe*: given a `Subject` (the student's submission, or the model), it runs the
 subject's functions on the check's inputs, plugged into a real `Runtime` where that is the point,
-and returns what it saw as labelled plain data, `[(label, value), ...]`. It never decides
-anything. The probe runs twice: in the student's sandboxed process on their code, and in the
-parent on `ModelSubject` (RouterLab's own behaviour, in the student's signature); the parent
-compares the two (`routerlab.exercises.judge`). So the verdict never lives where the student's
-code runs, and a probe that a student's file disables only returns data that does not match.
+and returns what it saw as labelled plain data, `[(label, value), ...]`. It never decides anything.
+The probe runs twice: in the student's sandboxed process on their code, and in the parent on
+`ModelSubject` (RouterLab's own behaviour, in the student's signature); the parent compares the two
+(`routerlab.exercises.engine.judge`). So the verdict never lives where the student's code runs, and
+a probe that a student's file disables only returns data that does not match.
 
 A probe may raise `CheckFailure` with a plain-language message for what is not data at all (a
 missing function, a result of the wrong shape); any other exception escaping it is the student's

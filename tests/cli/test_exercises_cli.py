@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from routerlab.cli.app import app
+from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.sealing import open_solution
 
 RUNNER = CliRunner()
 

@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from routerlab.cli.app import app
 from routerlab.cli.commands import lab as lab_command
 from routerlab.core.errors import RouterLabError
-from routerlab.exercises.lab_notebooks import shipped_notebooks, sync_notebooks
-from routerlab.exercises.workspace import init_workspace
+from routerlab.exercises.learner.lab_notebooks import shipped_notebooks, sync_notebooks
+from routerlab.exercises.learner.workspace import init_workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = re.compile(r"Open: (http://127\.0\.0\.1:(\d+)/lab/tree/notebooks/00-welcome\.ipynb"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import Exercise, load_catalog
-from routerlab.exercises.course import Course
-from routerlab.exercises.sealing import open_solution
-from routerlab.exercises.workspace import Workspace, init_workspace
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.workspace import Workspace, init_workspace
 
 
 def _reference_solution(exercise: Exercise) -> str:

@@ -18,12 +18,12 @@ from typer.testing import CliRunner
 
 from routerlab.cli.app import app
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.classroom import GradeOptions, grade_student
-from routerlab.exercises.course import Course
-from routerlab.exercises.grading import results
-from routerlab.exercises.jail import unavailable
-from routerlab.exercises.runner import SANDBOX, Candidate, run_checks
-from routerlab.exercises.workspace import Workspace, init_workspace
+from routerlab.exercises.engine.jail import unavailable
+from routerlab.exercises.engine.runner import SANDBOX, Candidate, run_checks
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.workspace import Workspace, init_workspace
+from routerlab.exercises.teacher.classroom import GradeOptions, grade_student
+from routerlab.exercises.teacher.grading import results
 
 TOKEN = uuid.uuid4().hex
 OUTSIDE = Path(f"/tmp/routerlab-attack-{TOKEN}")

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.exercises import sealing
 from routerlab.exercises.answers import seal, unseal
+from routerlab.exercises.authoring import sealing
+from routerlab.exercises.authoring.lint import lint_folder
+from routerlab.exercises.authoring.sealing import model_key, open_solution, seal_into
 from routerlab.exercises.catalog import Exercise, catalog_root, load_catalog
-from routerlab.exercises.course import Course, invalidated_passes
 from routerlab.exercises.errors import CatalogError
-from routerlab.exercises.lint import lint_folder
-from routerlab.exercises.sealing import model_key, open_solution, seal_into
-from routerlab.exercises.workspace import Workspace, upgrade_workspace
+from routerlab.exercises.learner.course import Course, invalidated_passes
+from routerlab.exercises.learner.workspace import Workspace, upgrade_workspace
 
 Reference = Callable[[Exercise], str]
 INSTALLED = Path(str(catalog_root()))

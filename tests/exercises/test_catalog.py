@@ -9,10 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
+from routerlab.exercises.authoring.lint import lint, lint_exercise
+from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import Kind, catalog_root, load_catalog
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.lint import lint, lint_exercise
-from routerlab.exercises.sealing import open_solution
 
 TOPICS = ("flow", "registry", "lifecycle", "sessions", "transfer", "quant", "gap", "fix",
           "policy", "gpu", "peers", "faults")

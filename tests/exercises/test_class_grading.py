@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.exercises.bounded import Malformed, bounded_json
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.classroom import (
+from routerlab.exercises.engine.bounded import Malformed, bounded_json
+from routerlab.exercises.engine.literals import literal_answers, literal_reply
+from routerlab.exercises.engine.runner import judge_reply
+from routerlab.exercises.errors import GradesError
+from routerlab.exercises.teacher.classroom import (
     CheckResult,
     ExerciseResult,
     GradeJob,
@@ -23,9 +26,8 @@ from routerlab.exercises.classroom import (
     StudentResult,
     grade_class,
 )
-from routerlab.exercises.errors import GradesError
-from routerlab.exercises.feedback import feedback_html, feedback_json, write_feedback
-from routerlab.exercises.gradebook import (
+from routerlab.exercises.teacher.feedback import feedback_html, feedback_json, write_feedback
+from routerlab.exercises.teacher.gradebook import (
     CANVAS_COLUMNS,
     MOODLE_COLUMNS,
     UNISOLATED_NOTE,
@@ -35,9 +37,7 @@ from routerlab.exercises.gradebook import (
     neutral,
     write_digest,
 )
-from routerlab.exercises.literals import literal_answers, literal_reply
-from routerlab.exercises.roster import Student, match, read_roster
-from routerlab.exercises.runner import judge_reply
+from routerlab.exercises.teacher.roster import Student, match, read_roster
 
 # --- predict answers are data ------------------------------------------------------------------
 
@@ -280,8 +280,8 @@ def test_teacher_grades_labels_exports_self_reported_and_refuses_a_class_workspa
 
 def test_a_file_too_large_to_be_an_exercise_is_that_exercises_error_not_the_students(
         tmp_path: Path) -> None:
-    from routerlab.exercises.classroom import grade_student
-    from routerlab.exercises.workspace import init_workspace
+    from routerlab.exercises.learner.workspace import init_workspace
+    from routerlab.exercises.teacher.classroom import grade_student
 
     workspace = init_workspace(tmp_path / "ws", "ada")[0]
     exercise = load_catalog().get("flow-1")

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.exercises import judge
-from routerlab.exercises import notebook as face
-from routerlab.exercises.bundle import release, release_solutions
+from routerlab.exercises.authoring.bundle import release, release_solutions
+from routerlab.exercises.authoring.sealing import model_key, open_solution
 from routerlab.exercises.catalog import Exercise, Kind, load_catalog
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.course import Course
+from routerlab.exercises.engine import judge
 from routerlab.exercises.errors import LockedError, WorkspaceError
+from routerlab.exercises.learner import notebook as face
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.workspace import MARKER, find_workspace, init_workspace
 from routerlab.exercises.report import AT_GRADING, PASSED
-from routerlab.exercises.sealing import model_key, open_solution
-from routerlab.exercises.workspace import MARKER, find_workspace, init_workspace
 
 Reference = Callable[[Exercise], str]
 
@@ -251,7 +251,7 @@ def test_the_teacher_commands_release_a_course_and_its_solutions(tmp_path: Path)
 
 def test_notebook_checkpoints_in_a_class_workspace_behave_like_its_terminal(
         class_course: Course, tmp_path: Path) -> None:
-    from routerlab.exercises.sealing import literal_assignments
+    from routerlab.exercises.authoring.sealing import literal_assignments
     from routerlab.notebook import Callout, lesson
 
     lab = lesson("01-handles", dir=class_course.workspace.root)
@@ -276,7 +276,7 @@ def test_a_new_release_of_the_course_reopens_the_passes_it_changes(
     import shutil
 
     from routerlab.exercises.catalog import catalog_root
-    from routerlab.exercises.workspace import open_workspace
+    from routerlab.exercises.learner.workspace import open_workspace
 
     workspace = class_course.workspace
     mine = workspace.file_for(class_course.catalog.get("quant-3"))
@@ -351,8 +351,8 @@ def test_the_give_up_attack_gains_nothing_at_grading(tmp_path: Path, reference: 
     import shutil
 
     from routerlab.exercises.catalog import catalog_root
-    from routerlab.exercises.classroom import GradeOptions, grade_student
-    from routerlab.exercises.jail import unavailable
+    from routerlab.exercises.engine.jail import unavailable
+    from routerlab.exercises.teacher.classroom import GradeOptions, grade_student
 
     course = tmp_path / "course"
     shutil.copytree(Path(str(catalog_root())), course)

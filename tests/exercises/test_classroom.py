@@ -14,16 +14,16 @@ import pytest
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
-from routerlab.exercises import judge
+from routerlab.exercises.authoring.lint import lint_exercise
 from routerlab.exercises.catalog import Catalog, Tolerance, load_catalog
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.checks.base import Check
-from routerlab.exercises.course import Course
-from routerlab.exercises.gradebook import neutral as safe_cell
-from routerlab.exercises.jail import unavailable
-from routerlab.exercises.lint import lint_exercise
-from routerlab.exercises.render import list_lines
-from routerlab.exercises.workspace import Workspace, upgrade_workspace
+from routerlab.exercises.engine import judge
+from routerlab.exercises.engine.jail import unavailable
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.render import list_lines
+from routerlab.exercises.learner.workspace import Workspace, upgrade_workspace
+from routerlab.exercises.teacher.gradebook import neutral as safe_cell
 
 Solve = Callable[[Workspace, str], Path]
 
@@ -135,7 +135,7 @@ def test_choice_answers_ignore_case_and_surrounding_space(tmp_path: Path) -> Non
 
 def test_hand_edited_results_are_rejected_naming_file_and_field(tmp_path: Path) -> None:
     from routerlab.exercises.errors import GradesError
-    from routerlab.exercises.grading import gradebook
+    from routerlab.exercises.teacher.grading import gradebook
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.course import Course
 from routerlab.exercises.errors import LockedError, UnknownExerciseError, WorkspaceError
-from routerlab.exercises.render import TERMINAL, report_view
-from routerlab.exercises.workspace import MARKER, Workspace, find_workspace, init_workspace
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.render import TERMINAL, report_view
+from routerlab.exercises.learner.workspace import MARKER, Workspace, find_workspace, init_workspace
 
 Solve = Callable[[Workspace, str], Path]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.exercises.classroom import CheckResult, ExerciseResult, StudentResult
-from routerlab.exercises.feedback import write_feedback
+from routerlab.exercises.teacher.classroom import CheckResult, ExerciseResult, StudentResult
+from routerlab.exercises.teacher.feedback import write_feedback
 
 pytestmark = pytest.mark.browser
 

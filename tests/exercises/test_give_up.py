@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.course import Course
 from routerlab.exercises.errors import GradesError, LockedError
-from routerlab.exercises.grading import gradebook, write_results
-from routerlab.exercises.workspace import Workspace
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.workspace import Workspace
+from routerlab.exercises.teacher.grading import gradebook, write_results
 
 Solve = Callable[[Workspace, str], Path]
 

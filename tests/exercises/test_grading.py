@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.course import Course
 from routerlab.exercises.errors import GradesError
-from routerlab.exercises.grading import gradebook, results, write_results
-from routerlab.exercises.workspace import Workspace, init_workspace
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.workspace import Workspace, init_workspace
+from routerlab.exercises.teacher.grading import gradebook, results, write_results
 
 Solve = Callable[[Workspace, str], Path]
 

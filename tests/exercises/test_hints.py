@@ -7,9 +7,9 @@ import ast
 import importlib
 import inspect
 
+from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.sealing import open_solution
 
 NEAR_SOLUTION = 3
 

@@ -23,13 +23,13 @@ import pytest
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
+from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.classroom import GradeOptions, grade_student
-from routerlab.exercises.jail import unavailable
-from routerlab.exercises.jail_image import ABSENT, KEEP, build_image, graded_targets
-from routerlab.exercises.sealing import open_solution
-from routerlab.exercises.workspace import MARKER, init_workspace
+from routerlab.exercises.engine.jail import unavailable
+from routerlab.exercises.engine.jail_image import ABSENT, KEEP, build_image, graded_targets
+from routerlab.exercises.learner.workspace import MARKER, init_workspace
+from routerlab.exercises.teacher.classroom import GradeOptions, grade_student
 
 TOKEN = uuid.uuid4().hex
 OUTSIDE = Path(f"/tmp/routerlab-jail-attack-{TOKEN}")
@@ -107,7 +107,7 @@ threading.Thread(target=later).start()
     "import-grader": ("quant-1", f"""
 from routerlab.exercises.checks.quant import model_scale
 {SCALE}    try:
-        from routerlab.exercises import judge
+        from routerlab.exercises.engine import judge
         return judge.expected("quant-1").observations
     except Exception:
         return model_scale(values, value)
@@ -360,7 +360,7 @@ def test_resume_grades_only_the_students_the_journal_lacks_and_no_isolation_says
     assert len(lines) == 2
     journal.write_text(lines[0] + "\n")  # interrupted after the first student
     graded: list[str] = []
-    from routerlab.exercises import classroom
+    from routerlab.exercises.teacher import classroom
 
     original = classroom.grade_job
     monkeypatch.setattr(classroom, "grade_job",
@@ -380,7 +380,7 @@ def test_resume_grades_only_the_students_the_journal_lacks_and_no_isolation_says
 
 def test_recheck_refuses_without_bubblewrap_naming_the_install(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from routerlab.exercises import jail
+    from routerlab.exercises.engine import jail
 
     monkeypatch.setattr(jail.shutil, "which", lambda name: None)
     jail.unavailable.cache_clear()
@@ -396,7 +396,7 @@ def test_recheck_refuses_without_bubblewrap_naming_the_install(
 
 
 def test_a_dead_teachers_empty_cgroup_is_swept_and_a_jail_leaves_none() -> None:
-    from routerlab.exercises.jail import JAIL_PROCESSES, _Cgroup
+    from routerlab.exercises.engine.jail import JAIL_PROCESSES, _Cgroup
 
     probe = _Cgroup()
     if not probe.paths:
@@ -416,7 +416,7 @@ def test_a_dead_teachers_empty_cgroup_is_swept_and_a_jail_leaves_none() -> None:
 
 
 def test_a_self_study_check_of_every_check_module_passes_in_its_own_jail(tmp_path: Path) -> None:
-    from routerlab.exercises.runner import Candidate, run_checks
+    from routerlab.exercises.engine.runner import Candidate, run_checks
 
     catalog = load_catalog()
     one_per_module = {e.checks: e for e in catalog}

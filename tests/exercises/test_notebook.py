@@ -16,9 +16,9 @@ import pytest
 
 from routerlab.exercises import check, hint, progress, solution
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.course import Course
 from routerlab.exercises.errors import ExerciseError, LockedError
-from routerlab.exercises.workspace import Workspace
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.workspace import Workspace
 
 Solve = Callable[[Workspace, str], Path]
 

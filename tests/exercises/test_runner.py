@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.engine.runner import SANDBOX, Candidate, run_checks
 from routerlab.exercises.report import ERROR, FAILED, NOT_RUN, CheckReport
-from routerlab.exercises.runner import SANDBOX, Candidate, run_checks
-from routerlab.exercises.sealing import open_solution
 
 QUANT_3 = load_catalog().get("quant-3")
 

@@ -6,7 +6,7 @@ import json
 import threading
 from pathlib import Path
 
-from routerlab.exercises.state import Record, StateStore
+from routerlab.exercises.learner.state import Record, StateStore
 
 
 def _store(tmp_path: Path) -> StateStore:

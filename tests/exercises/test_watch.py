@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.course import Course
-from routerlab.exercises.watch import Watcher, WatchEvent
-from routerlab.exercises.workspace import Workspace
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.watch import Watcher, WatchEvent
+from routerlab.exercises.learner.workspace import Workspace
 
 Solve = Callable[[Workspace, str], Path]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from routerlab.cli.hub_server import descendants, free_port
-from routerlab.exercises.hub import PROXY_INSTALL, find_proxy
+from routerlab.exercises.teacher.hub import PROXY_INSTALL, find_proxy
 
 START_LIMIT_S = 120
 

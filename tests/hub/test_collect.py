@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
-from routerlab.exercises.collect import MANIFEST, CollectError, Hub, collect, read_token
+from routerlab.exercises.teacher.collect import MANIFEST, CollectError, Hub, collect, read_token
 
 TOKEN = "admin-token-123"
 

@@ -19,10 +19,10 @@ from hubtools import free_port
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
-from routerlab.exercises.classroom import LocalExecutor, StudentResult
-from routerlab.exercises.dask_executor import DaskExecutor
-from routerlab.exercises.regrade import Outputs, plan_class, regrade
-from routerlab.exercises.workspace import Workspace, init_workspace
+from routerlab.exercises.learner.workspace import Workspace, init_workspace
+from routerlab.exercises.teacher.classroom import LocalExecutor, StudentResult
+from routerlab.exercises.teacher.dask_executor import DaskExecutor
+from routerlab.exercises.teacher.regrade import Outputs, plan_class, regrade
 
 pytestmark = pytest.mark.slow
 
@@ -90,8 +90,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 @pytest.fixture(scope="module")
 def submitted(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    from routerlab.exercises.authoring.sealing import open_solution
     from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.sealing import open_solution
 
     root = tmp_path_factory.mktemp("class")
     folders = []

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.exercises.classroom import GradeJob, GradeOptions, StudentResult, grade_job
-from routerlab.exercises.dask_executor import DaskExecutor, grade_remote, pack, unpack
+from routerlab.exercises.engine.jail import unavailable
 from routerlab.exercises.errors import GradesError
-from routerlab.exercises.jail import unavailable
-from routerlab.exercises.workspace import init_workspace
+from routerlab.exercises.learner.workspace import init_workspace
+from routerlab.exercises.teacher.classroom import GradeJob, GradeOptions, StudentResult, grade_job
+from routerlab.exercises.teacher.dask_executor import DaskExecutor, grade_remote, pack, unpack
 
 
 def test_pack_takes_the_files_grading_reads_and_no_link(tmp_path: Path) -> None:

@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 from hubtools import DemoHub, alive, need_hub
 
+from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.hub import OPEN_URL
-from routerlab.exercises.jail import unavailable
-from routerlab.exercises.sealing import open_solution
+from routerlab.exercises.engine.jail import unavailable
+from routerlab.exercises.teacher.hub import OPEN_URL
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from routerlab.exercises.hub import OPEN_URL
+from routerlab.exercises.teacher.hub import OPEN_URL
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 ROOT = DEPLOY.parent

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
-from routerlab.exercises import hub as classhub
+from routerlab.exercises.teacher import hub as classhub
 
 
 def test_without_demo_it_points_at_deploy() -> None:

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
-from routerlab.exercises.analytics import analyse, load_results
-from routerlab.exercises.classroom import CheckResult, ExerciseResult, StudentResult
 from routerlab.exercises.errors import GradesError
+from routerlab.exercises.teacher.analytics import analyse, load_results
+from routerlab.exercises.teacher.classroom import CheckResult, ExerciseResult, StudentResult
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--no-first-run"]

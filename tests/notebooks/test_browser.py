@@ -148,8 +148,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory, venv_kernel: str) -> Iterator[
 def test_an_implement_checkpoint_fails_then_passes_when_typed_in(lab: Lab) -> None:
     """The starter is not answered yet; a sealed wrong submission typed into the page fails
     (✗), the sealed solution typed in passes (✓)."""
+    from routerlab.exercises.authoring.sealing import open_solution, open_wrong
     from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.sealing import open_solution, open_wrong
 
     copy = json.loads((lab.workspace / "notebooks" / f"{TYPED_IN}.ipynb").read_text())
     found = implement_checkpoints(copy["cells"])
@@ -219,8 +219,8 @@ def _give_up_checkpoints(workspace: Path, notebook: str) -> None:
     """Give up every checkpoint of `notebook` in the workspace (what `lab.give_up` records),
     except the implement checkpoints of `TYPED_IN`, which the typing test passes by hand."""
     from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.course import Course
-    from routerlab.exercises.workspace import open_workspace
+    from routerlab.exercises.learner.course import Course
+    from routerlab.exercises.learner.workspace import open_workspace
 
     copy = json.loads((workspace / "notebooks" / f"{notebook}.ipynb").read_text())
     typed = {i for *_, i in implement_checkpoints(copy["cells"])} if notebook == TYPED_IN else set()

@@ -106,8 +106,8 @@ def _solved_copy(notebook, checks: dict[int, str]):
     """The notebook with the code cell before each check replaced by the sealed solution."""
     import copy
 
+    from routerlab.exercises.authoring.sealing import open_solution
     from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.sealing import open_solution
 
     solved = copy.deepcopy(notebook)
     for index, exercise_id in checks.items():
@@ -123,8 +123,8 @@ def _assert_a_wrong_submission_fails(client, notebook, index: int, exercise_id: 
     (without raising: a lesson runs on)."""
     import nbformat
 
+    from routerlab.exercises.authoring.sealing import open_wrong
     from routerlab.exercises.catalog import load_catalog
-    from routerlab.exercises.sealing import open_wrong
 
     wrong = open_wrong(load_catalog().get(exercise_id))
     assert wrong, f"{exercise_id} has no sealed wrong submission"

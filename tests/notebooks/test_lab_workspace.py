@@ -23,14 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.exercises.lab_notebooks import (
+from routerlab.exercises.learner.lab_notebooks import (
     NotebookSync,
     shipped_docs,
     shipped_notebooks,
     sync_docs,
     sync_notebooks,
 )
-from routerlab.exercises.workspace import init_workspace, open_workspace
+from routerlab.exercises.learner.workspace import init_workspace, open_workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 LINK = re.compile(r"\]\(([^)\s]+)\)")

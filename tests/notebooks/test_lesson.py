@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from routerlab.exercises.authoring.sealing import literal_assignments, open_solution
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.course import Course
 from routerlab.exercises.errors import WorkspaceError
-from routerlab.exercises.sealing import literal_assignments, open_solution
-from routerlab.exercises.workspace import init_workspace
+from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.workspace import init_workspace
 from routerlab.notebook import Callout, lesson
 
 

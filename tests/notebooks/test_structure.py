@@ -140,9 +140,9 @@ def test_a_checkpoints_kind_is_the_same_in_the_notebook_and_the_terminal(
 
 
 def test_the_terminal_list_calls_experiments_experiment(tmp_path: Path) -> None:
-    from routerlab.exercises.course import Course
-    from routerlab.exercises.render import LIST_HEADER, list_rows
-    from routerlab.exercises.workspace import init_workspace, open_workspace
+    from routerlab.exercises.learner.course import Course
+    from routerlab.exercises.learner.render import LIST_HEADER, list_rows
+    from routerlab.exercises.learner.workspace import init_workspace, open_workspace
 
     init_workspace(tmp_path / "ws", student="ada")
     rows = list_rows(Course(open_workspace(tmp_path / "ws")).statuses())
@@ -182,7 +182,7 @@ def test_an_implement_cell_shows_every_constructor_its_solution_calls(
         notebook_path: Path) -> None:
     """CS231n-style: what the learner must build (`BurnPanic(message, source)`, a
     `HandleKind(kind, primitive)`) is shown, with its arguments, in the `# YOUR CODE` cell."""
-    from routerlab.exercises.sealing import open_solution
+    from routerlab.exercises.authoring.sealing import open_solution
 
     catalog = {e.id: e for e in load_catalog()}
     cells = load(notebook_path)["cells"]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from routerlab.exercises.authoring.sealing import open_solution, open_wrong
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.sealing import open_solution, open_wrong
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("core", "cli", "present", "teaching", "notebook", "exercises", "notebooks", "scenarios",

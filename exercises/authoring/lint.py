@@ -1,0 +1,155 @@
+"""`teacher lint`: prove every exercise is gradeable before it reaches a class.
+
+For each exercise: its starter must load and fail, its sealed reference solution must pass every
+check, it must have three hint levels and at least one hidden check, the model's results must be
+the sealed ones (so a change in the core that changes an answer, or a check whose cases were
+emptied, is caught here and not by a confused class), and every hidden check must reject at
+least one of the shipped wrong submissions that name it (so a hidden check that stopped checking
+cannot stay green). All runs go through the same sandbox as a student's check, side by side.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..catalog import Catalog, Exercise, WrongSubmission, load_catalog
+from ..engine.runner import Candidate, run_checks
+from ..errors import CatalogError, ExerciseError
+from ..files import os_errors
+from ..learner.course import workers
+from ..report import CheckReport
+
+
+@dataclass
+class LintResult:
+    exercise: Exercise
+    problems: list[str] = field(default_factory=list)
+    checks: int = 0
+    hidden: int = 0
+    wrong: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def lint(catalog: Catalog, only: list[str] | None = None) -> list[LintResult]:
+    """Lint the catalog (or the exercises in `only`), in catalog order."""
+    chosen = [catalog.get(i) for i in only] if only else list(catalog)
+    with tempfile.TemporaryDirectory(prefix="routerlab-lint-") as scratch:
+        with ThreadPoolExecutor(max_workers=workers()) as pool:
+            return list(pool.map(lambda e: lint_exercise(e, Path(scratch)), chosen))
+
+
+def lint_folder(course: Path, only: list[str] | None = None) -> list[LintResult]:
+    """Lint a course folder as it is now: a temporary copy of it is linted, so a `teacher seal`
+    writing into the folder meanwhile cannot mix two versions of an exercise in one verdict."""
+    if not (course / "index.toml").is_file():
+        raise CatalogError(f"{course} is not a course folder (no index.toml)")
+    with tempfile.TemporaryDirectory(prefix="routerlab-lint-copy-") as scratch:
+        copy = Path(scratch) / "catalog"
+        with os_errors("copy the course folder", CatalogError):
+            shutil.copytree(course, copy)
+        results = lint(load_catalog(str(copy)), only)
+        load_catalog.cache_clear()  # the copy is gone: no exercise may point into it
+    return results
+
+
+def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
+    from ..checks import suite_for
+    from ..engine import judge
+    from .sealing import open_solution, open_wrong
+
+    started = time.monotonic()
+    result = LintResult(exercise)
+    result.problems += _static_problems(exercise)
+    suite = suite_for(exercise)
+    hidden = [c.name for c in suite.checks if c.hidden]
+    result.checks, result.hidden = len(suite.checks), len(hidden)
+    if not hidden:
+        result.problems.append("no hidden check")
+    result.problems += list(judge.expected(exercise.id, exercise.catalog).problems)
+    folder = Path(tempfile.mkdtemp(prefix=f"{exercise.id}-", dir=scratch))
+    starter = _write(folder / "starter.py", exercise.starter())
+    result.problems += _starter_problems(run_checks(exercise, Candidate(starter, "starter")))
+    try:
+        solution = _write(folder / "solution.py", open_solution(exercise))
+        wrong = open_wrong(exercise)
+    except (ExerciseError, ValueError) as error:
+        result.problems.append(f"the sealed solution cannot be opened with the model's answers "
+                               f"({error})")
+        result.seconds = time.monotonic() - started
+        return result
+    result.problems += _solution_problems(run_checks(exercise, Candidate(solution, "solution")))
+    result.wrong = len(wrong)
+    result.problems += wrong_problems(exercise, wrong, folder)
+    for name in hidden:
+        if not any(name in w.rejects for w in wrong):
+            result.problems.append(f"no shipped wrong submission exercises the hidden check "
+                                   f"“{name}” (`teacher seal --wrong`)")
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def wrong_problems(exercise: Exercise, wrong: list[WrongSubmission], folder: Path) -> list[str]:
+    """Each wrong submission, run in the sandbox, must fail every hidden check it names."""
+    from ..checks import suite_for
+
+    hidden = {c.name for c in suite_for(exercise).checks if c.hidden}
+    problems = []
+    for index, submission in enumerate(wrong):
+        path = _write(folder / f"wrong_{index}.py", submission.source)
+        report = run_checks(exercise, Candidate(path, submission.name))
+        failed = {o.name for o in report.outcomes if not o.ok}
+        for name in submission.rejects:
+            if name not in hidden:
+                problems.append(f"wrong submission {submission.name} names “{name}”, which is "
+                                "not a hidden check")
+            elif name not in failed or report.problem is not None:
+                problems.append(f"the hidden check “{name}” accepts the wrong submission "
+                                f"{submission.name}: it no longer checks what it says")
+    return problems
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _static_problems(exercise: Exercise) -> list[str]:
+    problems = []
+    if len(exercise.hints) != 3 or not all(h.strip() for h in exercise.hints):
+        problems.append(f"needs 3 non-empty hint levels (nudge, concept, near solution), "
+                        f"has {sum(bool(h.strip()) for h in exercise.hints)}")
+    if not exercise.statement():
+        problems.append("empty statement.md")
+    if "TODO" not in (exercise.folder / "starter.py").read_text(encoding="utf-8"):
+        problems.append("starter.py has no TODO for the student to find")
+    if exercise.points <= 0:
+        problems.append("points must be positive")
+    if exercise.sealed() is None:
+        problems.append("no sealed.json (run `routerlab teacher seal`)")
+    if (exercise.folder / "solution.py").is_file():
+        problems.append("solution.py ships in plain text: seal it and delete it")
+    return problems
+
+
+def _starter_problems(report: CheckReport) -> list[str]:
+    if report.problem is not None and report.problem.name != "load your file":
+        return [f"the starter does not run: {report.problem.message}"]
+    if report.passed:
+        return ["the starter already passes every check"]
+    return []
+
+
+def _solution_problems(report: CheckReport) -> list[str]:
+    if report.problem is not None:
+        return [f"the reference solution does not run: {report.problem.message}"]
+    return [f"the reference solution fails “{o.name}”: {o.message}"
+            for o in report.outcomes if not o.ok]

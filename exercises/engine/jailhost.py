@@ -1,0 +1,224 @@
+"""Inside a grading jail: import the model once, then grade each exercise in a fork of it.
+
+Started by `routerlab.exercises.engine.jail` as the jail's process 1 (`bwrap --as-pid-1`) from the
+package copy of `routerlab.exercises.engine.jail_image`, in which every graded function is absent.
+It imports numpy and every RouterLab module once (the warm interpreter), then serves requests:
+
+- fd 0 (from the teacher): a header line `{"exercise": ID, "bytes": N}`, read byte by byte
+  by this process, then N bytes of payload read *only by the fork* that grades it: the student's
+  source, the check module, and the other exercises' graded functions to put back
+  (`Image.restores`). So the warm process never holds any function's body, and no fork ever
+  holds the body of the function it grades.
+- fd 1 (to the teacher): one control line per exercise, `{"done": ID, "status": S}`, written by
+  this process only after every other process in the jail is dead. Forks cannot write there:
+  they replace it at once, and this process is not dumpable, so `/proc/1/fd` is closed to them.
+- fd 2: the student's printed output (the teacher keeps the end of it).
+- `config["results_fd"]`: the results of the fork, one JSON line per event (as
+  `routerlab.exercises.engine.harness` writes them).
+
+A fork gets its own limits (CPU seconds, address space, file size), a fresh folder under the
+jail's private /tmp, and exits; /tmp is wiped before the next exercise. Nothing here decides a
+grade: the teacher's process compares the data with answers that never enter the jail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib
+import json
+import os
+import resource
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from typing import Any
+
+_PR_SET_DUMPABLE = 4
+HEADER_LIMIT = 4096
+
+
+WARM = ("numpy", "ml_dtypes", "concurrent.futures")
+"""Third-party and standard modules the model imports lazily, on first use: imported here once,
+so no fork pays for them (ml_dtypes' extension alone takes a second or two on a loaded machine)."""
+
+
+def main(config: dict[str, Any]) -> int:
+
+    # Only the check modules asked for, and what they import: with no guard in the jail, a
+    # module a probe needs later is imported in its fork (importing every module took three
+    # times as long). A whole student also gets the model's lazy imports (WARM) up front.
+    for name in WARM if config.get("warm") else ("numpy",):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    for name in config["checks"]:
+        importlib.import_module(f"routerlab.exercises.checks.{name}")
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    control = os.fdopen(1, "w", encoding="utf-8")
+    _say(control, ready=True)
+    while True:
+        header = _header()
+        if header is None or header.get("quit"):
+            return 0
+        pid = os.fork()
+        if pid == 0:
+            _child(header, config)  # never returns
+        _, status = os.waitpid(pid, 0)
+        _kill_others()
+        _wipe("/tmp")
+        _say(control, done=header.get("exercise"), status=status)
+
+
+def _header() -> dict[str, Any] | None:
+    """One line from fd 0, a byte at a time: the payload after it belongs to the fork."""
+    line = bytearray()
+    while len(line) < HEADER_LIMIT:
+        byte = os.read(0, 1)
+        if not byte:
+            return None
+        if byte == b"\n":
+            value = json.loads(line)
+            return value if isinstance(value, dict) else None
+        line += byte
+    return None
+
+
+def _child(header: dict[str, Any], config: dict[str, Any]) -> None:
+    code = 0
+    try:
+        os.dup2(2, 1)  # the control line is the warm process's alone
+        payload = _read_exactly(0, int(header["bytes"]))
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        request = json.loads(payload)
+        del payload
+        _limits(request)
+        results = os.fdopen(int(config["results_fd"]), "w", encoding="utf-8")
+        os.environ["ROUTERLAB_RESULT_FD"] = str(config["results_fd"])  # as in the sandbox
+        work = tempfile.mkdtemp(prefix="work-", dir="/tmp")
+        os.chdir(work)
+        os.environ.update({"HOME": work, "TMPDIR": work})
+        _restore(request["restores"])
+        del request["restores"]
+        _grade(request, work, results)
+    except BaseException:  # noqa: BLE001 - whatever happens, this fork ends here
+        code = 70
+        with contextlib.suppress(BaseException):
+            import traceback
+
+            traceback.print_exc(limit=-3)
+    finally:
+        with contextlib.suppress(BaseException):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _grade(request: dict[str, Any], work: str, results: Any) -> None:
+    from ..checks.base import Suite
+    from . import harness
+
+    module = importlib.import_module(f"routerlab.exercises.checks.{request['checks']}")
+    suite = next(v for v in vars(module).values()
+                 if isinstance(v, Suite) and v.exercise_id == request["exercise"])
+    path = os.path.join(work, request["file_name"])
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+        handle.write(request["source"])  # the bytes handed in, not-UTF-8 ones too
+    harness._emit(results, ready=True)  # the student's time limit starts here
+    harness._run(suite, path, request["display"], results)
+    harness._emit(results, done=True, delegated=[])
+    results.close()
+
+
+def _limits(request: dict[str, Any]) -> None:
+    for which, value in ((resource.RLIMIT_CPU, int(request["cpu"])),
+                         (resource.RLIMIT_AS, int(request["memory"])),
+                         (resource.RLIMIT_FSIZE, int(request["fsize"])),
+                         (resource.RLIMIT_CORE, 0)):
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(which, (value, value))
+
+
+def _restore(entries: list[dict[str, Any]]) -> None:
+    """Put back the model's graded functions of the *other* exercises (sent as data)."""
+    import __future__
+
+    import ast
+    import textwrap
+
+    for entry in entries:
+        module_name, _, qualname = entry["target"].partition(":")
+        module = importlib.import_module(module_name)
+        owner: Any = module
+        for part in qualname.split("."):
+            owner = getattr(owner, part)
+        function = getattr(owner, "__func__", owner)
+        source = entry["source"]
+        offset = int(entry["lineno"]) - 1
+        if entry["owner"]:
+            source = f"class {entry['owner']}:\n" + textwrap.indent(source, "    ")
+            offset -= 1
+        tree = ast.parse(source)
+        ast.increment_lineno(tree, offset)
+        code = compile(tree, module.__file__ or module_name, "exec",
+                       flags=__future__.annotations.compiler_flag, dont_inherit=True)
+        space: dict[str, Any] = {}
+        exec(code, vars(module), space)  # noqa: S102 - RouterLab's own source, sent by the teacher
+        made: Any = space[entry["owner"]].__dict__ if entry["owner"] else space
+        new = made[qualname.split(".")[-1]]
+        function.__code__ = getattr(new, "__func__", new).__code__
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _kill_others() -> None:
+    """Every process in the jail but this one, killed and reaped, until none is left."""
+    from .sandbox import reap_exited
+
+    me = os.getpid()
+    for _ in range(500):
+        alive = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != me]
+        for pid in alive:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        reap_exited()
+        if not alive:
+            return
+        time.sleep(0.002)
+
+
+def _wipe(folder: str) -> None:
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def _say(control: Any, **data: Any) -> None:
+    control.write(json.dumps(data) + "\n")
+    control.flush()
+
+
+if __name__ == "__main__":
+    _config = json.loads(sys.argv[1])
+    sys.path[:0] = _config["path"]
+    sys.dont_write_bytecode = True
+    _host = importlib.import_module("routerlab.exercises.engine.jailhost")
+    sys.exit(_host.main(_config))

@@ -1,0 +1,242 @@
+"""The verdict, computed in RouterLab's own process from data the student's process returned.
+
+For an implement exercise, each check's probe runs here on `ModelSubject` (the model's own
+behaviour) and its observations are compared, label by label, with those the student's process
+sent. Before anything is compared, the model's observations are hashed and checked against the
+digests the catalog was sealed with (`sealed.json`), so a model that drifted, or a check whose
+inputs were emptied, shows up as a catalog error and never as a pass. For a predict exercise,
+each answer is put in its canonical form and compared with the sealed digest; numeric answers are
+compared with the model's value within the exercise's stated tolerance.
+
+Floats are compared with the exercise's tolerance (`rel` and `abs`, see `exercise.toml`); an
+answer just outside it (within 100 times) is told so, with a hint about precision.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from ..answers import answer_digest, canonical, unlock_key
+from ..catalog import Exercise, Tolerance, load_catalog
+from ..checks import suite_for
+from ..checks.base import (
+    Check,
+    CheckFailure,
+    Observation,
+    PredictSuite,
+    Suite,
+    is_close,
+    to_data,
+)
+from ..report import AT_GRADING, ERROR, FAILED, NOT_RUN, PASSED, Outcome, printable
+
+NEAR = 100.0
+"""An answer within NEAR times the tolerance is 'close': the student is told about precision."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the model gives for every check of one exercise, and whether it is what the catalog
+    was sealed with."""
+
+    observations: dict[str, Observation]
+    answers: dict[str, Any]
+    problems: tuple[str, ...]
+    at_grading: frozenset[str] = frozenset()
+    """Checks judged only when the teacher grades (a class workspace's hidden checks: their
+    expected results are not in the course bundle): reported as such, never as passed."""
+
+
+def check_digest(exercise_id: str, check_name: str, observation: Any) -> str:
+    """The digest a check's model observations are sealed with."""
+    return answer_digest(exercise_id, f"check:{check_name}", canonical(observation, sig=9))
+
+
+@cache
+def expected(exercise_id: str, catalog: str = "") -> Expected:
+    """Run every probe on the model (once per process) and check it against the sealed digests
+    of the installed catalog, or of the catalog folder `catalog` (`Exercise.catalog`)."""
+    exercise = load_catalog(catalog or None).get(exercise_id)
+    suite = suite_for(exercise)
+    sealed = exercise.sealed()
+    problems: list[str] = []
+    if sealed is None:
+        return Expected({}, {}, (f"{exercise_id} has no sealed.json (run `teacher seal`)",))
+    if isinstance(suite, PredictSuite):
+        answers = suite.oracle()
+        wrong = [n for n, d in suite.digests(answers).items() if sealed.digests.get(n) != d]
+        if wrong:
+            problems.append(f"the model's answers differ from the sealed ones for {wrong}")
+        return Expected({}, answers, tuple(problems))
+    observations = model_observations(suite)
+    for check in suite.checks:
+        digest = check_digest(exercise_id, check.name, observations[check.name])
+        if sealed.digests.get(check.name) != digest:
+            problems.append(f"check “{check.name}”: the model's results are not the sealed ones")
+    return Expected(observations, {}, tuple(problems))
+
+
+def model_observations(suite: Suite) -> dict[str, Observation]:
+    subject = suite.model_subject()
+    out: dict[str, Observation] = {}
+    for check in suite.checks:
+        assert check.probe is not None
+        out[check.name] = [(str(label), to_data(value)) for label, value in check.probe(subject)]
+    return out
+
+
+def implement_key(exercise_id: str, observations: dict[str, Observation]) -> str:
+    """The key that opens an implement exercise's sealed solution: derived from the results a
+    passing submission gives (which are the model's), so only passing reveals it."""
+    return unlock_key(exercise_id, {name: canonical(obs, sig=9)
+                                    for name, obs in observations.items()})
+
+
+def predict_key(exercise_id: str, suite: PredictSuite, answers: dict[str, Any]) -> str:
+    return unlock_key(exercise_id, suite.canonical_answers(answers))
+
+
+def judge_check(check: Check, want: Observation, sent: dict[str, Any],
+                tolerance: Tolerance) -> Outcome:
+    """One implement check: the student's process sent `sent` (its observations, or why none)."""
+    outcome = Outcome(name=check.name, hidden=check.hidden, hint=check.hint)
+    if "observed" not in sent:
+        outcome.status = ERROR if sent.get("status") == ERROR else FAILED
+        outcome.message = _text(sent.get("message")) or "the check produced no result"
+        outcome.got = _text(sent.get("got")) or None
+        outcome.expected = None if check.hidden else (_text(sent.get("expected")) or None)
+        outcome.traceback = [_text(t) for t in sent.get("traceback") or [] if isinstance(t, str)]
+        outcome.hint = sent.get("hint") if isinstance(sent.get("hint"), int) else check.hint
+        return outcome
+    got = sent["observed"]
+    if not isinstance(got, list):
+        got = []
+    for index, (label, value) in enumerate(want):
+        entry = got[index] if index < len(got) else None
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == label):
+            seen = (f"the check saw “{_text(entry[0])}” here instead" if isinstance(entry, list)
+                    and entry else "the check stopped before this point")
+            return _differs(outcome, check, label, value, seen, close=False, tolerance=tolerance)
+        if not same(value, entry[1], tolerance):
+            close = same(value, entry[1], tolerance.widened(NEAR))
+            return _differs(outcome, check, label, value, _show(entry[1]), close, tolerance)
+    if len(got) != len(want):
+        return _differs(outcome, check, "the end of the check", None, "more results than the "
+                        "model gives", close=False, tolerance=tolerance)
+    outcome.status = PASSED
+    return outcome
+
+
+def _differs(outcome: Outcome, check: Check, label: str, want: Any, got: str, close: bool,
+             tolerance: Tolerance) -> Outcome:
+    outcome.status = FAILED
+    outcome.message = f"a hidden case differs: {label}" if check.hidden else label
+    outcome.expected = None if check.hidden else _show(want)
+    outcome.got = got
+    if close:
+        outcome.message += (f" (close, but not within the stated tolerance: relative "
+                            f"{tolerance.rel:g}, absolute {tolerance.abs:g}; keep full precision, "
+                            "do not round)")
+    return outcome
+
+
+def judge_predict(exercise: Exercise, suite: PredictSuite, answers: Any,
+                  model: dict[str, Any], at_grading: frozenset[str] = frozenset()
+                  ) -> list[Outcome]:
+    """The visible "well formed" check and one hidden check per part (those in `at_grading`
+    only say that they run when the teacher grades)."""
+    sealed = exercise.sealed()
+    digests = sealed.digests if sealed else {}
+    answers = answers if isinstance(answers, dict) else {}
+    formed = Outcome(name=suite.checks[0].name, hint=1, status=PASSED)
+    outcomes = [formed]
+    for part, check in zip(suite.parts, suite.checks[1:], strict=True):
+        outcome = Outcome(name=check.name, hidden=True, hint=check.hint)
+        outcomes.append(outcome)
+        raw = answers.get(part.name, {"missing": True})
+        if isinstance(raw, dict) and (raw.get("missing") or raw.get("todo")):
+            why = (f"your file has no `{part.name} = ...` line; keep the names the starter gives"
+                   if raw.get("missing") else
+                   f"`{part.name}` is still `...`: replace the TODO with your prediction of "
+                   f"{part.describes}")
+            _fail(formed, why, None, 1)
+            _fail(outcome, "not answered yet", None, 1)
+            continue
+        try:
+            value = part.form(raw)
+        except CheckFailure as failure:
+            _fail(formed, f"{part.name}: {failure.message}", failure.got, 1)
+            _fail(outcome, "not well formed yet", None, 1)
+            continue
+        if check.name in at_grading:
+            outcomes[-1] = at_grading_outcome(check)
+            continue
+        if part.numeric and part.name in model:
+            right = same(to_data(part.form(model[part.name])), to_data(value), exercise.tolerance)
+            close = same(to_data(part.form(model[part.name])), to_data(value),
+                         exercise.tolerance.widened(NEAR))
+        else:
+            digest = answer_digest(exercise.id, part.name, canonical(value, part.places))
+            right, close = digest == digests.get(part.name), False
+        if right:
+            outcome.status = PASSED
+        else:
+            message = f"your prediction of {part.describes} is not what the model does"
+            if close:
+                message += (f" (close, but not within the stated tolerance: relative "
+                            f"{exercise.tolerance.rel:g}, absolute {exercise.tolerance.abs:g}; "
+                            "give more decimals)")
+            _fail(outcome, message, f"{part.name} = {_show(to_data(value))}", 2)
+    return outcomes
+
+
+def _fail(outcome: Outcome, message: str, got: str | None, hint: int) -> None:
+    if outcome.status == FAILED:
+        outcome.message += f"; {message}"
+        return
+    outcome.status, outcome.message, outcome.got, outcome.hint = FAILED, message, got, hint
+
+
+def same(want: Any, got: Any, tolerance: Tolerance) -> bool:
+    """Plain data equal in shape and type (a bool is not a number), floats within tolerance."""
+    if isinstance(want, bool) or isinstance(got, bool):
+        return type(want) is type(got) and want == got
+    if isinstance(want, int | float) and isinstance(got, int | float):
+        if isinstance(want, int) and isinstance(got, int):
+            return want == got
+        return is_close(float(got), float(want), tolerance.rel, tolerance.abs)
+    if isinstance(want, list) and isinstance(got, list):
+        return len(want) == len(got) and all(same(a, b, tolerance) for a, b in zip(want, got,
+                                                                                  strict=True))
+    if isinstance(want, dict) and isinstance(got, dict):
+        return want.keys() == got.keys() and all(same(want[k], got[k], tolerance) for k in want)
+    return type(want) is type(got) and want == got
+
+
+def at_grading_outcome(check: Check) -> Outcome:
+    return Outcome(name=check.name, hidden=check.hidden, status=AT_GRADING, hint=check.hint,
+                   message="a hidden check: it runs when your teacher grades")
+
+
+def not_run(check: Check) -> Outcome:
+    return Outcome(name=check.name, hidden=check.hidden, status=NOT_RUN, hint=check.hint)
+
+
+def _show(value: Any) -> str:
+    text = printable(json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value))
+    return text if len(text) <= 400 else text[:400] + "…"
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _text(value: Any) -> str:
+    return printable(value) if isinstance(value, str) else ""

@@ -1,0 +1,154 @@
+"""The learner's copy of the guided notebooks, inside their exercise workspace.
+
+`routerlab lab` never serves the shipped `notebooks/`: JupyterLab saves outputs into whatever it
+serves, and the shipped notebooks are committed without outputs (a test checks it). It serves
+`<workspace>/notebooks/` instead, kept up to date the way `routerlab exercises upgrade` keeps
+exercise files: a new notebook is added, a changed one replaces a copy the learner never edited,
+and an edited copy is kept with the new version written beside it (`NAME.new.ipynb`).
+
+The notebooks link to RouterLab's own documentation as `../docs/NAME.md`, so the checkout's
+`docs/*.md` are copied to `<workspace>/docs/` too (`sync_docs`): without them those links give
+404 in the served workspace. The docs are reference pages, not the learner's work: a copy that
+differs from the shipped page is replaced.
+
+"Edited" means the cells' sources changed (a prediction typed in, a cell added), not their
+outputs: running a notebook and saving it is not editing it. What was copied is recorded in
+`.routerlab/notebooks.json` (file name → digest of its sources), which is how an unedited copy
+is recognised after the shipped version moved on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...core.safe_io import read_bytes
+from ..errors import WorkspaceError
+from ..files import os_errors
+from .workspace import STATE_DIR, Workspace
+
+NOTEBOOK_DIR = "notebooks"
+"""The learner's notebooks: `<workspace>/notebooks/`."""
+DOCS_DIR = "docs"
+"""RouterLab's documentation in the workspace, where the notebooks' `../docs/` links point."""
+FIRST = "00-welcome.ipynb"
+"""The notebook `routerlab lab` opens."""
+_RECORD = "notebooks.json"
+_NEW = ".new.ipynb"
+
+
+@dataclass
+class NotebookSync:
+    """What `sync_notebooks` did, by file name in the learner's notebook folder."""
+
+    folder: Path
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    beside: list[tuple[str, str]] = field(default_factory=list)
+    """(the learner's edited copy, the new version written beside it)."""
+    docs: list[str] = field(default_factory=list)
+    """Documentation pages copied or refreshed in `<workspace>/docs/` (`sync_docs`)."""
+
+    def lines(self) -> list[str]:
+        """One line per thing worth telling the learner; nothing when all was up to date."""
+        lines = []
+        if self.added:
+            lines.append(f"Copied {len(self.added)} notebook(s) into {self.folder}.")
+        if self.updated:
+            lines.append(f"Updated {', '.join(self.updated)} (you had not edited them).")
+        lines.extend(f"{mine} has your edits and was kept; the new version is {new}."
+                     for mine, new in self.beside)
+        if self.docs:
+            lines.append(f"Copied {len(self.docs)} documentation page(s) into "
+                         f"{self.folder.parent / DOCS_DIR}.")
+        return lines
+
+
+def shipped_notebooks() -> Path:
+    """The guided notebooks of this RouterLab: `notebooks/` of the checkout it runs from (an
+    editable install or a source tree: the package root is the checkout's root)."""
+    folder = Path(__file__).resolve().parents[1] / NOTEBOOK_DIR
+    if not folder.is_dir():
+        raise WorkspaceError(f"the guided notebooks are not here ({folder}): `routerlab lab` "
+                             "runs from a RouterLab checkout (pip install -e .)")
+    return folder
+
+
+def shipped_docs() -> Path:
+    """RouterLab's documentation pages: `docs/` beside the shipped notebooks."""
+    return shipped_notebooks().parent / DOCS_DIR
+
+
+def sync_docs(workspace: Workspace, source: Path, done: NotebookSync) -> NotebookSync:
+    """Copy the documentation pages of `source` (`*.md`) to `<workspace>/docs/`, replacing a
+    copy that differs, so that the notebooks' `../docs/NAME.md` links open there; what was
+    copied is added to `done`."""
+    target = workspace.root / DOCS_DIR
+    with os_errors("copy the documentation into the workspace"):
+        target.mkdir(parents=True, exist_ok=True)
+        for page in sorted(source.glob("*.md")):
+            copy = target / page.name
+            shipped = page.read_bytes()
+            if not copy.is_file() or copy.read_bytes() != shipped:
+                copy.write_bytes(shipped)
+                done.docs.append(page.name)
+    return done
+
+
+def sync_notebooks(workspace: Workspace, source: Path) -> NotebookSync:
+    """Bring `<workspace>/notebooks/` up to the notebooks in `source` (see the module docstring);
+    the learner's edits are never overwritten."""
+    target = workspace.root / NOTEBOOK_DIR
+    record_path = workspace.root / STATE_DIR / _RECORD
+    record = _load_record(record_path)
+    done = NotebookSync(target)
+    with os_errors("copy the notebooks into the workspace"):
+        target.mkdir(parents=True, exist_ok=True)
+        for shipped in sorted(source.glob("*.ipynb")):
+            name = shipped.name
+            new = _digest(shipped) or ""  # ours: always a notebook
+            copy = target / name
+            if not copy.exists():
+                shutil.copyfile(shipped, copy)
+                done.added.append(name)
+            elif (mine := _digest(copy)) == new or record.get(name) == new:
+                pass  # up to date, or the learner's edits of this very version
+            elif mine is not None and mine == record.get(name):  # never edited: replace it
+                shutil.copyfile(shipped, copy)
+                done.updated.append(name)
+            else:  # edited, and the shipped version moved on: keep it, the new one beside it
+                beside = target / (name.removesuffix(".ipynb") + _NEW)
+                if _digest(beside) != new:
+                    shutil.copyfile(shipped, beside)
+                    done.beside.append((name, beside.name))
+                continue  # the record keeps the version the learner's edits started from
+            record[name] = new
+        record_path.parent.mkdir(parents=True, exist_ok=True)
+        record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n",
+                               encoding="utf-8")
+    return done
+
+
+def _digest(path: Path) -> str | None:
+    """A digest of a notebook's cell types and sources (outputs and metadata left out); None
+    for a file that is not a readable notebook (it counts as the learner's own)."""
+    try:
+        cells = json.loads(read_bytes(path, what="notebook", error=WorkspaceError))["cells"]
+        parts = [[c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list)
+                  else c["source"]] for c in cells]
+    except (WorkspaceError, ValueError, KeyError, TypeError):
+        return None
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def _load_record(path: Path) -> dict[str, str]:
+    """The digests of the copies as written; an unreadable record counts as empty (every copy
+    that differs from the shipped one is then treated as edited, and kept)."""
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}

@@ -1,0 +1,307 @@
+"""Grade a class: one student's submission at a time, in an OS jail, any number side by side.
+
+The contract other modules build on (the CLI's `teacher recheck`, a Dask executor):
+
+    grade_student(submission: Path, catalog_dir: Path | None = None,
+                  options: GradeOptions = GradeOptions()) -> StudentResult
+
+grades ONE student's folder (a workspace, or `submitted/<id>/` of handed-in files) against the
+teacher's catalog (`catalog_dir`, or the installed one) and never raises: a crash, a time-out, a
+fork bomb or a malformed result becomes that student's result with the reason. `StudentResult`
+is plain data: `to_json()` gives a JSON-serialisable dict and `StudentResult.from_json` reads it
+back, so a result can cross a process or a network.
+
+A batch is `grade_class(jobs, executor, on_result)`: `jobs` are `GradeJob`s (plain data too),
+`executor` anything with `run(jobs) -> Iterator[StudentResult]` that yields each result as soon
+as it is ready, in any order (`LocalExecutor`: a pool of threads on this machine, each driving
+its student's jail; the jails are the processes that do the work). `grade_job(job)` is the
+top-level function a remote worker calls.
+
+How one student is graded: implement exercises run in the student's jail
+(`routerlab.exercises.engine.jail`: the model imported once, one fork per exercise, the graded
+function absent); predict answers are read from the file's literals and never run
+(`routerlab.exercises.engine.literals`); the verdict is computed here, from data, against answers
+that never enter the jail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from ... import __version__
+from ..catalog import Catalog, Exercise, load_catalog
+from ..report import CheckReport
+
+RESULT_FORMAT = "routerlab-student-result"
+ISOLATED, UNISOLATED = "jail", "none"
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How to grade. `isolation`: in the bubblewrap jail (False: the in-process sandbox, which a
+    student's code can escape; the results say so). `per_part`: predict exercises earn a share
+    per right part (class mode's default)."""
+
+    isolation: bool = True
+    per_part: bool = True
+    timeout_scale: float = 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GradeOptions:
+        return cls(**{k: data[k] for k in ("isolation", "per_part", "timeout_scale") if k in data})
+
+
+@dataclass
+class CheckResult:
+    """One check as the teacher and the student's feedback see it; a hidden check never carries
+    its expected value."""
+
+    name: str
+    hidden: bool
+    status: str
+    message: str = ""
+    expected: str | None = None
+    got: str | None = None
+    hint: int | None = None
+
+
+@dataclass
+class ExerciseResult:
+    id: str
+    title: str
+    kind: str
+    points: float
+    points_possible: int
+    passed: bool
+    status: str
+    """passed / failed / error / missing (no file handed in)."""
+    problem: str = ""
+    hint_level: int | None = None
+    """The hint level that would help most: that of the first check that failed."""
+    checks: list[CheckResult] = field(default_factory=list)
+    sha256: str = ""
+    file: str = ""
+    """The graded file, relative to the submission folder."""
+    seconds: float = 0.0
+    output: str = ""
+    """The end of what the student's code printed (control characters shown escaped)."""
+
+
+@dataclass
+class StudentResult:
+    """Everything one student's regrade found; `error` is set when it could not finish."""
+
+    student_id: str
+    submission: str
+    exercises: list[ExerciseResult] = field(default_factory=list)
+    error: str = ""
+    isolation: str = ISOLATED
+    catalog_version: str = ""
+    routerlab: str = __version__
+    graded_at: str = ""
+    seconds: float = 0.0
+    name: str = ""
+    """The student's name as the workspace marker gives it (the roster's wins in the CSV)."""
+
+    @property
+    def points(self) -> float:
+        return round(sum(e.points for e in self.exercises), 2)
+
+    @property
+    def points_possible(self) -> int:
+        return sum(e.points_possible for e in self.exercises)
+
+    @property
+    def passed(self) -> int:
+        return sum(e.passed for e in self.exercises)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": RESULT_FORMAT, **asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StudentResult:
+        if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
+            raise ValueError("not a RouterLab student result")
+        fields = {k: v for k, v in data.items() if k != "format"}
+        exercises = [ExerciseResult(**{**e, "checks": [CheckResult(**c) for c in e["checks"]]})
+                     for e in fields.pop("exercises")]
+        return cls(exercises=exercises, **fields)
+
+
+@dataclass(frozen=True)
+class GradeJob:
+    """One student to grade, as plain data (what a remote worker receives)."""
+
+    student_id: str
+    submission: str
+    catalog_dir: str | None = None
+    options: GradeOptions = GradeOptions()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"student_id": self.student_id, "submission": self.submission,
+                "catalog_dir": self.catalog_dir, "options": self.options.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GradeJob:
+        return cls(str(data["student_id"]), str(data["submission"]), data.get("catalog_dir"),
+                   GradeOptions.from_json(data.get("options") or {}))
+
+
+def catalog_at(catalog_dir: Path | None) -> Catalog:
+    """The teacher's catalog: their course folder (`teacher seal --catalog DIR`), or the
+    installed one."""
+    if catalog_dir is None:
+        return load_catalog()
+    if not (Path(catalog_dir) / "index.toml").is_file():
+        from ..errors import CatalogError
+
+        raise CatalogError(f"{catalog_dir} is not a course folder (no index.toml)")
+    return load_catalog(str(Path(catalog_dir).resolve()))
+
+
+def catalog_version(catalog: Catalog) -> str:
+    """A digest of every exercise's definition and seals: two regrades with the same version
+    graded against the same answers."""
+    digest = hashlib.sha256()
+    for exercise in catalog:
+        digest.update(exercise.id.encode() + b"\0")
+        for name in ("exercise.toml", "sealed.json", "starter.py"):
+            path = exercise.folder / name
+            digest.update(path.read_bytes() if path.is_file() else b"-")
+    return digest.hexdigest()[:16]
+
+
+def grade_student(submission: Path, catalog_dir: Path | None = None,
+                  options: GradeOptions = GradeOptions(), student_id: str | None = None
+                  ) -> StudentResult:
+    """Grade one student's folder from scratch; never raises (see the module's docstring)."""
+    started = time.monotonic()
+    result = StudentResult(student_id or submission.name, str(submission),
+                           isolation=ISOLATED if options.isolation else UNISOLATED,
+                           graded_at=datetime.now(UTC).isoformat(timespec="seconds"))
+    try:
+        catalog = catalog_at(catalog_dir)
+        result.catalog_version = catalog_version(catalog)
+        _grade_into(result, submission, catalog, options)
+    except Exception as error:  # noqa: BLE001 - one student's failure is that student's row
+        result.error = f"{type(error).__name__}: {error}"
+        result.error += "" if str(error) else " (" + traceback.format_exc(limit=-1).strip() + ")"
+    result.seconds = round(time.monotonic() - started, 3)
+    return result
+
+
+def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
+                options: GradeOptions) -> None:
+    from ..engine.literals import read_source
+    from ..engine.runner import Candidate, run_checks
+    from ..errors import GradesError
+    from .grading import score, submission_files
+
+    if not submission.is_dir():
+        raise FileNotFoundError(f"{submission} is not a folder")
+    name, files = submission_files(submission, catalog)
+    result.name = name
+    jail = _jail(catalog) if options.isolation else None
+    with jail or contextlib.nullcontext():
+        for exercise in catalog:
+            path = files.get(exercise.id)
+            if path is None or not path.is_file():
+                result.exercises.append(_missing(exercise))
+                continue
+            try:
+                source = read_source(path)
+            except GradesError as error:  # too large to be an exercise file: that exercise's
+                result.exercises.append(_missing(exercise, f"not graded: {error}"))
+                continue
+            report = run_checks(exercise, Candidate(path, path.name),
+                                timeout=exercise.timeout * options.timeout_scale, jail=jail,
+                                predict_as_data=True)
+            graded = _exercise(exercise, report, score(exercise, report, options.per_part))
+            graded.sha256 = hashlib.sha256(source.encode()).hexdigest()
+            graded.file = path.relative_to(submission).as_posix()
+            result.exercises.append(graded)
+
+
+def _jail(catalog: Catalog) -> Any:
+    from ..engine.jail import Jail, unavailable
+    from ..engine.jail_image import build_image, graded_targets
+
+    why = unavailable()
+    if why is not None:
+        raise RuntimeError(why)
+    checks = sorted({e.checks for e in catalog})
+    return Jail(build_image(frozenset(graded_targets(catalog))), checks)
+
+
+def _missing(exercise: Exercise, why: str = "") -> ExerciseResult:
+    return ExerciseResult(exercise.id, exercise.title, exercise.kind.value, 0.0, exercise.points,
+                          False, "error" if why else "missing", problem=why or "no file handed in")
+
+
+def _exercise(exercise: Exercise, report: CheckReport, points: float) -> ExerciseResult:
+    checks = [CheckResult(o.name, o.hidden, o.status, o.message,
+                          None if o.hidden else o.expected, o.got, o.hint)
+              for o in report.outcomes]
+    failing = [o for o in report.outcomes if not o.ok]
+    problem = report.problem.message if report.problem else ""
+    hint = report.problem.hint if report.problem else (failing[0].hint if failing else None)
+    status = "passed" if report.passed else ("error" if report.problem else "failed")
+    return ExerciseResult(exercise.id, exercise.title, exercise.kind.value, points,
+                          exercise.points, report.passed, status, problem, hint, checks,
+                          seconds=round(report.seconds, 3), output=report.output)
+
+
+def grade_job(job: GradeJob) -> StudentResult:
+    """`grade_student` for one job: what an executor (local or remote) runs."""
+    catalog_dir = Path(job.catalog_dir) if job.catalog_dir else None
+    return grade_student(Path(job.submission), catalog_dir, job.options, job.student_id)
+
+
+class Executor(Protocol):
+    """Runs grading jobs somewhere; yields each student's result as soon as it is ready."""
+
+    def run(self, jobs: Sequence[GradeJob]) -> Iterator[StudentResult]: ...
+
+
+class LocalExecutor:
+    """`workers` students at a time on this machine. Threads are enough: each one waits on its
+    student's jail, a separate process tree, and the judging here is light; sharing one process
+    also shares the model's expected results, computed once."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+
+    def run(self, jobs: Sequence[GradeJob]) -> Iterator[StudentResult]:
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            futures: dict[Future[StudentResult], GradeJob] = {
+                pool.submit(grade_job, job): job for job in jobs}
+            for future in as_completed(futures):
+                job = futures[future]
+                try:
+                    yield future.result()
+                except Exception as error:  # noqa: BLE001 - grade_student never raises; belt
+                    yield StudentResult(job.student_id, job.submission,
+                                        error=f"{type(error).__name__}: {error}")
+
+
+def grade_class(jobs: Iterable[GradeJob], executor: Executor,
+                on_result: Callable[[StudentResult], None]) -> list[StudentResult]:
+    """Grade every job through `executor`, handing each result to `on_result` as it arrives
+    (to write its row and move the progress bar); the results, in arrival order."""
+    out = []
+    for result in executor.run(list(jobs)):
+        on_result(result)
+        out.append(result)
+    return out

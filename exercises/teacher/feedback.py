@@ -1,0 +1,109 @@
+"""Feedback per student after a regrade: one JSON file and one HTML page each (`--feedback DIR`).
+
+Per exercise: the points, each check passed or failed, for a visible check the expected value
+against the student's, and the hint level that would help (`routerlab exercises hint ID` gives
+it). A hidden check shows its name and verdict, never its expected value: `StudentResult`
+carries none (the judge drops it), and this module shows only what the result holds. The page is
+one offline HTML file, with every value escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from ...present.palette import INK, rule, tint
+from ..catalog import HINT_LEVELS
+from ..errors import GradesError
+from ..files import write_text
+from .classroom import ExerciseResult, StudentResult
+
+FEEDBACK_FORMAT = "routerlab-feedback"
+
+
+def file_stem(student_id: str) -> str:
+    """A file name for a roster id (which `roster` already keeps free of slashes)."""
+    return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in student_id) or "student"
+
+
+def feedback_json(result: StudentResult) -> dict[str, Any]:
+    return {
+        "format": FEEDBACK_FORMAT, "student_id": result.student_id,
+        "points": result.points, "points_possible": result.points_possible,
+        "graded_at": result.graded_at, "error": result.error,
+        "exercises": [{
+            "id": e.id, "title": e.title, "points": e.points,
+            "points_possible": e.points_possible, "status": e.status, "problem": e.problem,
+            "hint_level": e.hint_level,
+            "checks": [{"name": c.name, "hidden": c.hidden, "status": c.status,
+                        "message": c.message,
+                        **({} if c.hidden else {"expected": c.expected, "got": c.got})}
+                       for c in e.checks],
+        } for e in result.exercises],
+    }
+
+
+def write_feedback(folder: Path, result: StudentResult) -> tuple[Path, Path]:
+    """Write `ID.json` and `ID.html` under `folder`; GradesError names a path that failed."""
+    stem = file_stem(result.student_id)
+    data = feedback_json(result)
+    page = write_text(folder / f"{stem}.html", feedback_html(result), "feedback page",
+                      GradesError)
+    doc = write_text(folder / f"{stem}.json", json.dumps(data, indent=2) + "\n",
+                     "feedback file", GradesError)
+    return page, doc
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _hint(level: int | None, exercise_id: str) -> str:
+    if not level:
+        return ""
+    name = HINT_LEVELS[min(level, len(HINT_LEVELS)) - 1]
+    return (f"<p class='hint'>Hint level {level} ({_e(name)}) would help: "
+            f"<code>routerlab exercises hint {_e(exercise_id)}</code></p>")
+
+
+def _exercise(e: ExerciseResult) -> str:
+    rows = []
+    for c in e.checks:
+        shown = "" if c.hidden else (
+            f"<td>{_e(c.expected)}</td><td>{_e(c.got)}</td>" if c.expected or c.got
+            else "<td></td><td></td>")
+        hidden = "<td colspan='2'><em>hidden check: no expected value shown</em></td>"
+        rows.append(f"<tr class='{_e(c.status).replace(' ', '-')}'><td>{_e(c.status)}</td>"
+                    f"<td>{_e(c.name)}</td><td>{_e(c.message)}</td>"
+                    f"{hidden if c.hidden else shown}</tr>")
+    table = ("<table><thead><tr><th>verdict</th><th>check</th><th>message</th>"
+             "<th>expected</th><th>yours</th></tr></thead><tbody>" + "".join(rows)
+             + "</tbody></table>") if rows else ""
+    problem = f"<p class='problem'>{_e(e.problem)}</p>" if e.problem else ""
+    return (f"<section class='exercise' id='{_e(e.id)}'><h2>{_e(e.id)}: {_e(e.title)} "
+            f"<span class='points'>{e.points:g}/{e.points_possible}</span> "
+            f"<span class='status'>{_e(e.status)}</span></h2>{problem}{table}"
+            f"{'' if e.passed else _hint(e.hint_level, e.id)}</section>")
+
+
+_STYLE = f"""body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;
+padding:0 1rem}}table{{border-collapse:collapse;width:100%}}
+td,th{{border:1px solid {tint("muted", .4)};padding:.25rem .5rem;text-align:left;
+vertical-align:top}}
+tr.passed td:first-child{{color:{rule("ok")}}}
+tr.failed td:first-child,tr.error td:first-child,.problem{{color:{rule("error")}}}
+.points{{font-weight:normal;margin-left:1rem}}.status{{font-size:.8em;color:{INK}}}"""
+
+
+def feedback_html(result: StudentResult) -> str:
+    summary = (f"<p id='summary'>{result.points:g} of {result.points_possible} points; "
+               f"{result.passed} of {len(result.exercises)} exercises passed.</p>")
+    if result.error:
+        summary += f"<p class='problem'>Your work could not be graded: {_e(result.error)}</p>"
+    body = "".join(_exercise(e) for e in result.exercises)
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>RouterLab feedback: {_e(result.student_id)}</title><style>{_STYLE}</style>"
+            f"</head><body><h1>RouterLab feedback: {_e(result.student_id)}</h1>{summary}{body}"
+            f"</body></html>\n")

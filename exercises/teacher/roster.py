@@ -1,0 +1,117 @@
+"""A class roster, and which submission belongs to which roster id.
+
+`roster.csv` has the columns `id,name,email` and optionally `section` (a header row, in any
+order; more columns are ignored). Submissions are matched on the id, never on a typed name:
+`submitted/<id>/` (nbgrader's layout, what `teacher collect` writes), or a class workspace whose
+marker holds the id it was made with (`exercises init --course BUNDLE --student-id ID`). Every
+roster id without a submission, every submission whose id is not on the roster, and every id
+claimed twice (in the roster, or by two workspaces) is reported, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...core.safe_io import load_toml, read_bytes
+from ..errors import GradesError
+
+COLUMNS = ("id", "name", "email")
+OPTIONAL = ("section",)
+
+
+@dataclass(frozen=True)
+class Student:
+    id: str
+    name: str
+    email: str
+    section: str = ""
+
+
+@dataclass
+class Matched:
+    """The roster against the submissions folder."""
+
+    students: list[Student]
+    folders: dict[str, Path]
+    """Roster id -> the submission folder graded for it."""
+    missing: list[str] = field(default_factory=list)
+    """Roster ids with no submission (they get a row of zeros, flagged)."""
+    unknown: list[Path] = field(default_factory=list)
+    """Submissions whose id is not on the roster (not graded)."""
+    duplicates: list[str] = field(default_factory=list)
+    """Ids claimed by more than one submission or listed twice on the roster (flagged; the
+    first folder in sorted order is graded)."""
+
+    def problems(self) -> list[str]:
+        out = [f"{sid}: on the roster, but no submission" for sid in self.missing]
+        out += [f"{p.name}: a submission whose id is not on the roster (not graded)"
+                for p in self.unknown]
+        out += [f"{sid}: claimed twice (roster or submissions); check by hand"
+                for sid in self.duplicates]
+        return out
+
+
+def read_roster(path: Path) -> list[Student]:
+    """The roster's students, in file order; GradesError names the line that is wrong."""
+    text = read_bytes(path, what="roster", error=GradesError).decode("utf-8-sig", "replace")
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip().lower() for h in reader.fieldnames or []]
+    lacking = [c for c in COLUMNS if c not in header]
+    if lacking:
+        raise GradesError(f"{path}: the roster needs the columns id,name,email[,section]; "
+                          f"{', '.join(lacking)} missing (header: {','.join(header) or 'none'})")
+    students = []
+    for line, row in enumerate(reader, start=2):
+        data = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()
+                if isinstance(v, str)}
+        if not data.get("id"):
+            raise GradesError(f"{path}, line {line}: no id")
+        if any(c in data["id"] for c in "/\\") or data["id"] in (".", ".."):
+            raise GradesError(f"{path}, line {line}: {data['id']!r} is not an id (a folder "
+                              "name: no slashes)")
+        students.append(Student(data["id"], data.get("name", ""), data.get("email", ""),
+                                data.get("section", "")))
+    if not students:
+        raise GradesError(f"{path}: the roster lists no student")
+    return students
+
+
+def workspace_id(folder: Path) -> str | None:
+    """The student id a class workspace was made with (its marker's `student_id`), if any."""
+    from ..learner.workspace import MARKER
+
+    marker = folder / MARKER
+    if not marker.is_file():
+        return None
+    try:
+        meta = load_toml(marker)
+    except Exception:  # noqa: BLE001 - an unreadable marker identifies nobody
+        return None
+    value = meta.get("student_id")
+    return str(value) if isinstance(value, str | int) and str(value) else None
+
+
+def match(students: list[Student], submissions: Path) -> Matched:
+    """Pair each roster id with its folder under `submissions` (see the module docstring)."""
+    if not submissions.is_dir():
+        raise GradesError(f"{submissions}: not a folder of submissions")
+    roster_ids = [s.id for s in students]
+    duplicates = sorted({i for i in roster_ids if roster_ids.count(i) > 1})
+    claims: dict[str, list[Path]] = {}
+    unknown: list[Path] = []
+    for folder in sorted(p for p in submissions.iterdir() if p.is_dir()):
+        sid = workspace_id(folder) or folder.name
+        if sid in roster_ids:
+            claims.setdefault(sid, []).append(folder)
+        elif not folder.name.startswith("."):
+            unknown.append(folder)
+    duplicates += sorted(sid for sid, found in claims.items()
+                         if len(found) > 1 and sid not in duplicates)
+    unique = list(dict.fromkeys(roster_ids))
+    folders = {sid: claims[sid][0] for sid in unique if sid in claims}
+    missing = [sid for sid in unique if sid not in claims]
+    return Matched([s for i, s in enumerate(students) if s.id not in roster_ids[:i]],
+                   folders, missing, unknown, duplicates)
