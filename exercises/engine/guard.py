@@ -62,7 +62,7 @@ def protect(delegation: Iterable[str], student_files: Iterable[str], scratch: st
     _student_files.update(os.path.realpath(f) for f in student_files)
     for target in delegation:
         _guard(target)
-    package_root = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))
+    package_root = os.path.realpath(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     sys.addaudithook(_hook(os.path.realpath(scratch), package_root))
 
 

@@ -83,7 +83,7 @@ class Image:
 
 
 def package_root() -> Path:
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def _sources(root: Path) -> list[Path]:

@@ -70,7 +70,7 @@ class NotebookSync:
 def shipped_notebooks() -> Path:
     """The guided notebooks of this RouterLab: `notebooks/` of the checkout it runs from (an
     editable install or a source tree: the package root is the checkout's root)."""
-    folder = Path(__file__).resolve().parents[1] / NOTEBOOK_DIR
+    folder = Path(__file__).resolve().parents[2] / NOTEBOOK_DIR
     if not folder.is_dir():
         raise WorkspaceError(f"the guided notebooks are not here ({folder}): `routerlab lab` "
                              "runs from a RouterLab checkout (pip install -e .)")
