@@ -389,7 +389,7 @@ def export(out: Path = typer.Option(None, "--out", "-o",
     """Re-check every file, then write your results (ids, pass/fail, points, attempts, hints, each
     file's SHA-256) as one JSON file to hand in."""
     from ...exercises.errors import WorkspaceError
-    from ...exercises.teacher.grading import write_results
+    from ...exercises.learner.export import write_results
 
     course = _course(directory)
     if course.class_mode:  # the grade is the teacher's regrade of the files, not a report

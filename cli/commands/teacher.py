@@ -1,8 +1,8 @@
 """`routerlab teacher ...`: lint the exercise catalog, merge students' results, seal answers,
 release a course bundle to a class and its solutions after grading.
 
-Thin: the work is in `routerlab.exercises.authoring.lint`, `.grading`, `.sealing` and `.bundle`;
-this module renders.
+Thin: the work is in `routerlab.exercises.authoring` (lint, sealing, bundle) and
+`routerlab.exercises.teacher`; this module renders.
 """
 
 import importlib
@@ -92,11 +92,11 @@ def grades(folder: Path = typer.Argument(..., exists=True, file_okay=False,
     """Merge students' exported results into a CSV and summarise each exercise."""
     from ...core import Cell, TableView
     from ...exercises.catalog import load_catalog
-    from ...exercises.teacher.grading import gradebook
+    from ...exercises.teacher.exports import merge_exports
     from ...present.palette import rich_style
     from ..render import make_console, to_rich
 
-    book = gradebook(folder, load_catalog())
+    book = merge_exports(folder, load_catalog())
     path = book.write_csv(out or folder / "grades.csv")
     console = make_console(plain)
     for problem in book.problems:
@@ -221,7 +221,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     student in an OS jail (bubblewrap), predict answers read as data; writes the grades CSV as
     each student is graded, a SHA-256 digest file, and with --feedback a page per student."""
     from ...exercises.engine.jail import unavailable
-    from ...exercises.learner.course import workers
+    from ...exercises.engine.runner import workers
     from ...exercises.teacher.classroom import GradeOptions, LocalExecutor
     from ...exercises.teacher.dask_executor import DaskExecutor
     from ...exercises.teacher.gradebook import UNISOLATED_NOTE

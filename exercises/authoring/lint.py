@@ -17,12 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalog import Catalog, Exercise, WrongSubmission, load_catalog
-from ..engine.runner import Candidate, run_checks
+from ..catalog import Catalog, Exercise, load_catalog
+from ..engine.runner import Candidate, run_checks, workers
 from ..errors import CatalogError, ExerciseError
 from ..files import os_errors
-from ..learner.course import workers
 from ..report import CheckReport
+from .sealing import open_solution, open_wrong, scratch_file, wrong_problems
 
 
 @dataclass
@@ -64,7 +64,6 @@ def lint_folder(course: Path, only: list[str] | None = None) -> list[LintResult]
 def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
     from ..checks import suite_for
     from ..engine import judge
-    from .sealing import open_solution, open_wrong
 
     started = time.monotonic()
     result = LintResult(exercise)
@@ -76,10 +75,10 @@ def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
         result.problems.append("no hidden check")
     result.problems += list(judge.expected(exercise.id, exercise.catalog).problems)
     folder = Path(tempfile.mkdtemp(prefix=f"{exercise.id}-", dir=scratch))
-    starter = _write(folder / "starter.py", exercise.starter())
+    starter = scratch_file(folder / "starter.py", exercise.starter())
     result.problems += _starter_problems(run_checks(exercise, Candidate(starter, "starter")))
     try:
-        solution = _write(folder / "solution.py", open_solution(exercise))
+        solution = scratch_file(folder / "solution.py", open_solution(exercise))
         wrong = open_wrong(exercise)
     except (ExerciseError, ValueError) as error:
         result.problems.append(f"the sealed solution cannot be opened with the model's answers "
@@ -95,31 +94,6 @@ def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
                                    f"“{name}” (`teacher seal --wrong`)")
     result.seconds = time.monotonic() - started
     return result
-
-
-def wrong_problems(exercise: Exercise, wrong: list[WrongSubmission], folder: Path) -> list[str]:
-    """Each wrong submission, run in the sandbox, must fail every hidden check it names."""
-    from ..checks import suite_for
-
-    hidden = {c.name for c in suite_for(exercise).checks if c.hidden}
-    problems = []
-    for index, submission in enumerate(wrong):
-        path = _write(folder / f"wrong_{index}.py", submission.source)
-        report = run_checks(exercise, Candidate(path, submission.name))
-        failed = {o.name for o in report.outcomes if not o.ok}
-        for name in submission.rejects:
-            if name not in hidden:
-                problems.append(f"wrong submission {submission.name} names “{name}”, which is "
-                                "not a hidden check")
-            elif name not in failed or report.problem is not None:
-                problems.append(f"the hidden check “{name}” accepts the wrong submission "
-                                f"{submission.name}: it no longer checks what it says")
-    return problems
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _static_problems(exercise: Exercise) -> list[str]:

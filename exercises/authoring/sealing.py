@@ -33,6 +33,8 @@ from ..answers import canonical, seal, unlock_key, unseal
 from ..catalog import Exercise, WrongSubmission, catalog_root, load_catalog
 from ..checks import suite_for
 from ..checks.base import CheckFailure, PredictSuite
+from ..engine import judge
+from ..engine.runner import Candidate, run_checks
 from ..errors import CatalogError
 from ..files import os_errors, write_text
 
@@ -68,8 +70,6 @@ def seal_into(course: Path, exercise_id: str, solution_file: Path,
         else:
             write_text(course / exercise.id / "sealed.json", sealed_path.read_text("utf-8"),
                        "sealed file", CatalogError)
-    from ..engine import judge
-
     judge.expected.cache_clear()
     return course / exercise.id / "sealed.json"
 
@@ -92,8 +92,6 @@ def _course_folder(course: Path) -> Path:
 def _sealed(exercise: Exercise, solution_file: Path, text: str) -> tuple[dict[str, Any], str]:
     """The `sealed.json` document of a solution the model agrees with, and its key (the one a
     passing submission gives); the wrong submissions sealed before are kept."""
-    from ..engine import judge
-
     suite = suite_for(exercise)
     old = exercise.sealed()
     kept = {"wrong": old.wrong} if old and old.wrong else {}
@@ -126,9 +124,6 @@ def _sealed(exercise: Exercise, solution_file: Path, text: str) -> tuple[dict[st
 def _prove(exercise: Exercise, solution_file: Path) -> None:
     """Grade the solution, and each sealed wrong submission, against the sealed copy as a
     student's check would; CatalogError (nothing sealed) when either is not as it must be."""
-    from ..engine.runner import Candidate, run_checks
-    from .lint import wrong_problems
-
     report = run_checks(exercise, Candidate(solution_file, "solution"))
     if not report.passed:
         failing = [f"{o.name}: {o.message}" for o in report.failures]
@@ -168,10 +163,6 @@ def literal_assignments(source: str) -> dict[str, Any]:
 
 
 def _seal_implement(exercise: Exercise, solution_file: Path, text: str) -> Path:
-    from ..catalog import load_catalog
-    from ..engine import judge
-    from ..engine.runner import Candidate, run_checks
-
     suite = suite_for(exercise)
     observations = judge.model_observations(suite)
     digests = {name: judge.check_digest(exercise.id, name, obs)
@@ -201,8 +192,6 @@ def _seal_implement(exercise: Exercise, solution_file: Path, text: str) -> Path:
 
 def model_key(exercise: Exercise) -> str:
     """The key a passing submission gives, derived here from the model's own answers."""
-    from ..engine import judge
-
     suite = suite_for(exercise)
     if isinstance(suite, PredictSuite):
         return unlock_key(exercise.id, suite.canonical_answers(suite.oracle()))
@@ -239,3 +228,27 @@ def wrong_entries(files: list[Path]) -> list[dict[str, Any]]:
             raise CatalogError(f"{path} has no `# rejects: CHECK NAME` line")
         entries.append({"name": path.name, "rejects": rejects, "source": source})
     return entries
+
+
+def wrong_problems(exercise: Exercise, wrong: list[WrongSubmission], folder: Path) -> list[str]:
+    """Each wrong submission, run in the sandbox, must fail every hidden check it names."""
+    hidden = {c.name for c in suite_for(exercise).checks if c.hidden}
+    problems = []
+    for index, submission in enumerate(wrong):
+        path = scratch_file(folder / f"wrong_{index}.py", submission.source)
+        report = run_checks(exercise, Candidate(path, submission.name))
+        failed = {o.name for o in report.outcomes if not o.ok}
+        for name in submission.rejects:
+            if name not in hidden:
+                problems.append(f"wrong submission {submission.name} names “{name}”, which is "
+                                "not a hidden check")
+            elif name not in failed or report.problem is not None:
+                problems.append(f"the hidden check “{name}” accepts the wrong submission "
+                                f"{submission.name}: it no longer checks what it says")
+    return problems
+
+
+def scratch_file(path: Path, text: str) -> Path:
+    """A file for one sandboxed run (a starter, a solution, a wrong submission)."""
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -265,3 +265,7 @@ def _output(reply: dict[str, Any]) -> str:
         return f"… ({total} bytes printed, the last {OUTPUT_LIMIT} shown)\n{text}"
     return text
 
+
+def workers() -> int:
+    """Sandboxes run side by side: one per core, at most 8 (each holds a Python and numpy)."""
+    return max(1, min(8, os.cpu_count() or 2))

@@ -13,7 +13,6 @@ what the teacher has released (`import_solutions`); before that they refuse and 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from ...core.safe_io import read_bytes
 from ..answers import unseal
 from ..authoring.bundle import Released, read_solutions, visible_expected, write_solutions
 from ..catalog import HINT_LEVELS, Catalog, Exercise
-from ..engine.runner import Candidate, run_checks
+from ..engine.runner import Candidate, run_checks, workers
 from ..errors import LockedError, WorkspaceError
 from ..files import os_errors
 from ..report import CheckReport
@@ -340,11 +339,6 @@ def _save(state: State, solution: Solution) -> None:
     with os_errors("write the solution"):
         solution.path.parent.mkdir(exist_ok=True)
         solution.path.write_text(solution.text, encoding="utf-8")
-
-
-def workers() -> int:
-    """Sandboxes run side by side: one per core, at most 8 (each holds a Python and numpy)."""
-    return max(1, min(8, os.cpu_count() or 2))
 
 
 def opens(exercise: Exercise, key: str | None) -> bool:

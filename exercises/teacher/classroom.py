@@ -39,6 +39,8 @@ from typing import Any, Protocol
 
 from ... import __version__
 from ..catalog import Catalog, Exercise, load_catalog
+from ..engine.scoring import score
+from ..learner.workspace import MARKER, open_workspace
 from ..report import CheckReport
 
 RESULT_FORMAT = "routerlab-student-result"
@@ -207,7 +209,6 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
     from ..engine.literals import read_source
     from ..engine.runner import Candidate, run_checks
     from ..errors import GradesError
-    from .grading import score, submission_files
 
     if not submission.is_dir():
         raise FileNotFoundError(f"{submission} is not a folder")
@@ -305,3 +306,20 @@ def grade_class(jobs: Iterable[GradeJob], executor: Executor,
         on_result(result)
         out.append(result)
     return out
+
+
+def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Path | None]]:
+    """The student and their file per exercise: a workspace (its marker names the student), or
+    any folder holding files named like a workspace's (`registry_1.py`, or the numbered
+    `01_registry_1.py` of older RouterLabs), named after the folder. State files are ignored."""
+    if (folder / MARKER).is_file():
+        workspace = open_workspace(folder)
+        return workspace.student, {e.id: workspace.file_for(e) for e in catalog}
+    files: dict[str, Path | None] = {}
+    for exercise in catalog:
+        found: list[Path] = []
+        for base in (folder, folder / "exercises"):
+            found += [p for p in [base / exercise.file_name] if p.is_file()]
+            found += sorted(base.glob(f"[0-9][0-9]_{exercise.file_name}"))
+        files[exercise.id] = found[0] if found else None
+    return folder.name, files

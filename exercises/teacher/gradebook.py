@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..engine.scoring import grade_number
 from ..errors import GradesError
 from ..files import write_text
 from .classroom import StudentResult
@@ -69,11 +70,6 @@ class Row:
     @property
     def points(self) -> float:
         return self.result.points if self.result and not self.result.error else 0.0
-
-
-def grade_number(value: float) -> int | float:
-    """Points as a gradebook shows them: a whole number bare, anything else to 2 places."""
-    return int(value) if float(value).is_integer() else round(value, 2)
 
 
 def csv_text(rows: list[Row], exercise_ids: list[str], total: int, fmt: str,
@@ -167,3 +163,13 @@ class Journal:
             handle.write(json.dumps(result.to_json()) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+
+
+def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
+    """The grades CSV, written whole or not at all (`GradesError` names the path)."""
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow([neutral(h) for h in header])
+    for row in rows:
+        writer.writerow([neutral(c) for c in row])
+    return write_text(path, text.getvalue(), "grades CSV", GradesError)

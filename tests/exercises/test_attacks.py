@@ -21,9 +21,9 @@ from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.engine.jail import unavailable
 from routerlab.exercises.engine.runner import SANDBOX, Candidate, run_checks
 from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.export import results
 from routerlab.exercises.learner.workspace import Workspace, init_workspace
 from routerlab.exercises.teacher.classroom import GradeOptions, grade_student
-from routerlab.exercises.teacher.grading import results
 
 TOKEN = uuid.uuid4().hex
 OUTSIDE = Path(f"/tmp/routerlab-attack-{TOKEN}")

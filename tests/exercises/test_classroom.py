@@ -135,7 +135,7 @@ def test_choice_answers_ignore_case_and_surrounding_space(tmp_path: Path) -> Non
 
 def test_hand_edited_results_are_rejected_naming_file_and_field(tmp_path: Path) -> None:
     from routerlab.exercises.errors import GradesError
-    from routerlab.exercises.teacher.grading import gradebook
+    from routerlab.exercises.teacher.exports import merge_exports
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()
@@ -145,4 +145,4 @@ def test_hand_edited_results_are_rejected_naming_file_and_field(tmp_path: Path) 
                                                 "student": "eve", "exercises": [entry]}))
     with pytest.raises(GradesError, match=r"eve\.json: rejected: exercises\[0\] \(quant-3\)"
                                           r"\.points"):
-        gradebook(inbox, load_catalog())
+        merge_exports(inbox, load_catalog())

@@ -14,8 +14,9 @@ import pytest
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.errors import GradesError, LockedError
 from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.export import write_results
 from routerlab.exercises.learner.workspace import Workspace
-from routerlab.exercises.teacher.grading import gradebook, write_results
+from routerlab.exercises.teacher.exports import merge_exports
 
 Solve = Callable[[Workspace, str], Path]
 
@@ -60,12 +61,12 @@ def test_the_hand_in_file_gives_no_points_for_a_given_up_exercise(
     path, document = write_results(course, tmp_path / "grades" / "ada.json")
     entry = next(e for e in document["exercises"] if e["id"] == "quant-3")
     assert entry["passed"] and entry["gave_up"] and entry["points"] == 0
-    book = gradebook(path.parent, course.catalog)
+    book = merge_exports(path.parent, course.catalog)
     assert book.problems == [] and book.students[0].exercises["quant-3"]["points"] == 0
     entry["points"] = 10  # an edited hand-in claiming the points back is refused
     path.write_text(json.dumps(document))
     with pytest.raises(GradesError, match="gave up"):
-        gradebook(path.parent, course.catalog)
+        merge_exports(path.parent, course.catalog)
 
 
 def test_the_terminal_asks_first_and_says_what_it_costs(workspace: Workspace) -> None:

@@ -12,8 +12,9 @@ import pytest
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.errors import GradesError
 from routerlab.exercises.learner.course import Course
+from routerlab.exercises.learner.export import results, write_results
 from routerlab.exercises.learner.workspace import Workspace, init_workspace
-from routerlab.exercises.teacher.grading import gradebook, results, write_results
+from routerlab.exercises.teacher.exports import merge_exports
 
 Solve = Callable[[Workspace, str], Path]
 
@@ -57,7 +58,7 @@ def test_grades_merge_a_folder_into_a_csv_and_a_summary(tmp_path: Path, solve: S
         document = _student(tmp_path, name, solved, hints, solve)
         (inbox / f"{name}.json").write_text(json.dumps(document))
     (inbox / "notes.json").write_text('{"not": "results"}')
-    book = gradebook(inbox, load_catalog())
+    book = merge_exports(inbox, load_catalog())
     assert [s.student for s in book.students] == ["ada", "bob", "cy"]
     assert any("notes.json" in p for p in book.problems)
     rows = list(csv.DictReader(book.write_csv(tmp_path / "grades.csv").open()))
@@ -77,17 +78,17 @@ def test_the_newest_export_of_a_student_wins(tmp_path: Path, solve: Solve) -> No
     new = dict(old, exported_at="2999-01-01T00:00:00+00:00", points=99)
     (inbox / "a-old.json").write_text(json.dumps(old))
     (inbox / "b-new.json").write_text(json.dumps(new))
-    book = gradebook(inbox, load_catalog())
+    book = merge_exports(inbox, load_catalog())
     assert len(book.students) == 1 and book.students[0].source.name == "b-new.json"
     assert any("two exports" in p for p in book.problems)
 
 
 def test_a_folder_without_results_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(GradesError, match="no .json"):
-        gradebook(tmp_path, load_catalog())
+        merge_exports(tmp_path, load_catalog())
     (tmp_path / "x.json").write_text("[1, 2]")
     with pytest.raises(GradesError, match="none of the 1"):
-        gradebook(tmp_path, load_catalog())
+        merge_exports(tmp_path, load_catalog())
 
 
 def test_a_tampered_entry_is_refused_field_by_field(tmp_path: Path, solve: Solve) -> None:
@@ -97,4 +98,4 @@ def test_a_tampered_entry_is_refused_field_by_field(tmp_path: Path, solve: Solve
     inbox.mkdir()
     (inbox / "eve.json").write_text(json.dumps(document))
     with pytest.raises(GradesError, match="points"):
-        gradebook(inbox, load_catalog())
+        merge_exports(inbox, load_catalog())
