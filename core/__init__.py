@@ -4,140 +4,160 @@ Knows nothing of Typer, rich, IPython or CuPy (CuPy is looked for on the first u
 device). Every public name is loaded on first use (PEP 562), so `routerlab --help`, which imports
 nothing of the model, and a command that needs one module stay fast; the faces import the model
 through these names and the packages `routerlab.core.quant` and `routerlab.core.scenario` only
-(tests/present/test_layers.py). The imports below, for the type checker, are the one list of
-public names: `__getattr__` and `__all__` are read from them.
+(tests/present/test_layers.py).
+
+`_PUBLIC` is the one list of public names, by the submodule that defines each: `__getattr__`
+loads from it and `__all__` is its names. The imports under `TYPE_CHECKING` say the same to a
+type checker, which cannot read a table (tests/packaging/test_types.py keeps the two equal).
 """
 
 from __future__ import annotations
 
 import importlib
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requires
     from .backend import (
-        Backend,
-        HandleKind,
-        Kind,
-        Primitive,
-        kind_of,
-        make_backend,
+        Backend as Backend,
+        HandleKind as HandleKind,
+        Kind as Kind,
+        Primitive as Primitive,
+        kind_of as kind_of,
+        make_backend as make_backend,
     )
-    from .data import TensorData
-    from .deployment import Deployment
+    from .data import TensorData as TensorData
+    from .deployment import Deployment as Deployment
     from .devices import (
-        Device,
-        DeviceLike,
-        Path,
-        automatic_path,
-        parse_device,
+        Device as Device,
+        DeviceLike as DeviceLike,
+        Path as Path,
+        automatic_path as automatic_path,
+        parse_device as parse_device,
     )
     from .dtypes import (
-        AnyDType,
-        DType,
-        QFloat,
-        is_quantized,
+        AnyDType as AnyDType,
+        DType as DType,
+        QFloat as QFloat,
+        is_quantized as is_quantized,
     )
     from .errors import (
-        BurnPanic,
-        BurnTodo,
-        BurnUnimplemented,
-        DeadlockError,
-        DeviceError,
-        DTypeError,
-        ExtensionMissingError,
-        GpuUnavailableError,
-        LimitError,
-        MissingHandleError,
-        QuantizationError,
-        RouterLabError,
-        ScenarioError,
-        SessionEnded,
-        ShapeError,
-        TransferRejected,
-        UnknownTensorError,
-        UseAfterDropError,
+        BurnPanic as BurnPanic,
+        BurnTodo as BurnTodo,
+        BurnUnimplemented as BurnUnimplemented,
+        DeadlockError as DeadlockError,
+        DeviceError as DeviceError,
+        DTypeError as DTypeError,
+        ExtensionMissingError as ExtensionMissingError,
+        GpuUnavailableError as GpuUnavailableError,
+        LimitError as LimitError,
+        MissingHandleError as MissingHandleError,
+        QuantizationError as QuantizationError,
+        RouterLabError as RouterLabError,
+        ScenarioError as ScenarioError,
+        SessionEnded as SessionEnded,
+        ShapeError as ShapeError,
+        TransferRejected as TransferRejected,
+        UnknownTensorError as UnknownTensorError,
+        UseAfterDropError as UseAfterDropError,
     )
     from .fix import (
-        TransferPlan,
-        can_move_to_device,
-        is_quantized_handle,
-        plan_transfer,
+        TransferPlan as TransferPlan,
+        can_move_to_device as can_move_to_device,
+        is_quantized_handle as is_quantized_handle,
+        plan_transfer as plan_transfer,
     )
-    from .fix.advertised import Advertisement
-    from .gpu import gpu_status
-    from .handles import HandleContainer, Journal
-    from .interpreter import Arm, QuantizedExtension, TensorInterpreter
+    from .fix.advertised import Advertisement as Advertisement
+    from .gpu import gpu_status as gpu_status
+    from .handles import HandleContainer as HandleContainer, Journal as Journal
+    from .interpreter import (
+        Arm as Arm,
+        QuantizedExtension as QuantizedExtension,
+        TensorInterpreter as TensorInterpreter,
+    )
     from .ir import (
-        NOT_INIT,
-        READ_ONLY,
-        READ_WRITE,
-        AddOp,
-        CastOp,
-        DequantizeOp,
-        DropOp,
-        ExposeLocalOp,
-        ExposeRemoteOp,
-        InitOp,
-        MatmulOp,
-        MulOp,
-        OperationIr,
-        QuantizeOp,
-        ReadOp,
-        RegisterDataOp,
-        RegisterLocalOp,
-        RegisterRemoteOp,
-        ReshapeOp,
-        SwapDimsOp,
-        TensorId,
-        TensorIr,
-        TensorStatus,
+        NOT_INIT as NOT_INIT,
+        READ_ONLY as READ_ONLY,
+        READ_WRITE as READ_WRITE,
+        AddOp as AddOp,
+        CastOp as CastOp,
+        DequantizeOp as DequantizeOp,
+        DropOp as DropOp,
+        ExposeLocalOp as ExposeLocalOp,
+        ExposeRemoteOp as ExposeRemoteOp,
+        InitOp as InitOp,
+        MatmulOp as MatmulOp,
+        MulOp as MulOp,
+        OperationIr as OperationIr,
+        QuantizeOp as QuantizeOp,
+        ReadOp as ReadOp,
+        RegisterDataOp as RegisterDataOp,
+        RegisterLocalOp as RegisterLocalOp,
+        RegisterRemoteOp as RegisterRemoteOp,
+        ReshapeOp as ReshapeOp,
+        SwapDimsOp as SwapDimsOp,
+        TensorId as TensorId,
+        TensorIr as TensorIr,
+        TensorStatus as TensorStatus,
     )
-    from .policies import Policy
-    from .profiles import Profile
-    from .request import Arrival, TransferRequest, Transport
-    from .runtime import Runtime
-    from .tensor import RouterTensor, status_for
-    from .trace import Trace, TraceEvent
+    from .policies import Policy as Policy
+    from .profiles import Profile as Profile
+    from .request import (
+        Arrival as Arrival,
+        TransferRequest as TransferRequest,
+        Transport as Transport,
+    )
+    from .runtime import Runtime as Runtime
+    from .tensor import RouterTensor as RouterTensor, status_for as status_for
+    from .trace import Trace as Trace, TraceEvent as TraceEvent
     from .view import (
-        Cell,
-        TableView,
-        Viewable,
-        format_cell,
+        Cell as Cell,
+        TableView as TableView,
+        Viewable as Viewable,
+        format_cell as format_cell,
     )
 
 
-@cache
-def _exports() -> dict[str, str]:
-    """Each public name and the submodule that defines it, read from the type checker's imports
-    above: they are the one list (PEP 562 loads a name on first use, so nothing is imported
-    here; reading this file's own syntax tree takes about a millisecond, once)."""
-    import ast  # here: only a lookup needs it, and `import routerlab.core` stays light
-
-    with open(__file__, encoding="utf-8") as source:
-        tree = ast.parse(source.read())
-    block = next(node for node in tree.body if isinstance(node, ast.If))
-    return {alias.name: f"{__name__}.{node.module}" for node in block.body
-            if isinstance(node, ast.ImportFrom) for alias in node.names}
-
-
-_REMOVED = {
-    "install_quantized_extension": "extensions belong to a Runtime: Runtime(quantized=...)",
-    "TransferOptions": "a transfer is one TransferRequest: TransferRequest.of(device, policy=...)",
+_PUBLIC: dict[str, tuple[str, ...]] = {
+    "backend": ("Backend", "HandleKind", "Kind", "Primitive", "kind_of", "make_backend"),
+    "data": ("TensorData",),
+    "deployment": ("Deployment",),
+    "devices": ("Device", "DeviceLike", "Path", "automatic_path", "parse_device"),
+    "dtypes": ("AnyDType", "DType", "QFloat", "is_quantized"),
+    "errors": (
+        "BurnPanic", "BurnTodo", "BurnUnimplemented", "DeadlockError", "DeviceError", "DTypeError",
+        "ExtensionMissingError", "GpuUnavailableError", "LimitError", "MissingHandleError",
+        "QuantizationError", "RouterLabError", "ScenarioError", "SessionEnded", "ShapeError",
+        "TransferRejected", "UnknownTensorError", "UseAfterDropError",
+    ),
+    "fix": ("TransferPlan", "can_move_to_device", "is_quantized_handle", "plan_transfer"),
+    "fix.advertised": ("Advertisement",),
+    "gpu": ("gpu_status",),
+    "handles": ("HandleContainer", "Journal"),
+    "interpreter": ("Arm", "QuantizedExtension", "TensorInterpreter"),
+    "ir": (
+        "NOT_INIT", "READ_ONLY", "READ_WRITE", "AddOp", "CastOp", "DequantizeOp", "DropOp",
+        "ExposeLocalOp", "ExposeRemoteOp", "InitOp", "MatmulOp", "MulOp", "OperationIr",
+        "QuantizeOp", "ReadOp", "RegisterDataOp", "RegisterLocalOp", "RegisterRemoteOp",
+        "ReshapeOp", "SwapDimsOp", "TensorId", "TensorIr", "TensorStatus",
+    ),
+    "policies": ("Policy",),
+    "profiles": ("Profile",),
+    "request": ("Arrival", "TransferRequest", "Transport"),
+    "runtime": ("Runtime",),
+    "tensor": ("RouterTensor", "status_for"),
+    "trace": ("Trace", "TraceEvent"),
+    "view": ("Cell", "TableView", "Viewable", "format_cell"),
 }
+_WHERE = {name: f"{__name__}.{module}" for module, names in _PUBLIC.items() for name in names}
+__all__ = sorted(_WHERE)
 
 
 def __getattr__(name: str) -> Any:
-    """Load a public name on first use; a name removed before 0.1.0 fails with what replaces
-    it. `__all__` is the list above, sorted."""
-    if name == "__all__":
-        return sorted(_exports())
-    module = _exports().get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-    if name in _REMOVED:
-        raise ImportError(f"routerlab.core.{name} was removed before RouterLab 0.1.0; "
-                          f"{_REMOVED[name]}")
-    raise AttributeError(f"module 'routerlab.core' has no attribute {name!r}")
+    """Load a public name on first use (PEP 562) and keep it, so the next use is a plain
+    attribute."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'routerlab.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -54,7 +54,7 @@ def binary_step(rt: Runtime, op_type: type, lhs: RouterTensor,
     if (op_type not in FAST_OPS or rt.journal.active or lhs is rhs or rhs.client is not client
             or not lhs.alive or not rhs.alive or type(session) is not Session
             or session.ended is not None or session.queue or type(rt.server) is not Server
-            or not rt.options.stock or op_type in rt._arms or client.fusion
+            or not rt.options.stock or rt.has_extra_arm(op_type) or client.fusion
             or not (session.handles.has_handle(lhs.id) and session.handles.has_handle(rhs.id))):
         return None
     try:
@@ -81,7 +81,7 @@ def move_step(rt: Runtime, tensor: RouterTensor, request: TransferRequest) -> Ro
     """`rt.transfer(tensor, request)` as one step on the fast path, or None if it does not
     apply (the module docstring says when)."""
     source = tensor.client
-    target = rt._clients.get(request.device)
+    target = rt.existing_client(request.device)
     if (target is None or target is source or request.hops != 1 or rt.journal.active
             or not tensor.alive or source.fusion or not rt.options.stock
             or type(rt.server) is not Server
@@ -95,7 +95,7 @@ def move_step(rt: Runtime, tensor: RouterTensor, request: TransferRequest) -> Ro
             or request.path not in (None, Path.LOCAL)
             or not source_session.handles.has_handle(tensor.id)):
         return None
-    request = rt._decide(request)
+    request = rt.decide(request)
     if request.policy is Policy.LEGACY:
         return None
     held = None

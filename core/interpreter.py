@@ -315,16 +315,3 @@ class TensorInterpreter:
                             SRC_ALIAS)
         self.handles.register(new_id, handle)
 
-
-_REMOVED = ("install_quantized_extension", "installed_quantized_extension", "register_arm",
-            "EXTRA_ARMS")
-
-
-def __getattr__(name: str) -> object:
-    """The module-level extension points removed while 0.1.0 was being written fail with what
-    replaces them."""
-    if name in _REMOVED:
-        raise ImportError(f"routerlab.core.interpreter.{name} was removed before RouterLab "
-                          "0.1.0: a Runtime owns its extensions; pass Runtime(quantized=..., "
-                          "arms={OpClass: arm})")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

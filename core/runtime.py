@@ -129,6 +129,16 @@ class Runtime:
         self._minted += 1
         return TensorId(self._minted - 1)
 
+    def existing_client(self, device: Device) -> RouterClient | None:
+        """The client of a device already in use, or None: unlike `client`, never creates a
+        session (the fast path takes only devices that exist)."""
+        return self._clients.get(device)
+
+    def has_extra_arm(self, op_type: type) -> bool:
+        """Whether this runtime's interpreters were given their own arm for `op_type`
+        (`Runtime(arms=...)`), which the fast path must leave to them."""
+        return op_type in self._arms
+
     def client(self, device: DeviceLike) -> RouterClient:
         """The client of `device`, creating its session on first use (Burn's `get_client`).
         Inside a step the creation is journaled: if the step fails, the device is forgotten."""
@@ -337,12 +347,12 @@ class Runtime:
         is its first use)."""
         ends = (request.device, tensor.device)
         order = self.arrival if request.arrival is None else request.arrival
-        request = self._decide(request)
+        request = self.decide(request)
         for hop in range(request.hops):
             there = ends[hop % 2]
             self._device(there)
-            tensor = self.atomic(Detail("{} {}", what, there), lambda t=tensor, d=there: work(
-                t, self.client(d), request.to(d), order))
+            tensor = self.atomic(Detail("{} {}", what, there), work, tensor, self.client(there),
+                                 request.to(there), order)
         return tensor
 
     def plan_transfer(self, tensor: RouterTensor, device: DeviceLike,
@@ -351,11 +361,11 @@ class Runtime:
                       transport: Transport | str | None = None) -> TransferPlan:
         """What `to_device` would do, without doing it (the guard): nothing is submitted and no
         device is created. `transport` defaults to the runtime's, as a move's does."""
-        request = self._decide(TransferRequest.of(device, policy=policy, path=path,
+        request = self.decide(TransferRequest.of(device, policy=policy, path=path,
                                                   legacy=legacy, transport=transport))
         return plan(tensor, self._device(request.device), request)
 
-    def _decide(self, request: TransferRequest) -> TransferRequest:
+    def decide(self, request: TransferRequest) -> TransferRequest:
         """Fill in what the request leaves to the runtime, once, on the client: the policy
         (the sessions and the guard read it from the request) and the transport."""
         if request.policy is None or request.transport is None:

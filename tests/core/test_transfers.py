@@ -288,13 +288,6 @@ def test_ops_defined_outside_the_core_plug_in() -> None:
         plain.op(NegOp, plain.tensor([1.0], "cpu:0"), params=(None,))
 
 
-def test_removed_module_level_extension_points_say_what_replaces_them() -> None:
-    with pytest.raises(ImportError, match=r"Runtime\(quantized=\.\.\., arms="):
-        from routerlab.core.interpreter import register_arm  # noqa: F401
-    with pytest.raises(ImportError, match=r"Runtime\(quantized=\.\.\.\)"):
-        from routerlab.core import install_quantized_extension  # noqa: F401
-
-
 def _real_quantized(rt: Runtime):  # type: ignore[no-untyped-def]
     """A q8s tensor made by the real (default) quantization extension, and its interpreter."""
     q = rt.quantize(rt.tensor([1.0, -2.0, 3.0, 4.0], "cpu:0", "f32"), "q8s")
