@@ -161,6 +161,33 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
         f"init DIR --course {out} --student-id ID", highlight=False, soft_wrap=True)
 
 
+@teacher_app.command()
+def quickstart(directory: Path = typer.Argument(..., help="The sample course's folder (new)."),
+               plain: bool = PLAIN) -> None:
+    """A sample course to try a term on: a released bundle, a roster of three, their handed-in
+    workspaces (all solved, half solved, untouched), and the commands that grade and report
+    them."""
+    from ...exercises.learner.workspace import caller_cwd
+    from ...exercises.teacher.quickstart import STUDENTS
+    from ...exercises.teacher.quickstart import quickstart as make
+    from ..render import make_console
+    from .exercises import command_prefix
+
+    folder = directory if directory.is_absolute() else caller_cwd() / directory
+    course = make(folder, _catalog(None))
+    console = make_console(plain)
+    console.print(f"Sample course in {course.root}:", highlight=False, markup=False)
+    console.print(f"  {course.bundle.name}/  the released course bundle", highlight=False,
+                  markup=False)
+    console.print(f"  {course.roster.name}  three students", highlight=False, markup=False)
+    for student_id, _, what in STUDENTS:
+        console.print(f"  {course.submitted.name}/{student_id}/  handed in {what}",
+                      highlight=False, markup=False)
+    console.print("Grade the class, then report it:", highlight=False, markup=False)
+    for command in course.commands(command_prefix()):
+        console.print(command, highlight=False, markup=False, soft_wrap=True)
+
+
 @teacher_app.command("release-solutions")
 def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
                                                  help="The solutions file to write (.json)."),
