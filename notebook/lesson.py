@@ -97,6 +97,13 @@ class Lesson:
         if status.revealed:
             return show()
         exercise = status.exercise
+        if status.class_mode:  # a pass here is of the visible checks: the answer is the
+            # teacher's to release after grading, however this checkpoint stands
+            done = ("Your answer passes its visible checks. " if status.done else "")
+            return Callout("info", f"{LOCKED} {exercise.id}'s answer opens after grading",
+                           f"{done}This cell shows the answer to {exercise.id}; in your "
+                           "teacher's course it opens once they release the solutions and you "
+                           "import them (`exercises import-solutions FILE`); then run it again.")
         return Callout("info", f"{LOCKED} answer {exercise.id} first",
                        f"This cell shows the answer to {exercise.id}. It opens once the "
                        f"checkpoint passes, or after lab.give_up(\"{exercise.id}\"); then run "

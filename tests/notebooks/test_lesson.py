@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from routerlab.exercises.authoring.bundle import release
 from routerlab.exercises.authoring.sealing import literal_assignments, open_solution
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.errors import WorkspaceError
@@ -116,3 +117,21 @@ def test_a_starter_function_is_not_answered_yet_and_counts_no_attempt(inside: Pa
 
     report = lab.check("registry-1", written)
     assert not isinstance(report, Callout) and not report.passed, "a written body is checked"
+
+
+def test_in_a_class_a_passing_checkpoint_says_its_answer_opens_after_grading(
+        tmp_path: Path) -> None:
+    """A class workspace's pass is of the visible checks; the reveal must not ask the student
+    to answer what they just answered (it stays shut until the teacher's solutions arrive)."""
+    bundle = tmp_path / "course"
+    release(load_catalog(), bundle, "burn-2027", "Burn")
+    root = init_workspace(tmp_path / "ws", "Ada", bundle, "s1")[0].root
+    lab = lesson(dir=root)
+    calls: list[int] = []
+    before = lab.reveal("flow-1", lambda: calls.append(1))
+    assert isinstance(before, Callout) and "after grading" in before.heading
+    assert "passes" not in before.body
+    assert lab.check("flow-1", **_answers("flow-1")).passed
+    after = lab.reveal("flow-1", lambda: calls.append(1))
+    assert isinstance(after, Callout) and "answer flow-1 first" not in after.heading
+    assert "passes its visible checks" in after.body and calls == []
