@@ -5,6 +5,10 @@ against the student's, and the hint level that would help (`routerlab exercises 
 it). A hidden check shows its name and verdict, never its expected value: `StudentResult`
 carries none (the judge drops it), and this module shows only what the result holds. The page is
 one offline HTML file, with every value escaped.
+
+The page opens on what a student needs first: the total, and one line per exercise with what to
+do next, linked to its section. The sections of exercises that passed are folded (`<details>`),
+so what is left to work on is what the page shows; a student opens a passed one to see why.
 """
 
 from __future__ import annotations
@@ -82,19 +86,36 @@ def _exercise(e: ExerciseResult) -> str:
              "<th>expected</th><th>yours</th></tr></thead><tbody>" + "".join(rows)
              + "</tbody></table>") if rows else ""
     problem = f"<p class='problem'>{_e(e.problem)}</p>" if e.problem else ""
-    return (f"<section class='exercise' id='{_e(e.id)}'><h2>{_e(e.id)}: {_e(e.title)} "
+    return (f"<details class='exercise' id='{_e(e.id)}'{'' if e.passed else ' open'}>"
+            f"<summary><h2>{_e(e.id)}: {_e(e.title)} "
             f"<span class='points'>{e.points:g}/{e.points_possible}</span> "
-            f"<span class='status'>{_e(e.status)}</span></h2>{problem}{table}"
-            f"{'' if e.passed else _hint(e.hint_level, e.id)}</section>")
+            f"<span class='status'>{_e(e.status)}</span></h2></summary>{problem}{table}"
+            f"{'' if e.passed else _hint(e.hint_level, e.id)}</details>")
+
+
+def _overview(result: StudentResult) -> str:
+    """One line per exercise, the ones left to work on first: its points and what to do."""
+    rows = []
+    for e in sorted(result.exercises, key=lambda e: e.passed):
+        todo = ("done" if e.passed else
+                f"hint level {e.hint_level}: routerlab exercises hint {e.id}" if e.hint_level
+                else e.problem or e.status)
+        rows.append(f"<tr class='{'done' if e.passed else 'todo'}'>"
+                    f"<td><a href='#{_e(e.id)}'>{_e(e.id)}</a></td><td>{_e(e.title)}</td>"
+                    f"<td>{e.points:g}/{e.points_possible}</td><td>{_e(todo)}</td></tr>")
+    return ("<table id='overview'><thead><tr><th>exercise</th><th>title</th><th>points</th>"
+            "<th>next</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
 _STYLE = f"""body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;
 padding:0 1rem}}table{{border-collapse:collapse;width:100%}}
 td,th{{border:1px solid {tint("muted", .4)};padding:.25rem .5rem;text-align:left;
 vertical-align:top}}
-tr.passed td:first-child{{color:{rule("ok")}}}
+tr.passed td:first-child,tr.done td:first-child{{color:{rule("ok")}}}
 tr.failed td:first-child,tr.error td:first-child,.problem{{color:{rule("error")}}}
-.points{{font-weight:normal;margin-left:1rem}}.status{{font-size:.8em;color:{INK}}}"""
+.points{{font-weight:normal;margin-left:1rem}}.status{{font-size:.8em;color:{INK}}}
+details.exercise{{margin:.75rem 0}}summary{{cursor:pointer}}summary h2{{display:inline;
+font-size:1.1em}}#overview{{margin-bottom:1.5rem}}"""
 
 
 def feedback_html(result: StudentResult) -> str:
@@ -102,7 +123,7 @@ def feedback_html(result: StudentResult) -> str:
                f"{result.passed} of {len(result.exercises)} exercises passed.</p>")
     if result.error:
         summary += f"<p class='problem'>Your work could not be graded: {_e(result.error)}</p>"
-    body = "".join(_exercise(e) for e in result.exercises)
+    body = _overview(result) + "".join(_exercise(e) for e in result.exercises)
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>RouterLab feedback: {_e(result.student_id)}</title><style>{_STYLE}</style>"
             f"</head><body><h1>RouterLab feedback: {_e(result.student_id)}</h1>{summary}{body}"

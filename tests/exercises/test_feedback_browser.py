@@ -51,11 +51,29 @@ def test_a_feedback_page_renders_in_chromium_without_hidden_values(tmp_path: Pat
             tab = browser.new_page()
             tab.goto(page.as_uri())
             assert "10 of 20 points" in tab.inner_text("#summary")
-            assert tab.locator("section.exercise").count() == 2
+            assert tab.locator("details.exercise").count() == 2
+            assert tab.locator("details.exercise[open]").count() == 1, "a passed one is folded"
+            assert not tab.locator("#flow-1 table").is_visible()
+            assert tab.locator("#quant-1 table").is_visible()
+            overview = tab.inner_text("#overview")
+            assert overview.index("quant-1") < overview.index("flow-1"), "work left comes first"
+            assert "routerlab exercises hint quant-1" in overview
             text = tab.inner_text("body")
             assert "0.0141732" in text and HIDDEN_VALUE not in text
             assert "<b>0.5</b>" in text, "a student's value is shown as text, not markup"
             assert "routerlab exercises hint quant-1" in text
             assert tab.locator("tr.failed").count() == 2
+            many = [ExerciseResult(f"x-{i}", f"exercise {i}", "implement", 10.0, 10, i >= 4,
+                                   "passed" if i >= 4 else "failed",
+                                   checks=[CheckResult(f"check {k}", False,
+                                                       "passed" if i >= 4 else "failed",
+                                                       "", "1", "1") for k in range(6)])
+                    for i in range(34)]
+            long_page, _ = write_feedback(tmp_path / "many", StudentResult("s2", "/s2", many))
+            tab.goto(long_page.as_uri())
+            folded = tab.evaluate("document.body.scrollHeight")
+            tab.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+            unfolded = tab.evaluate("document.body.scrollHeight")
+            assert folded * 2 < unfolded, (folded, unfolded)
         finally:
             browser.close()
