@@ -69,7 +69,7 @@ def test_a_feedback_page_renders_in_chromium_without_hidden_values(tmp_path: Pat
                                                        "passed" if i >= 4 else "failed",
                                                        "", "1", "1") for k in range(6)])
                     for i in range(34)]
-            long_page, _ = write_feedback(tmp_path / "many", StudentResult("s2", "/s2", many))
+            long_page, _ = write_feedback(tmp_path, StudentResult("s2", "/s2", many))
             tab.goto(long_page.as_uri())
             folded = tab.evaluate("document.body.scrollHeight")
             tab.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
