@@ -398,6 +398,9 @@ def export(out: Path = typer.Option(None, "--out", "-o",
             "the workspace folder itself (your teacher grades its files; your id "
             f"{course.workspace.student_id} is in {course.workspace.root.name}/"
             "routerlab-exercises.toml); there is no self-reported export in a class")
-    path, document = write_results(course, out)
+    from ..progress import ProgressLine
+
+    line = ProgressLine(len(course.catalog), "exercises checked")
+    path, document = write_results(course, out, lambda done, total, last: line.step(last))
     _console(plain).print(f"{document['points']:g}/{document['points_possible']} points; "
                           f"results written to {path}", highlight=False)

@@ -288,19 +288,23 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
 
 
 def _progress_bar() -> "Progress":
-    """A progress bar on stderr (one line per student where stderr is not a terminal)."""
-    tty = sys.stderr.isatty()
+    """The regrade's progress on stderr: students graded, the time left, the last student."""
+    from ..progress import ProgressLine
+
+    line: ProgressLine | None = None
 
     def show(done: int, total: int, result: object | None) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
+        nonlocal line
+        if line is None:
+            line = ProgressLine(total, "students", done if result is None else done - 1)
+            if result is None:
+                line.show()
+                return
         last = ""
         if result is not None:
-            last = f" last: {getattr(result, 'student_id', '')}"
+            last = str(getattr(result, "student_id", ""))
             error = getattr(result, "error", "")
             last += f" (not graded: {error[:60]})" if error else ""
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} students{last}"
-        sys.stderr.write(("\r" + line[:120].ljust(120)) if tty else line + "\n")
-        sys.stderr.flush()
+        line.step(last)
 
     return show

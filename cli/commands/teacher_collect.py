@@ -38,17 +38,23 @@ def collect(
     from ...exercises.teacher.collect import MANIFEST, Collected, Hub, read_token
     from ...exercises.teacher.collect import collect as run_collect
     from ...present.palette import rich_style
+    from ..progress import ProgressLine
     from ..render import make_console
 
     console = make_console(plain)
 
-    def report(done: Collected) -> None:
+    line: ProgressLine | None = None
+
+    def report(count: int, total: int, done: Collected) -> None:
+        nonlocal line
+        line = line or ProgressLine(total, "students collected")
         if done.problem:
             console.print(f"{done.student}: not collected: {done.problem}",
                           style=rich_style("warn"), highlight=False, markup=False)
         else:
             console.print(f"{done.student}: {len(done.files)} files -> {done.folder}",
                           highlight=False, markup=False)
+        line.step(done.student)
 
     hub = Hub(hub_url, read_token(token_file))
     done = run_collect(hub, out, student, path, report)

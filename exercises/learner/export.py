@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -49,26 +51,41 @@ class Graded:
         return 0.0 if self.report is None else score(self.exercise, self.report)
 
 
-def grade_files(files: dict[str, Path | None], catalog: Catalog,
-                jobs: int | None = None) -> list[Graded]:
+Progress = Callable[[int, int, str], None]
+"""Called as each exercise is graded: (done, total, its id); an export takes a minute."""
+
+
+def grade_files(files: dict[str, Path | None], catalog: Catalog, jobs: int | None = None,
+                progress: Progress | None = None) -> list[Graded]:
     """Grade each exercise's file (None: not handed in) in the sandbox, `jobs` at a time."""
+    exercises = list(catalog)
+    finished = 0
+
     def one(exercise: Exercise) -> Graded:
         path = files.get(exercise.id)
         if path is None or not path.is_file():
-            return Graded(exercise, None, "", None)
-        source = read_bytes(path, what="submission file", error=GradesError)
-        digest = hashlib.sha256(source).hexdigest()
-        return Graded(exercise, path, digest, run_checks(exercise, Candidate(path, path.name)))
+            graded = Graded(exercise, None, "", None)
+        else:
+            source = read_bytes(path, what="submission file", error=GradesError)
+            graded = Graded(exercise, path, hashlib.sha256(source).hexdigest(),
+                            run_checks(exercise, Candidate(path, path.name)))
+        if progress is not None:
+            with lock:
+                nonlocal finished
+                finished += 1
+                progress(finished, len(exercises), exercise.id)
+        return graded
 
+    lock = threading.Lock()
     with ThreadPoolExecutor(max_workers=jobs or workers()) as pool:
-        return list(pool.map(one, list(catalog)))
+        return list(pool.map(one, exercises))
 
 
-def results(course: Course) -> dict[str, Any]:
+def results(course: Course, progress: Progress | None = None) -> dict[str, Any]:
     """The hand-in document of one student: every file graded again, from scratch."""
     statuses = course.statuses()  # first: a progress file that cannot be read stops it here
     files: dict[str, Path | None] = {e.id: course.workspace.file_for(e) for e in course.catalog}
-    graded = {g.exercise.id: g for g in grade_files(files, course.catalog)}
+    graded = {g.exercise.id: g for g in grade_files(files, course.catalog, progress=progress)}
     exercises: list[dict[str, Any]] = []
     for status in statuses:
         record, fresh = status.record, graded[status.exercise.id]
@@ -94,13 +111,14 @@ def results(course: Course) -> dict[str, Any]:
     }
 
 
-def write_results(course: Course, out: Path | None = None) -> tuple[Path, dict[str, Any]]:
+def write_results(course: Course, out: Path | None = None,
+                  progress: Progress | None = None) -> tuple[Path, dict[str, Any]]:
     """Grade every file, then write the hand-in document to `out` (default: in the workspace).
     A path that cannot be written is refused before the grading starts."""
     student = course.workspace.student
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in student)
     path = out or course.workspace.root / f"routerlab-results-{safe}.json"
     check_target(path, "results file")
-    document = results(course)
+    document = results(course, progress)
     write_text(path, json.dumps(document, indent=2) + "\n", "results file")
     return path, document

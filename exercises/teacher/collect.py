@@ -153,7 +153,7 @@ class Collected:
 
 
 def collect(hub: Hub, out: Path, only: list[str] | None = None, path: str = "",
-            progress: Callable[[Collected], None] | None = None) -> list[Collected]:
+            progress: Callable[[int, int, Collected], None] | None = None) -> list[Collected]:
     """Copy each student's workspace (at `path` under their server's root) to `out/<name>/`."""
     students = hub.students()
     names = [str(u.get("name")) for u in students]
@@ -173,7 +173,7 @@ def collect(hub: Hub, out: Path, only: list[str] | None = None, path: str = "",
         result = _collect_one(hub, name, out / name, path.strip("/"))
         done.append(result)
         if progress is not None:
-            progress(result)
+            progress(len(done), len(names), result)
     _write_manifest(out, hub.url, done)
     return done
 

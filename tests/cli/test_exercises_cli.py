@@ -125,6 +125,8 @@ def test_export_then_teacher_grades(ws: Path, tmp_path: Path) -> None:
     inbox.mkdir()
     exported = _run("exercises", "export", "--out", str(inbox / "ada.json"), "--dir", str(ws))
     assert exported.exit_code == 0 and "10/" in exported.output
+    total = len(load_catalog())
+    assert f"{total}/{total} exercises checked" in exported.stderr, "a long export shows progress"
     grades = _run("teacher", "grades", str(inbox))
     assert grades.exit_code == 0, grades.output
     assert "1 students" in grades.output and "100%" in grades.output
