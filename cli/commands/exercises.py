@@ -355,31 +355,54 @@ def watch(
     interval: float = typer.Option(0.5, "--interval", min=0.1, max=60,
                                    help="Seconds between polls (0.1 to 60)."),
 ) -> None:
-    """Check the current exercise, then re-check every time you save (Ctrl-C to stop)."""
+    """Check the current exercise, then re-check every time you save. Keys: h hint, l list,
+    n next exercise, c check again, q quit."""
+    import queue
     import threading
 
-    from ...exercises.learner.render import report_view
-    from ...exercises.learner.watch import Watcher, WatchEvent
+    from rich.panel import Panel
+    from rich.text import Text
+
+    from ...exercises.learner.render import hint_view, list_lines, report_view
+    from ...exercises.learner.watch import KEY_LINE, Watcher, WatchEvent
+    from ..keys import keys_from_terminal
 
     course = _course(directory)
     console = _console(plain)
+    keys: queue.Queue[str] = queue.Queue()
+    stop = threading.Event()
+    keyed = threading.Event()  # set once keys are read from the terminal
 
     def show_event(event: WatchEvent) -> None:
         if event.kind == "report" and event.report is not None and event.exercise is not None:
             console.rule(f"{event.exercise.id}")
             print_report(console, report_view(event.report, event.exercise))
+            if keyed.is_set():
+                console.print(KEY_LINE, style=rich_style("muted"), highlight=False,
+                              markup=False)
+        elif event.kind == "hint" and event.hint is not None:
+            view = hint_view(event.hint)
+            console.print(Panel(Text(view.text), title=Text(view.title), title_align="left"))
+        elif event.kind == "list":
+            for line in list_lines(event.statuses, console.width):
+                console.print(line, highlight=False, markup=False, soft_wrap=True)
         else:
+            if event.kind == "next" and console.is_terminal:
+                console.clear()  # one exercise a screen, as rustlings' watch mode shows it
             words = {"mode": ("muted",), "done": ("heading", "ok"), "next": ("heading",)}
             style = rich_style(*words.get(event.kind, ()))
-            suffix = " (Ctrl-C stops)" if event.kind == "mode" else ""
+            stops = "q quits" if keyed.is_set() else "Ctrl-C stops"
+            suffix = f" ({stops})" if event.kind == "mode" else ""
             console.print(event.text + suffix, style=style, highlight=False)
 
-    stop = threading.Event()
-    try:
-        Watcher(course, show_event, poll=poll, interval=interval).run(stop)
-    except KeyboardInterrupt:
-        stop.set()
-        console.print("stopped watching", style=rich_style("muted"))
+    with keys_from_terminal(keys, stop) as reading:
+        if reading:
+            keyed.set()
+        try:
+            Watcher(course, show_event, poll=poll, interval=interval, keys=keys).run(stop)
+        except KeyboardInterrupt:
+            stop.set()
+    console.print("stopped watching", style=rich_style("muted"))
 
 
 @exercises_app.command()

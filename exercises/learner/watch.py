@@ -5,6 +5,11 @@ deliver them: network drives, some container and VM mounts, WSL paths under /mnt
 first *proves* that events arrive: it writes a probe file and waits briefly for its event. If none
 comes it says so and falls back to watchdog's polling observer, which compares file stamps every
 `interval` seconds. Either way the student gets re-checks; only the delay differs.
+
+As rustlings' watch mode does, one key acts without leaving it (`KEYS`): a hint for the exercise
+on screen, the list, the next exercise, a check again, quit. The face reads the keys (a terminal
+in cbreak mode) and puts them on the watcher's queue; the watcher acts on them between saves, so
+a key and a save never run at once.
 """
 
 from __future__ import annotations
@@ -23,21 +28,28 @@ from ..catalog import Exercise
 from ..errors import WorkspaceError
 from ..files import os_errors
 from ..report import CheckReport
-from .course import Course
+from .course import Course, Hint, Status
 
 DEBOUNCE = 0.15
 """Editors save in steps (write, rename, chmod); changes this close together are one save."""
+
+KEYS = {"h": "hint", "l": "list", "n": "next", "c": "check again", "q": "quit"}
+"""One key each, as the key line shows them."""
+KEY_LINE = " · ".join(f"{key} {what}" for key, what in KEYS.items())
 
 
 @dataclass(frozen=True)
 class WatchEvent:
     """What the watcher tells its face. `kind`: "mode" (how changes are detected, and why),
-    "report" (a check ran), "next" (the exercise to work on now), "done" (everything passed)."""
+    "report" (a check ran), "next" (the exercise to work on now), "done" (everything passed),
+    "hint" (a key asked for one), "list" (a key asked for every exercise's status)."""
 
     kind: str
     text: str = ""
     exercise: Exercise | None = None
     report: CheckReport | None = None
+    hint: Hint | None = None
+    statuses: tuple[Status, ...] = ()
 
 
 class Watcher:
@@ -45,8 +57,12 @@ class Watcher:
 
     def __init__(self, course: Course, on_event: Callable[[WatchEvent], None], *,
                  poll: bool = False, interval: float = 0.5, probe_timeout: float = 1.5,
-                 observer_factory: Callable[[], Any] | None = None) -> None:
+                 observer_factory: Callable[[], Any] | None = None,
+                 keys: queue.Queue[str] | None = None) -> None:
+        """`keys`: one-key commands (`KEYS`) from the face, acted on between saves."""
         self.course = course
+        self.keys = keys
+        self.current: Exercise | None = None
         self.on_event = on_event
         self.poll = poll
         self.interval = interval
@@ -64,6 +80,7 @@ class Watcher:
         try:
             self._announce_next(check=True)
             while not stop.is_set() and (deadline is None or time.monotonic() < deadline):
+                self._keys(stop)
                 try:
                     first = self._changes.get(timeout=0.1)
                 except queue.Empty:
@@ -73,6 +90,36 @@ class Watcher:
         finally:
             observer.stop()
             observer.join(timeout=2)
+
+    def _keys(self, stop: threading.Event) -> None:
+        """Act on the keys pressed since the last look; an unknown key does nothing."""
+        while self.keys is not None and not stop.is_set():
+            try:
+                key = self.keys.get_nowait().lower()
+            except queue.Empty:
+                return
+            current = self.current
+            if key == "q":
+                stop.set()
+            elif key == "l":
+                self.on_event(WatchEvent("list", statuses=tuple(self.course.statuses())))
+            elif key == "n":
+                self._announce(self._after(current), check=True)
+            elif current is not None and key == "h":
+                self.on_event(WatchEvent("hint", exercise=current,
+                                         hint=self.course.hint(current.id)))
+            elif current is not None and key == "c":
+                self._check(current)
+
+    def _after(self, exercise: Exercise | None) -> Exercise | None:
+        """The next exercise not done after `exercise`, in catalog order, wrapping round."""
+        order = list(self.course.catalog)
+        start = order.index(exercise) + 1 if exercise in order else 0
+        done = {s.exercise.id for s in self.course.statuses() if s.done}
+        for candidate in order[start:] + order[:start]:
+            if candidate.id not in done and candidate != exercise:
+                return candidate
+        return None
 
     def _start_observer(self) -> Any:
         from watchdog.observers.polling import PollingObserver
@@ -171,7 +218,10 @@ class Watcher:
         return report
 
     def _announce_next(self, check: bool) -> None:
-        upcoming = self.course.next_exercise()
+        self._announce(self.course.next_exercise(), check)
+
+    def _announce(self, upcoming: Exercise | None, check: bool) -> None:
+        self.current = upcoming
         if upcoming is None:
             self.on_event(WatchEvent("done", "every exercise passes. Export your results with "
                                              "`routerlab exercises export`"))

@@ -101,3 +101,72 @@ def test_poll_can_be_forced(course: Course) -> None:
         stop.set()
         thread.join(timeout=5)
     assert not (course.workspace.state_path.parent / "watch-probe").exists()
+
+
+def test_one_key_gives_a_hint_the_list_the_next_exercise_and_quits(course: Course) -> None:
+    """rustlings' keys: each acts on the exercise on screen, between saves; q ends the watch."""
+    import queue
+
+    keys: queue.Queue[str] = queue.Queue()
+    events, stop, thread = _watch(course, poll=True, interval=0.1, keys=keys)
+    first, second = list(load_catalog())[:2]
+    assert _wait_for(events, lambda e: e.kind == "report").exercise == first
+    keys.put("h")
+    hint = _wait_for(events, lambda e: e.kind == "hint")
+    assert hint.exercise == first and hint.hint is not None and hint.hint.level == 1
+    keys.put("l")
+    listed = _wait_for(events, lambda e: e.kind == "list")
+    assert [s.exercise.id for s in listed.statuses] == [e.id for e in load_catalog()]
+    keys.put("n")
+    moved = _wait_for(events, lambda e: e.kind == "next" and e.exercise == second)
+    assert moved.text.startswith(f"now: {second.id}")
+    _wait_for(events, lambda e: e.kind == "report" and e.exercise == second)
+    keys.put("x")  # not a key of watch mode: nothing happens
+    keys.put("q")
+    thread.join(timeout=10)
+    assert not thread.is_alive() and stop.is_set(), "q ends the watch"
+    assert Course(course.workspace).status(first.id).record.hint_level == 1
+
+
+def test_the_terminal_face_reads_keys_and_quits_on_q(tmp_path: Path) -> None:
+    """`routerlab exercises watch` in a real pseudo-terminal: the key line is shown, h prints
+    the hint, q stops it and the terminal gets its settings back."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    import termios
+
+    from routerlab.exercises.learner.workspace import init_workspace
+
+    init_workspace(tmp_path / "ws", "ada")
+    leader, follower = pty.openpty()
+    before = termios.tcgetattr(follower)
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "TERM": "dumb"}
+    watch = subprocess.Popen([sys.executable, "-m", "routerlab", "exercises", "watch", "--poll",
+                              "--dir", str(tmp_path / "ws")], stdin=follower, stdout=follower,
+                             stderr=follower, env=env, close_fds=True)
+    seen = b""
+
+    def until(text: bytes, seconds: float = 60) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + seconds
+        while text not in seen and time.monotonic() < deadline:
+            import select
+
+            if select.select([leader], [], [], 0.2)[0]:
+                seen += os.read(leader, 65536)
+        assert text in seen, seen.decode(errors="replace")[-2000:]
+
+    try:
+        until(b"q quit")
+        os.write(leader, b"h")
+        until(b"hint 1 of")
+        os.write(leader, b"q")
+        assert watch.wait(timeout=30) == 0
+        until(b"stopped watching", 5)
+        assert termios.tcgetattr(follower) == before, "the terminal is put back as it was"
+    finally:
+        watch.kill()
+        os.close(leader)
+        os.close(follower)
