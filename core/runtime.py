@@ -351,9 +351,15 @@ class Runtime:
         for hop in range(request.hops):
             there = ends[hop % 2]
             self._device(there)
-            tensor = self.atomic(Detail("{} {}", what, there), work, tensor, self.client(there),
-                                 request.to(there), order)
+            tensor = self.atomic(Detail("{} {}", what, there), self._hop, work, tensor, there,
+                                 request, order)
         return tensor
+
+    def _hop(self, work: Callable[..., RouterTensor], tensor: RouterTensor, there: Device,
+             request: TransferRequest, order: Arrival) -> RouterTensor:
+        """One hop inside its step: the target's client is made here, so that a failed hop
+        forgets a device it created, as the step's journal does for everything else."""
+        return work(tensor, self.client(there), request.to(there), order)
 
     def plan_transfer(self, tensor: RouterTensor, device: DeviceLike,
                       path: Path | str | None = None, *, policy: Policy | str | None = None,

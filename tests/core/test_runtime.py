@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from routerlab.core import Runtime, TableView
+from routerlab.core import BurnTodo, Runtime, TableView
 from routerlab.core.errors import RouterLabError
 
 
@@ -90,3 +90,13 @@ def test_the_typed_option_names_are_the_options() -> None:
 def test_an_unknown_option_is_refused_with_the_list() -> None:
     with pytest.raises(RouterLabError, match="no option 'polcy'; its options: policy, legacy"):
         Runtime(["cpu:0"], polcy="legacy")  # type: ignore[call-arg]
+
+
+def test_a_failed_move_forgets_the_device_its_hop_created() -> None:
+    """A hop creates its target's session inside its step, so the step's rollback forgets a
+    device the failed move made (Burn's panic is the target's; the runtime is as it was)."""
+    rt = Runtime()
+    q = rt.quantize(rt.tensor([1.0, 2.0], "cpu:0"), "q8s")
+    with pytest.raises(BurnTodo):
+        rt.to_device(q, "cpu:1", policy="legacy")
+    assert [str(d) for d in rt.devices] == ["cpu:0"]
