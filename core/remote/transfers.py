@@ -278,6 +278,7 @@ class NetworkServer(Server):
         return failed.reason
 
     def close(self) -> None:
+        super().close()
         self.links.close()
 
 
