@@ -116,8 +116,9 @@ class Path(Choice, noun="transfer path", error=DeviceError):
     The router itself has three: `same`, `local` (same peer) and `bytes` (another peer,
     whatever its backend). `dispatch` is Burn's Dispatch backend, a layer above the router,
     moving between backends through the client (`into_data`, then `from_data`). `bridge` is the
-    router channel trait's default `change_client_backend`, which no channel of the pin uses
-    for a move; it is kept, forced only, to replay what it would do."""
+    router channel trait's default `change_client_backend`, which `RemoteChannel` overrides and
+    only `CaptureChannel` keeps (`crates/burn-capture/src/capture.rs:338-368`); it is kept,
+    forced only, to replay what it would do on router devices."""
 
     SAME = "same"
     LOCAL = "local"

@@ -189,7 +189,7 @@ class HandleContainer(Viewable):
             raise MissingHandleError(int(id)) from None
         if status is not READ_ONLY:
             raise BurnPanic(f"Cannot get uninitialized tensor {TensorId(id)!r}. Tensor exist but "
-                            "with wrong status", "crates/burn-ir/src/handle.rs:104-106")
+                            "with wrong status", "crates/burn-ir/src/handle.rs:106-108")
         try:
             self._events.append(id + self._read_only)  # the tuple below, as one int
         except TypeError:  # no code (module docstring)

@@ -477,7 +477,7 @@ class Runtime:
 
     def dtype_usage(self, device: DeviceLike, dtype: AnyDType | str) -> Advertisement:
         """What `device` answers to Burn's `dtype_usage` / `supports_dtype`: its server's answer,
-        forwarded (`crates/burn-router/src/backend.rs:54-57`), beside what the router can really
+        forwarded (`crates/burn-router/src/backend.rs:55-58`), beside what the router can really
         do with the dtype at 2c06be3. Nothing is created or submitted."""
         parsed = DType.parse(dtype) if isinstance(dtype, str) else dtype
         return advertise(self._device(device), parsed)

@@ -40,6 +40,9 @@ CAPABILITY_BIT = 1 << 47
 """Every stand-in capability has this bit set and 47 random ones below it: it is never a small
 same-peer transfer id."""
 
+UNWOUND = "the unwinding freed all that {session} held ({ids}): its registry is empty"
+"""What a panic costs beyond the task that panicked (`Server._end_after_panic`)."""
+
 IROH_TIMEOUT_S = 300.0
 """How long an Iroh download waits for its source (`crates/burn-remote/src/transport/iroh/
 transfer.rs:83`)."""
@@ -129,10 +132,10 @@ class Server:
     def run(self, first: SessionPort | None = None) -> None:
         """Run every session until all queues are empty, in the sessions' own context.
 
-        A task that fails with a `BurnPanic` ends its session (its exposed entries are purged, as
-        `purge_session` does) and the other sessions keep running, which is how a target left
-        waiting for a dead source is found. Any other error stops everything at once. Either
-        way the caller rolls the operation back.
+        A task that fails with a `BurnPanic` ends its session and the other sessions keep
+        running, which is how a target left waiting for a dead source is found. What the dead
+        session exposed stays in the rendezvous (`_end_after_panic`). Any other error stops
+        everything at once. Either way the caller rolls the operation back.
         """
         if self._running:  # run again from inside (sessions that gave up go on): already there
             self._schedule(first)
@@ -193,13 +196,39 @@ class Server:
         return ran
 
     def _end_after_panic(self, session: Session, panic: BurnPanic) -> None:
+        """A panic unwinds the session's worker thread before it reaches `purge_session`, which
+        runs only once the task channel closes (`crates/burn-remote/src/server/worker.rs:
+        140-151`): what the session exposed stays in the rendezvous, and a target can still take
+        it (`purge_session` is for a normal close).
+
+        The unwinding also drops the session's interpreter, and with it every tensor its registry
+        held (the thread owns the handler, worker.rs:123-125): the panic says so, naming them,
+        since those tensors are lost even where the step that panicked is undone."""
+        held = session.handle_ids()
         session.end(f"panicked: {panic.message} ({panic.source})", panicked=True)
         panic.session = session.label
+        if held:
+            panic.effects = (*panic.effects, UNWOUND.format(
+                session=session.label, ids=", ".join(f"#{i}" for i in held)))
         self.trace.record("panic", session.label, None, None, 0,
                           f"{panic.message} [{panic.source}]; session ended")
-        for pending in (self._local.get(session.device.peer, {}), self._published):
-            for transfer_id in [t for t, (src, _) in pending.items() if src is session]:
-                self.journal.pop(pending, transfer_id)
+
+    def purge_session(self, session: Session) -> None:
+        """`session` closed normally: drop the same-peer entries it exposed that no target took
+        (`LocalCommService::purge_session`, `crates/burn-remote/src/server/local_comm.rs:87-92`,
+        called at `worker.rs:151`). Cross-peer exposures live in the transfer service, which no
+        session close touches."""
+        pending = self._local.get(session.device.peer, {})
+        for transfer_id in [t for t, (src, _) in pending.items() if src is session]:
+            self.journal.pop(pending, transfer_id)
+
+    def close(self) -> None:
+        """The client went away: each session's task channel closes and its worker purges what it
+        exposed (`purge_session`) before it drains and exits. A worker that panicked is gone and
+        purges nothing: its entries stay for the server's lifetime."""
+        for session in self.sessions.values():
+            if not session.panicked:
+                self.purge_session(session)
 
     def _give_up(self, stuck: list[Session], panic: BurnPanic | None) -> bool:
         """Targets waiting for a download over Iroh stop after `IROH_TIMEOUT_S` (on the

@@ -50,7 +50,7 @@ class DoctorReport(Viewable):
                          ["device", "dtype", "dtype_usage", "supports_dtype", "router can",
                           "answer from"], rows,
                          caption="the router forwards its server's answer "
-                                 "(crates/burn-router/src/backend.rs:54-57) while every router "
+                                 "(crates/burn-router/src/backend.rs:55-58) while every router "
                                  "quantized op is unimplemented!(); RouterLab's fix moves them",
                          styles={i: "error" for i, a in enumerate(self.advertised) if a.false})
 

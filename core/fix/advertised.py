@@ -4,7 +4,7 @@ Burn lets a program ask before it uses a dtype: `Backend::dtype_usage` (a set of
 `Arithmetic`, `Accelerated`) and `supports_dtype` (whether that set holds both `Storage` and
 `Arithmetic`, `crates/burn-backend/src/backend/base.rs:230-244,466-468`). A router device does not
 answer for itself: it forwards the question to its server's backend
-(`crates/burn-router/src/backend.rs:54-57`, `crates/burn-router/src/interpreter.rs:2189-2191`).
+(`crates/burn-router/src/backend.rs:55-58`, `crates/burn-router/src/interpreter.rs:2189-2191`).
 So a router device on a Flex server claims `Storage` for every quantizable `QFloat`, one on an
 NdArray server claims general support for Q8, and one on a CubeCL (CUDA) server claims `Storage`
 *and* `Arithmetic` for a packed or 8-bit `QFloat`, so `supports_dtype` is true: the false

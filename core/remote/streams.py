@@ -1,13 +1,13 @@
 """A served source sends a tensor's canonical bytes while its readback is still copying them.
 
 Burn's `ExposeTensorRemote` reads the tensor back into one `TensorData`, then serves it to the
-target's download (`crates/burn-remote/src/server/session.rs`, `external_comm.rs:204-227`): the
-readback and the wire run one after the other. A served peer keeps every byte and every counted
-copy of that path, and overlaps the two: the readback (`qtensor.q_into_data`, run by the session
-on its worker thread) reports each chunk it has copied, and the `/data` route, on the event loop,
-writes the chunks already final into the socket (`wire.write_whole`). What crosses the wire is
-the readback's own buffer, the very bytes then published, so a download that starts early sends
-exactly what one that starts late would.
+target's download (`crates/burn-remote/src/server/worker.rs:311-364`, `external_comm.rs:204-227`):
+the readback and the wire run one after the other. A served peer keeps every byte and every counted
+copy of that path, and overlaps the two: the readback (`qtensor.q_into_data`, run by the session on
+its worker thread) reports each chunk it has copied, and the `/data` route, on the event loop,
+writes the chunks already final into the socket (`wire.write_whole`). What crosses the wire is the
+readback's own buffer, the very bytes then published, so a download that starts early sends exactly
+what one that starts late would.
 
 A readback is found by the tensor it reads (`ServedTransfers.streams`): any readback of one
 tensor yields the same canonical bytes (a primitive is never mutated).

@@ -41,7 +41,9 @@ from .protocol import CodecError
 from .streams import Readback
 
 DATA_CHANNEL = "crates/burn-communication/src/external_comm.rs:187-192"
-"""Where a download that cannot reach its source panics (`get_data_stream`)."""
+"""Where a WebSocket download that cannot reach its source panics (`get_data_stream`)."""
+IROH_OPEN = "crates/burn-remote/src/transport/iroh/transfer.rs:177-186"
+"""Where an Iroh download that cannot reach its source logs the error and returns None."""
 IROH_SCALE = 1000
 """Burn's Iroh wait, divided by this for teaching: 300 s becomes 0.3 s (docs/remote.md)."""
 IROH_WAIT_S = IROH_TIMEOUT_S / IROH_SCALE
@@ -66,14 +68,18 @@ class Outcome:
     address: str = ""
     gone: str = ""
     """Set when the source went away: `unreachable` (no `/data` connection could be opened) or
-    `closed` (the open connection broke). Burn tells the two apart by where it fails: it
-    panics when it cannot open the data channel (`get_data_stream`, external_comm.rs:187-192) and
-    `download_tensor` returns None when an open one breaks (external_comm.rs:160-174). "gone" is
+    `closed` (the open connection broke). Over WebSocket Burn tells the two apart by where it
+    fails: it panics when it cannot open the data channel (`get_data_stream`,
+    external_comm.rs:187-192) and `download_tensor` returns None when an open one breaks
+    (external_comm.rs:160-174). Over Iroh both return None: a stream that cannot be opened is
+    logged (`IROH_OPEN`), and so is one that breaks (iroh/transfer.rs:200-210). "gone" is
     RouterLab's word for both; Burn has no such name."""
 
 
 class Source:
-    """Where a transfer's bytes come from."""
+    """Where a transfer's bytes come from, and over which transport."""
+
+    transport: Transport = Transport.IROH
 
     def fetch(self, transfer_id: int) -> Outcome:
         raise NotImplementedError
@@ -225,7 +231,8 @@ class NetworkServer(Server):
         outcome = source.fetch(transfer_id)
         if outcome.data is None:
             self.journal.set(self.failed, transfer_id, outcome)
-            if outcome.gone == "unreachable" and self.legacy:
+            if outcome.gone == "unreachable" and self.legacy and \
+                    source.transport is Transport.WEBSOCKET:  # Iroh logs it: `gives_up`
                 raise BurnPanic(f"Failed to open remote 'data' channel to {outcome.address}: "
                                 f"{outcome.reason}. Is a `burn-remote` server running at that "
                                 "address?", DATA_CHANNEL)
@@ -246,12 +253,17 @@ class NetworkServer(Server):
 
     def gives_up(self, op: RegisterRemoteOp) -> bool:
         """A download whose open connection broke returns None whatever the transport
-        (`download_tensor`, external_comm.rs:160-174): the session goes on without the tensor."""
+        (`download_tensor`, external_comm.rs:160-174): the session goes on without the tensor.
+        Over Iroh every failed download does (the base's rule), one that could not open a
+        stream to its source included (`IROH_OPEN`)."""
         failed = self.failed.get(op.transfer_id)
         return super().gives_up(op) or (failed is not None and failed.gone == "closed")
 
     def waited_out(self, transfer_id: int) -> str:
         failed = self.failed.get(transfer_id)
+        if failed is not None and failed.gone == "unreachable":
+            return (f"when it could not reach its source ({failed.reason}; over Iroh "
+                    f"download_tensor logs the error and returns None, {IROH_OPEN})")
         if failed is not None and failed.gone == "closed":
             return f"when its source went away ({failed.reason}; download_tensor returned None)"
         if failed is None:
@@ -266,6 +278,7 @@ class NetworkServer(Server):
         return failed.reason
 
     def close(self) -> None:
+        super().close()
         self.links.close()
 
 

@@ -42,8 +42,17 @@ from .admit import Share
 MAX_DELAY_S = 10.0
 """The longest delay a fault may ask for (every wait stays bounded)."""
 RACE_TIMEOUT_S = 30.0
-CUBECL_OOM = ("crates/cubecl-runtime/src/client.rs:657 (cubecl 4834896, Burn's pin; the storage's "
-              "IoError::OutOfMemory, crates/cubecl-cuda/src/compute/storage/gpu.rs:187)")
+CUBECL_OOM = ("crates/cubecl-cuda/src/compute/server.rs:242-244 (cubecl 4834896, Burn's pin: "
+              "`initialize_memory` panics on the storage's IoError::OutOfMemory, "
+              "crates/cubecl-cuda/src/compute/storage/gpu.rs:187, whose Debug is its Display, "
+              "crates/cubecl-runtime/src/server/base.rs:904-911,1021-1024)")
+
+
+def cubecl_oom_text(size: int) -> str:
+    """CubeCL's panic when a device allocation of `size` bytes does not fit: `initialize_memory`
+    wraps the `IoError::OutOfMemory` text (`CUBECL_OOM`; a backtrace line follows it in Burn)."""
+    return (f"failed to reserve {size} bytes of device memory: out of device memory allocating "
+            f"{size} bytes")
 
 
 class FaultKind(Choice, noun="fault kind", error=ScenarioError):
@@ -212,10 +221,14 @@ class Reaction:
 
 BURN: dict[str, Reaction] = {
     "kill before": Reaction(
-        "panic", "the target's download cannot open the source's /data route: `Failed to open "
-        "remote 'data' channel` panics and ends the target session; the client's later syncs "
-        "fail with `Remote response channel closed before sync completed`",
-        ("crates/burn-communication/src/external_comm.rs:187-192",
+        "lost tensor", "the target's download cannot reach the source. Over Iroh (RouterLab's "
+        "default) `download_tensor` logs the error and returns None: the target logs `Failed to "
+        "download tensor`, goes on, and the tensor is lost. Over WebSocket `get_data_stream` "
+        "panics `Failed to open remote 'data' channel` and ends the target session; the client's "
+        "later syncs fail with `Remote response channel closed before sync completed`",
+        ("crates/burn-remote/src/transport/iroh/transfer.rs:177-186",
+         "crates/burn-remote/src/server/worker.rs:267-273",
+         "crates/burn-communication/src/external_comm.rs:187-192",
          "crates/burn-remote/src/client/service.rs:494-505")),
     "kill during": Reaction(
         "lost tensor", "the open download reads a closed socket: `download_tensor` returns None, "
@@ -242,8 +255,10 @@ BURN: dict[str, Reaction] = {
         ("crates/burn-remote/src/transport/iroh/transfer.rs:78-110,138",
          "crates/burn-communication/src/external_comm.rs:204-227")),
     "oom": Reaction(
-        "panic", "CubeCL's allocator returns OutOfMemory and `ComputeClient::empty` unwraps it: "
-        "the session's worker thread panics, the session ends and its handles are freed",
+        "panic", "CubeCL queues the allocation on the device (client.rs:646-648) and the "
+        "device's `initialize_memory` panics `failed to reserve N bytes of device memory: out of "
+        "device memory allocating N bytes`; RouterLab ends the session there and frees its "
+        "handles",
         (CUBECL_OOM, "crates/burn-remote/src/server/worker.rs:119-134")),
     "restart": Reaction(
         "hang or panic", "the client never reconnects (its writer is set once) and every later "
@@ -353,7 +368,7 @@ class LimitedBackend(Backend):
     `admit.admit`): against docs/limits.md and the client's share (`admit.Share`). A `oom`
     fault adds a memory limit: an allocation that would bring the bytes its registry holds over
     `limit` fails before anything is registered (the fix's `DeviceOutOfMemory`), or panics as
-    CubeCL's unwrap does (`legacy`)."""
+    CubeCL's `initialize_memory` does (`legacy`, `cubecl_oom_text`)."""
 
     def __init__(self, device: Device, xp: Any) -> None:
         super().__init__(device, xp)
@@ -370,8 +385,7 @@ class LimitedBackend(Backend):
         if self.limit is not None and self.live() + nbytes > self.limit:
             held = self.live()
             if self.legacy:
-                raise BurnPanic("called `Result::unwrap()` on an `Err` value: OutOfMemory { size: "
-                                f"{nbytes} }}", CUBECL_OOM)
+                raise BurnPanic(cubecl_oom_text(nbytes), CUBECL_OOM)
             raise DeviceOutOfMemory(f"{self.device}: allocating {nbytes} bytes with {held} held "
                                     f"would pass its {self.limit}-byte limit; nothing was "
                                     "registered")

@@ -1,6 +1,6 @@
 """Checks of the quantized-transfer gap at Burn 2c06be3: which wall fires, and what a panic on
 the server leaves behind (crates/burn-router/src/interpreter.rs:88-127,
-crates/burn-remote/src/server/session.rs; docs/burn.md#7-the-quantized-walls).
+crates/burn-remote/src/server/worker.rs; docs/burn.md#7-the-quantized-walls).
 
 Both are predict exercises: the oracle runs the model's `legacy` policy, which replays Burn's
 walls, on a fresh runtime.

@@ -14,7 +14,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ...core import Runtime
+from ...core import READ_ONLY, DType, MissingHandleError, Runtime, TensorId, TensorIr
+from ...core.ir import ExposeLocalOp
 from .base import CheckFailure, Observation, Subject, Suite
 
 rendezvous = Suite("transfer-3")
@@ -77,9 +78,8 @@ def plugged_runtime(sub: Subject, devices: tuple[str, ...] = ("cpu:0", "cpu:1"),
         def take_local(self, peer: str, transfer_id: int) -> Any:
             return self._change(peer, lambda p: take(p, transfer_id))
 
-        def _end_after_panic(self, session: Any, panic: Any) -> None:
+        def purge_session(self, session: Any) -> None:
             self._change(session.device.peer, lambda p: purge(p, session))
-            super()._end_after_panic(session, panic)
 
     rt.server.__class__ = PluggedServer
     return rt
@@ -136,6 +136,32 @@ def _(sub: Subject) -> Observation:
             ("registries cpu:0 | cpu:1 afterwards", [rt.handle_ids("cpu:0"),
                                                      rt.handle_ids("cpu:1")]),
             ("entries left in the rendezvous map", rt.server.pending_transfers())]
+
+
+def _session_exposes(rt: Runtime, device: str, tensor_id: int, transfer_id: int) -> None:
+    """`device`'s session runs `ExposeTensorLocal` for `tensor_id` under `transfer_id`, with no
+    target (an id the session does not hold makes it panic)."""
+    session = rt.session(device)
+    ir = TensorIr(TensorId(tensor_id), (1,), READ_ONLY, DType.F32)
+    rt.atomic(f"expose #{tensor_id}", lambda: session.submit(ExposeLocalOp(ir, transfer_id)))
+
+
+@rendezvous.visible("in the router: a normal close purges what each session exposed and no one "
+                    "took; a session that panicked purges nothing", hint=2)
+def _(sub: Subject) -> Observation:
+    rt = plugged_runtime(sub, ("cpu:0", "cpu:1", "cpu:2"))
+    for device, transfer_id in (("cpu:0", 5), ("cpu:2", 6)):
+        _session_exposes(rt, device, int(rt.tensor([1.0], device, "f32").id), transfer_id)
+    seen: Observation = [("entries after cpu:0 and cpu:2 each expose one",
+                          rt.server.pending_transfers())]
+    try:
+        _session_exposes(rt, "cpu:0", 999, 7)  # no such handle: cpu:0's worker panics and unwinds
+    except MissingHandleError:
+        pass
+    seen.append(("entries after cpu:0 panicked", rt.server.pending_transfers()))
+    rt.close()  # every task channel closes: the live workers run purge_session
+    seen.append(("entries after the client closed", rt.server.pending_transfers()))
+    return seen
 
 
 @rendezvous.hidden("200 seeded random sequences of expose, ready, take and purge")

@@ -94,7 +94,7 @@ def test_use_after_consume_and_double_drop(populated, snapshot) -> None:  # type
 
 
 def test_op_on_not_init_tensor(populated, snapshot) -> None:  # type: ignore[no-untyped-def]
-    """A NotInit input status panics (crates/burn-ir/src/handle.rs:104-106)."""
+    """A NotInit input status panics (crates/burn-ir/src/handle.rs:106-108)."""
     rt, a, *_ = populated
     before = snapshot(rt)
     out = rt.client("cpu:0").create_empty_handle()

@@ -49,7 +49,7 @@ def test_read_only_get_leaves_the_entry() -> None:
 
 
 def test_not_init_status_panics_and_keeps_entry() -> None:
-    """Getting with NotInit panics with Burn's text (handle.rs:104-106)."""
+    """Getting with NotInit panics with Burn's text (handle.rs:106-108)."""
     c = HandleContainer()
     c.register(2, "h")
     with pytest.raises(BurnPanic, match=r"Cannot get uninitialized tensor TensorId \{ value: 2 \}"):

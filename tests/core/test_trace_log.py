@@ -67,7 +67,7 @@ class TupleContainer(HandleContainer):
             raise MissingHandleError(int(id)) from None
         if status is not READ_ONLY:
             raise BurnPanic(f"Cannot get uninitialized tensor {TensorId(id)!r}. Tensor exist but "
-                            "with wrong status", "crates/burn-ir/src/handle.rs:104-106")
+                            "with wrong status", "crates/burn-ir/src/handle.rs:106-108")
         self._log(("get", self.label, int(id), "ReadOnly"))
         return handle
 

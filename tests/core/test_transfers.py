@@ -386,3 +386,20 @@ def test_a_server_can_number_its_transfers_as_another_does() -> None:
     second.server.number_transfers_as(first.server)
     assert second.server.new_transfer(source, target) == 3
     assert first.server.new_transfer(source, target) == 3
+
+
+def test_a_normal_close_purges_only_the_same_peer_exposures_of_live_sessions() -> None:
+    """`purge_session` clears `LocalCommService` only (local_comm.rs:87-92), and only for a
+    worker that reaches it (worker.rs:140-151): a cross-peer publication stays, and so does what
+    a panicked session exposed."""
+    rt = Runtime(["cpu:0", "cpu:1", "cpu:2"])
+    live, dead = rt.session("cpu:0"), rt.session("cpu:2")
+    tensor = rt.tensor([1.0], "cpu:0")
+    rt.server.expose_local(live, 1, HandleKind(Kind.FLOAT, None))
+    rt.server.expose_local(dead, 2, HandleKind(Kind.FLOAT, None))
+    rt.server.publish(live, 3, TensorData.from_array(np.ones(1, np.float32)))
+    dead.end("panicked: a test", panicked=True)  # type: ignore[attr-defined]
+    assert rt.server.pending_transfers() == 3 and tensor.alive
+    rt.close()
+    assert not rt.server.exposed_locally(live.device.peer, 1)
+    assert rt.server.exposed_locally(dead.device.peer, 2) and rt.server.published(3)

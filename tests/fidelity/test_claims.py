@@ -105,6 +105,22 @@ def _q8(rt: Runtime, device: str = "cpu:0", scheme: str = "q8s") -> Any:
     return rt.quantize(rt.tensor([1.0, -2.0, 3.0, 4.0], device, "f32"), scheme)
 
 
+def _text(path: str) -> str:
+    """A shipped file's text with its whitespace folded (a notebook: its cells' sources)."""
+    raw = (ROOT / path).read_text("utf-8")
+    if path.endswith(".ipynb"):
+        import json
+
+        raw = "\n".join("".join(cell["source"]) for cell in json.loads(raw)["cells"])
+    return " ".join(raw.split())
+
+
+def _says(path: str, right: str, wrong: str) -> None:
+    """`path` states `right` and no longer states `wrong` (a corrected line of the docs)."""
+    text = _text(path)
+    assert wrong not in text and right in text, path
+
+
 def _transfer_ids(rt: Runtime, kind: str) -> list[int]:
     """The transfer ids of the trace's `kind` events (`expose`: same peer, `publish`: bytes)."""
     return [int(re.search(r"transfer (\d+)", e.detail).group(1))  # type: ignore[union-attr]
@@ -157,8 +173,9 @@ def _() -> None:
     c.register(2, "h")
     with pytest.raises(BurnPanic, match=re.escape(
             "Cannot get uninitialized tensor TensorId { value: 2 }. Tensor exist but with wrong "
-            "status")):
+            "status")) as info:
         c.get(2, NOT_INIT)
+    assert info.value.source == "crates/burn-ir/src/handle.rs:106-108"
 
 
 @row("handles-register-overwrites", "register silently overwrites",
@@ -314,6 +331,18 @@ def _() -> None:
     assert len(set(ids)) == 3 and min(ids) >= 2 ** 47  # never 0, 1, 2: no counter
 
 
+@row("ids-capability-docs", "docs/burn.md says a cross-peer id is a random stand-in for Burn's "
+     "TransferCapability, not the client's counter; served peers get one too",
+     "crates/burn-remote/src/shared/task.rs:43-49")
+def _() -> None:
+    _says("docs/burn.md", "seeded random stand-in for Burn's random `TransferCapability`",
+          "the transfer id is the client's counter")
+    rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
+    rt.to_device(rt.tensor([1.0], "cpu:0"), "cpu:1")
+    rt.to_device(rt.tensor([1.0], "cpu:0"), "peer2/cpu:0")
+    assert _transfer_ids(rt, "expose") == [0] and min(_transfer_ids(rt, "publish")) >= 2 ** 47
+
+
 # --- 5. sessions -----------------------------------------------------------------------------
 
 @row("sess-fifo", "a session runs its tasks in submission order",
@@ -420,10 +449,14 @@ def _() -> None:
      "the README and ARCHITECTURE name it as the one channel that uses it",
      "crates/burn-capture/src/capture.rs:338-368")
 def _() -> None:
-    for doc in ("README.md", "docs/ARCHITECTURE.md"):
-        text = (ROOT / doc).read_text("utf-8")
+    from routerlab.core.devices import Path as TransferPath
+
+    for doc in ("README.md", "docs/ARCHITECTURE.md", "notebooks/03-moving-tensors.ipynb"):
+        text = _text(doc)
         assert "CaptureChannel" in text and "capture.rs:338-368" in text, doc
         assert "no channel of the pin uses" not in text, doc
+    said = " ".join((TransferPath.__doc__ or "").split())
+    assert "only `CaptureChannel` keeps" in said and "no channel of the pin uses" not in said
 
 
 @row("wall-bridge-registers-through-channel", "the default change_client_backend registers "
@@ -666,6 +699,43 @@ def _() -> None:
     assert not any("wait forever" in n for n in step6)
 
 
+@row("transport-kill-before-iroh-logs", "a download that cannot reach its source: over Iroh "
+     "the error is logged, None returned and the tensor lost; only WebSocket panics 'Failed to "
+     "open remote 'data' channel'", "crates/burn-remote/src/transport/iroh/transfer.rs:177-186")
+def _() -> None:
+    from routerlab.core.serving import LocalPeers
+    from routerlab.core.serving.faults import BURN, parse_fault
+
+    assert "crates/burn-remote/src/transport/iroh/transfer.rs:177-186" in \
+        BURN["kill before"].sources and BURN["kill before"].outcome == "lost tensor"
+    for transport in ("iroh", "websocket"):
+        with LocalPeers(2) as peers, Runtime(peers=peers.addresses, policy="legacy",
+                                             transport=transport) as rt:
+            x = rt.tensor([1.0, 2.0], "peer1/cpu:0", "f32")
+            rt.server.inject(parse_fault("step=1,kind=kill,peer=peer1,when=before"))  # type: ignore[attr-defined]
+            if transport == "websocket":
+                with pytest.raises(BurnPanic, match="Failed to open remote 'data' channel"):
+                    rt.to_device(x, "peer2/cpu:0")
+                continue
+            moved = rt.to_device(x, "peer2/cpu:0")  # logged; the session goes on
+            with pytest.raises(MissingHandleError):
+                rt.read(moved)
+    assert "| kill before | **lost tensor** over Iroh (RouterLab's default)" in \
+        _text("docs/faults.md")
+
+
+@row("transport-bytes-wait-taught", "notebook 05 asks how a bytes-path target's wait ends "
+     "(Iroh gives up after 300 s), not which session hangs",
+     "crates/burn-remote/src/transport/iroh/transfer.rs:138")
+def _() -> None:
+    _says("notebooks/05-the-gap.ipynb", "how does the wait end over Iroh",
+          "which session would hang if the source's read panicked")
+    rt = Runtime(["cpu:0", "peer2/cpu:0"])
+    with pytest.raises(BurnTodo) as info:
+        rt.to_device(_q8(rt), "peer2/cpu:0", legacy=True)
+    assert any("gave up waiting" in effect and "300 s" in effect for effect in info.value.effects)
+
+
 # --- 9. panics and dead sessions -------------------------------------------------------------
 
 @row("sess-panic-ends-session", "a panic ends the session (no catch_unwind)",
@@ -689,8 +759,9 @@ def _() -> None:
     assert _ended(rt, "cpu:1")
 
 
-@row("sess-panic-frees-handles", "a panicked session's handles are all freed",
-     "crates/burn-remote/src/server/worker.rs:149-181")
+@row("sess-panic-frees-handles", "a panicked session's handles are all freed (the unwinding "
+     "drops the handler its thread owns; the teardown at 149-181 runs only on a normal close)",
+     "crates/burn-remote/src/server/worker.rs:123-125")
 def _() -> None:
     rt = Runtime(["cpu:0", "cpu:1"])
     q = _q8(rt)
@@ -718,6 +789,83 @@ def _() -> None:
         rt.to_device(_q8(rt), "peer2/cpu:0", legacy=True)
     assert not _ended(rt, "peer2/cpu:0")
     assert rt.read(rt.tensor([2.0], "peer2/cpu:0")).tolist() == [2.0]
+
+
+@row("sess-panic-keeps-exposed", "a panic unwinds the worker before purge_session: what the "
+     "session exposed stays, and its target takes it; a normal close purges it",
+     "crates/burn-remote/src/server/worker.rs:140-151")
+def _() -> None:
+    from routerlab.core.ir import ExposeLocalOp, RegisterLocalOp
+
+    rt = Runtime(["cpu:0", "cpu:1"])
+    a = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    source, target = rt.session("cpu:0"), rt.session("cpu:1")
+
+    def expose_panic_take() -> None:
+        source.submit(ExposeLocalOp(TensorIr(a.id, (2,), READ_ONLY, DType.F32), 77))
+        source.submit(ExposeLocalOp(TensorIr(TensorId(999), (1,), READ_ONLY, DType.F32), 78))
+        target.submit(RegisterLocalOp(77, TensorIr(TensorId(500), (2,), NOT_INIT, DType.F32)))
+
+    with pytest.raises(MissingHandleError) as info:  # the second expose has no handle
+        rt.atomic("expose, panic, take", expose_panic_take)
+    assert _ended(rt, "cpu:0") and not _ended(rt, "cpu:1")
+    assert not any("wait forever" in effect for effect in info.value.effects)  # it took #77
+    closing = Runtime(["cpu:0", "cpu:1"])
+    b = closing.tensor([3.0], "cpu:0", "f32")
+    exposer = closing.session("cpu:0")
+    closing.atomic("expose", lambda: exposer.submit(
+        ExposeLocalOp(TensorIr(b.id, (1,), READ_ONLY, DType.F32), 5)))
+    assert closing.server.pending_transfers() == 1
+    closing.close()  # the task channel closes: purge_session
+    assert closing.server.pending_transfers() == 0
+
+
+@row("sess-panic-names-freed", "a u8 to_device under legacy panics in get_tensor's todo!; the "
+     "unwinding frees every tensor of the source session, and the error names them",
+     "crates/burn-router/src/interpreter.rs:88-98")
+def _() -> None:
+    rt = Runtime(["cpu:0", "cpu:1"])
+    kept = rt.tensor([7.0], "cpu:0", "f32")
+    u = rt.tensor([1, 2, 3], "cpu:0", "u8")
+    with pytest.raises(BurnTodo) as info:
+        rt.to_device(u, "cpu:1", policy="legacy")
+    assert info.value.message == "not yet implemented: Local transfer of U8 tensors is not " \
+                                 "supported yet"
+    ids = f"#{int(kept.id)}, #{int(u.id)}"
+    assert f"the unwinding freed all that cpu:0 held ({ids}): its registry is empty" in \
+        str(info.value)
+    assert rt.handle_ids("cpu:0") == [] and _ended(rt, "cpu:0")
+
+
+@row("sess-worker-file", "the session worker with no catch_unwind is server/worker.rs (notebook "
+     "05 says so, not session.rs)", "crates/burn-remote/src/server/worker.rs:120-127")
+def _() -> None:
+    _says("notebooks/05-the-gap.ipynb", "`crates/burn-remote/src/server/worker.rs` (the session "
+          "worker", "`crates/burn-remote/src/server/session.rs` (the session worker")
+
+
+@row("sess-peer-keeps-connection", "docs/burn.md: after a panic a served peer keeps the "
+     "connection; only a message outside the protocol gets `Error` and a close",
+     "crates/burn-remote/src/server/pump.rs:95-105")
+def _() -> None:
+    _says("docs/burn.md", "its served peer keeps the connection",
+          "answers an `Error` message instead of dropping the connection")
+
+
+@row("sess-oom-cubecl-text", "an allocation past the device's memory panics with CubeCL's text, "
+     "'failed to reserve N bytes of device memory: out of device memory allocating N bytes'",
+     "cubecl:crates/cubecl-cuda/src/compute/server.rs:242-244")
+def _() -> None:
+    from routerlab.core.data import TensorData
+    from routerlab.core.serving.faults import LimitedBackend
+
+    backend = LimitedBackend(Runtime(["cpu:0"]).devices[0], np)
+    backend.limit, backend.legacy = 8, True
+    with pytest.raises(BurnPanic) as info:
+        backend.from_data(TensorData.from_array(np.zeros(4, F32)))
+    assert info.value.message == ("failed to reserve 16 bytes of device memory: out of device "
+                                  "memory allocating 16 bytes")
+    assert "OutOfMemory {" not in str(info.value)
 
 
 # --- 10. what a device advertises -----------------------------------------------------------
@@ -749,6 +897,20 @@ def _() -> None:
     assert native4.panic is not None and native4.panic.message == (
         "Can't store native sub-byte values")
     assert native4.panic.source == "crates/burn-backend/src/cubecl.rs:89"
+
+
+@row("advertise-router-forwards", "a router device's dtype_usage is its server's, forwarded; "
+     "every citation of it and of NotInit's panic names the right lines",
+     "crates/burn-router/src/backend.rs:55-58")
+def _() -> None:
+    rt = Runtime(["cpu:0"])
+    assert "backend.rs:55-58" in (Runtime.dtype_usage.__doc__ or "")
+    assert rt.dtype_usage("cpu:0", "f32").supports
+    shipped = [p for folder in ("core", "teaching", "notebooks", "docs", "exercises")
+               for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".md", ".ipynb", ".toml")]
+    for path in (*shipped, ROOT / "README.md"):
+        text = path.read_text("utf-8")
+        assert "backend.rs:54-57" not in text and "handle.rs:104-106" not in text, path
 
 
 # --- 11. protocol ----------------------------------------------------------------------------
@@ -899,6 +1061,16 @@ def _() -> None:
         t = quantize_dynamic(t.dequantize(Profile.FLEX), "q2f", profile=Profile.FLEX)
         scales.append(float(t.scales_f32()[0]))
     assert np.allclose(scales, [0.6, 0.8, 1.0666666, 1.4222221], rtol=1e-6)
+
+
+@row("round-cubecl-kernel-is-cubek", "burn-cubecl's quantize.rs only launches cubek's kernel: "
+     "the notebooks credit cubek-quant, not it, with rint and the packing",
+     "crates/burn-cubecl/src/kernel/quantization/quantize.rs:28-37")
+def _() -> None:
+    _says("notebooks/04-quantization.ipynb", "only launches cubek's kernel",
+          "quantize.rs` (CubeCL's kernel, `rint`")
+    _says("notebooks/07-gpu.ipynb", "only launches cubek's kernel",
+          "quantize.rs` (the quantize kernel: `rint`")
 
 
 # --- 14. packing and bytes -------------------------------------------------------------------

@@ -20,6 +20,6 @@ def take(pending: dict[int, Any], transfer_id: int) -> Any:
 
 
 def purge(pending: dict[int, Any], source: Any) -> None:
-    """`source` ended: drop what it exposed and no one took (LocalCommService::purge_session)."""
+    """`source` closed normally: drop what it exposed and no one took (purge_session)."""
     # TODO
     raise NotImplementedError("purge")
