@@ -68,7 +68,7 @@ from .faults import (
     registry_bytes,
 )
 from .gate import Gate
-from .throttle import Throttle
+from .throttle import Throttle, library_logger
 from .wire import decoded, enqueue, receive, send_within
 from .worker import Worker
 
@@ -361,7 +361,8 @@ class PeerHost:
                              compression=None, process_request=self.gate,
                              open_timeout=OPEN_TIMEOUT_S, ping_interval=PING_S,
                              ping_timeout=PING_S, close_timeout=CLOSE_TIMEOUT_S,
-                             server_header="routerlab", create_connection=PacedConnection)
+                             server_header="routerlab", create_connection=PacedConnection,
+                             logger=library_logger(self.say))
         try:
             self.port = next(iter(server.sockets)).getsockname()[1]
             ready(self)
