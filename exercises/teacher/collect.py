@@ -114,6 +114,8 @@ class Deadline:
 
 @dataclass
 class _Answer:
+    """What `Hub.call` needs of one HTTP answer."""
+
     status: int
     reason: str
     location: str
@@ -185,8 +187,10 @@ class Hub:
             connection = http.client.HTTPConnection(host, port, timeout=bound)
         began, cutoff = time.monotonic(), _Cutoff(connection)
         try:
-            connection.connect()
-            with cutoff.within(bound - (time.monotonic() - began)):
+            with cutoff.within(bound):  # the TLS handshake too: a hub may drip that as well
+                connection.connect()
+                if cutoff.fired:  # it fired before the socket existed
+                    raise TimeoutError
                 connection.request(method, prefix + path, body=data, headers={
                     "Authorization": f"token {self.token}", "Content-Type": "application/json"})
                 response = connection.getresponse()
