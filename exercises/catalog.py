@@ -18,7 +18,6 @@ A teacher's course folder (`teacher seal --catalog DIR`) and a class's course bu
 from __future__ import annotations
 
 import difflib
-import json
 import re
 import tomllib
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from ..core.safe_io import read_text
+from ..core.safe_io import parse_json, read_text
 from .errors import CatalogError, UnknownExerciseError
 
 HINT_LEVELS = ("nudge", "concept", "near solution")
@@ -132,8 +131,12 @@ class Exercise:
         path = self.folder / "sealed.json"
         if not path.is_file():
             return None
-        data = json.loads(read_entry(path))
-        return Sealed(digests=dict(data["digests"]), solution=str(data["solution"]),
+        data = parse_json(read_entry(path), f"catalog/{self.id}/sealed.json", CatalogError)
+        if not isinstance(data, dict) or not isinstance(data.get("digests"), dict) or \
+                not isinstance(data.get("solution"), str):
+            raise CatalogError(f"catalog/{self.id}/sealed.json is not a seal (an object with "
+                               "digests and a solution): run `routerlab teacher seal` again")
+        return Sealed(digests=dict(data["digests"]), solution=data["solution"],
                       wrong=str(data.get("wrong", "")))
 
 

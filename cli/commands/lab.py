@@ -46,14 +46,19 @@ def lab(
         "--dry-run", help="Print the URL and the command, start nothing (nothing is copied).")
     ] = False,
 ) -> None:
+    workspace, how, new = _workspace(directory)  # a --dir that cannot be one: said first
     if importlib.util.find_spec("jupyterlab") is None:
         _fail(INSTALL_HINT)
     import secrets  # here, not at the top: `routerlab --help` imports this module
 
     from ...exercises.learner import lab_notebooks
+    from ...exercises.learner.workspace import init_workspace
     from .. import lab_server
 
-    workspace, how = _workspace(directory, create=not dry_run)
+    if new:
+        how += ", to be created" if dry_run else ", created"
+        if not dry_run:
+            init_workspace(workspace)
     source = lab_notebooks.shipped_notebooks()
     port = port or _free_port()
     token = secrets.token_hex(24)
@@ -82,29 +87,35 @@ def lab(
         _fail(f"JupyterLab exited with code {code}")
 
 
-def _workspace(directory: Path | None, create: bool) -> tuple[Path, str]:
-    """The workspace folder to serve, and how it was chosen (said on screen). A folder that is
-    not a workspace yet is made one (`init_workspace`) only when `create`."""
+def _workspace(directory: Path | None) -> tuple[Path, str, bool]:
+    """The workspace folder to serve, how it was chosen (said on screen), and whether it is
+    still to be made one (a new or empty folder). Nothing is created here: a `--dir` that is a
+    file, or lies under one, is refused even by a dry run."""
     from ...exercises.errors import WorkspaceError
-    from ...exercises.learner.workspace import MARKER, caller_cwd, find_workspace, init_workspace
+    from ...exercises.files import os_errors
+    from ...exercises.learner.workspace import MARKER, caller_cwd, find_workspace
 
     if directory is None:
         try:
-            return find_workspace().root, "Your workspace (found from the current folder)"
+            return find_workspace().root, "Your workspace (found from the current folder)", False
         except WorkspaceError:
             directory, how = DEFAULT_WORKSPACE, "Your workspace (the default)"
     else:
         how = "Your workspace"
     folder = directory.expanduser()
     folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
-    if (folder / MARKER).is_file():
-        return folder, how
-    if folder.is_dir() and any(folder.iterdir()):
+    with os_errors("look at the workspace folder"):
+        if (folder / MARKER).is_file():
+            return folder, how, False
+        existing = next(p for p in (folder, *folder.parents) if p.exists() or p.is_symlink())
+        if not existing.is_dir():
+            raise WorkspaceError(f"{existing} is not a folder: give --dir a new or empty "
+                                 "folder, or a workspace")
+        full = folder.is_dir() and any(folder.iterdir())
+    if full:
         raise WorkspaceError(f"{folder} is not a RouterLab workspace (no {MARKER}) and not "
                              "empty: give --dir a new or empty folder, or a workspace")
-    if create:
-        init_workspace(folder)
-    return folder, how + (", created" if create else ", to be created")
+    return folder, how, True
 
 
 def _has_display() -> bool:

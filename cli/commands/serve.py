@@ -13,19 +13,30 @@ an option (argv is visible to every user of the machine). The serving is
 `routerlab.core.serving.serving`; this module parses options and prints.
 """
 
+import ipaddress
 from typing import Annotated
 
 import typer
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 OPEN_WARNING = ("warning: serving on {host} without encryption: the token and every tensor "
                 "cross the network in clear; use it only on a trusted network or behind an SSH "
                 "tunnel (docs/remote.md)")
+MAX_CLIENT_MEMORY_MIB = 1 << 20
+"""`--client-memory`'s largest value: 1 TiB (the peer checks `MAX_CLIENT_SHARE_BYTES` too)."""
 
 
 def register(app: typer.Typer) -> None:
     app.command(help="Serve devices to RouterLab clients over WebSocket (a burn-remote peer). "
                      "Clients send the token from ROUTERLAB_TOKEN.")(serve)
+
+
+def _one_host(host: str) -> str:
+    """`--host` names one interface: an empty one would listen on all of them (a usage
+    error, exit 2, before anything is started)."""
+    if not host.strip():
+        raise typer.BadParameter("an empty host would listen on every interface: give one "
+                                 "address (127.0.0.1, or 0.0.0.0 for every interface on purpose)")
+    return host
 
 
 def serve(
@@ -36,8 +47,9 @@ def serve(
         "--profile", help="Backend profile of every device given without @profile: ndarray, "
                           "flex or cubecl (one backend per server).")] = None,
     host: Annotated[str, typer.Option(
-        "--host", help="Interface to listen on; anything but loopback is reachable from the "
-                       "network, without encryption.")] = "127.0.0.1",
+        "--host", callback=_one_host,
+        help="Interface to listen on; anything but loopback is reachable from the network, "
+             "without encryption.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535,
                                       help="Port (0: a free one, printed).")] = 0,
     local: Annotated[int | None, typer.Option(
@@ -55,8 +67,9 @@ def serve(
                                "connect; upgrades with any other Origin header are refused. "
                                "Repeat for more.")] = None,
     client_memory: Annotated[int | None, typer.Option(
-        "--client-memory", min=1, help="MiB one client's tensors may hold on a peer "
-                                       "(default 4096).")] = None,
+        "--client-memory", min=1, max=MAX_CLIENT_MEMORY_MIB,
+        help="MiB one client's tensors may hold on a peer (default 4096, at most 1 TiB).")
+    ] = None,
 ) -> None:
     from ...core.remote import check_address
     from ...core.serving import CLIENT_SHARE_BYTES, run_peer, serve_local
@@ -70,11 +83,25 @@ def serve(
                        client_memory=share):
             raise typer.Exit(1)
         return
-    if host not in LOOPBACK:
-        _warn(OPEN_WARNING.format(host=host))
+    warning = open_warning(host)
+    if warning:
+        _warn(warning)
     allow = [check_address(a) for a in peer_allow or []]
     run_peer(devices, host, port, announce=_say, faults=faults, origins=origins, allow=allow,
              say=_warn, client_memory=CLIENT_SHARE_BYTES if share is None else share)
+
+
+def open_warning(host: str) -> str | None:
+    """The warning said before a peer listens on `host`, None for loopback (localhost,
+    127.0.0.0/8, ::1). A host name other than localhost may resolve to any interface: warned."""
+    if host == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return OPEN_WARNING.format(host=host)
 
 
 def _say(line: str) -> None:

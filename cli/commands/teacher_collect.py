@@ -31,6 +31,10 @@ def collect(
     path: Annotated[str, typer.Option(
         "--path", help="The workspace's folder under each server's root (default: the root, "
                        "as RouterLab's hub configurations serve it).")] = "",
+    time_limit: Annotated[int, typer.Option(
+        "--time-limit", metavar="MINUTES", min=1, max=24 * 60,
+        help="The whole collect's limit; a student still to copy then is reported as not "
+             "collected (default 60).")] = 60,
     plain: Plain = False,
 ) -> None:
     """Copy every student's workspace from a JupyterHub through its REST API (an admin token;
@@ -57,7 +61,7 @@ def collect(
         line.step(done.student)
 
     hub = Hub(hub_url, read_token(token_file))
-    done = run_collect(hub, out, student, path, report)
+    done = run_collect(hub, out, student, path, report, limit_s=time_limit * 60.0)
     failed = [d.student for d in done if d.problem]
     console.print(f"{len(done) - len(failed)}/{len(done)} students collected into {out} "
                   f"(manifest {out / MANIFEST}); next: routerlab teacher recheck {out}/*",

@@ -39,6 +39,9 @@ from ..remote.protocol import CodecError
 CLIENT_SHARE_BYTES = 4 << 30
 """The most one client's tensors may hold on a peer, over all its devices, unless `routerlab
 serve --client-memory` says otherwise (4 GiB: half of a `MAX_ELEMENTS` f32 tensor)."""
+MAX_CLIENT_SHARE_BYTES = 1 << 40
+"""The largest share a peer may give (1 TiB, more memory than a RouterLab machine has): a larger
+`--client-memory` is a typo, refused at start rather than taken as no limit."""
 
 
 class Share:

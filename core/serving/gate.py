@@ -3,9 +3,10 @@
 An upgrade is refused, with an HTTP status and one line on both sides, when its route is not
 `/session` or `/data` (404), when it carries an `Origin` the peer was not told to allow
 (`--allow-origin`, 403: a web page the user opened cannot drive the peer), when its token is
-missing (401) or wrong (403; `routerlab.core.remote.auth`), or when the peer already holds as
-many connections of that route as it takes (503; `MAX_SESSIONS`, `MAX_DATA`): one client can
-never take every thread and socket (docs/limits.md).
+missing (401) or wrong (403; `routerlab.core.remote.auth`), when it sends the Origin or the
+token twice (400: which one would the check have read?), or when the peer already holds as many
+connections of that route as it takes (503; `MAX_SESSIONS`, `MAX_DATA`): one client can never
+take every thread and socket (docs/limits.md). The peer's line goes through its `Throttle`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ MAX_SESSIONS = 32
 MAX_DATA = 64
 """`/data` connections a peer serves at once (another peer's downloads; no thread each)."""
 ROUTES = ("/session", "/data")
+ONCE = ("Origin", "Authorization")
+"""Headers the gate reads: an upgrade that sends one of them more than once is refused (400)."""
 
 
 class Gate:
@@ -61,8 +64,8 @@ class Gate:
 
     def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         """websockets' `process_request`: answer a refused upgrade here, before the handler."""
-        refused = self.why_not(request.path, request.headers.get("Origin"),
-                               request.headers.get("Authorization"))
+        refused = _repeated(request) or self.why_not(
+            request.path, request.headers.get("Origin"), request.headers.get("Authorization"))
         if refused is None:
             self.admitted(connection)
             return None
@@ -71,3 +74,13 @@ class Gate:
         self.say(f"refused a {request.path[:64]} upgrade from {where[0]}:{where[1]}: {line} "
                  f"(HTTP {status})" if where else f"refused an upgrade: {line} (HTTP {status})")
         return connection.respond(status, f"routerlab peer: {line}\n")
+
+
+def _repeated(request: Request) -> tuple[int, str] | None:
+    """400 and its line when a header the gate reads comes more than once (websockets'
+    `headers.get` would raise, and a raise here is a 500 with a traceback in the log)."""
+    for name in ONCE:
+        count = len(request.headers.get_all(name))
+        if count > 1:
+            return 400, f"{name} header sent {count} times; send it once"
+    return None

@@ -41,7 +41,9 @@ import numpy as np
 from ..devices import LOCAL_PEER, Device, check_topology, parse_device
 from ..dtypes import QFloat
 from ..errors import DeviceError, LimitError, MessageLost, RouterLabError, TransferRejected
+from ..gpu import require_cupy
 from ..ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
+from ..limits import human_bytes
 from ..policies import Policy
 from ..remote import protocol as P
 from ..remote import schema
@@ -58,7 +60,7 @@ from ..remote.transfers import (
 from ..request import DEFAULT_TRANSPORT, Transport
 from ..runtime import Runtime
 from ..session import Reply, Session
-from .admit import CLIENT_SHARE_BYTES, AllowList, Share, admit
+from .admit import CLIENT_SHARE_BYTES, MAX_CLIENT_SHARE_BYTES, AllowList, Share, admit
 from .faults import (
     DELAYABLE,
     FaultKind,
@@ -68,7 +70,7 @@ from .faults import (
     registry_bytes,
 )
 from .gate import Gate
-from .throttle import Throttle
+from .throttle import Throttle, library_logger
 from .wire import decoded, enqueue, receive, send_within
 from .worker import Worker
 
@@ -301,8 +303,7 @@ class PeerHost:
                  faults: bool = False, *, token: str | None = None, origins: Iterable[str] = (),
                  allow: Iterable[str] = (), client_memory: int = CLIENT_SHARE_BYTES,
                  say: Callable[[str], None] | None = None) -> None:
-        if not devices:
-            raise DeviceError("a served peer hosts at least one device")
+        check_serving(devices, host, client_memory)
         bare = [Device(d.kind, d.index, LOCAL_PEER, d.profile) for d in devices]
         check_topology(bare)  # one backend per server (builder.rs:77-89)
         self.devices = list(dict.fromkeys(bare))
@@ -361,7 +362,8 @@ class PeerHost:
                              compression=None, process_request=self.gate,
                              open_timeout=OPEN_TIMEOUT_S, ping_interval=PING_S,
                              ping_timeout=PING_S, close_timeout=CLOSE_TIMEOUT_S,
-                             server_header="routerlab", create_connection=PacedConnection)
+                             server_header="routerlab", create_connection=PacedConnection,
+                             logger=library_logger(self.say))
         try:
             self.port = next(iter(server.sockets)).getsockname()[1]
             ready(self)
@@ -637,6 +639,28 @@ class PeerHost:
             client.downloaded.add(transfer_id)
             return {"k": kind, "id": message.get("id"), "data": encode_data(value)}
         return {"k": kind, "id": message.get("id"), "reason": value}
+
+
+def check_serving(devices: list[Device], host: str, client_memory: int) -> None:
+    """Refuse, before anything listens, a peer that could not serve what it says: no device, a
+    device of another peer (`peer2/cpu:0`: a peer serves its own), a `cuda:N` without a usable
+    GPU (said now, not at a client's first op), an empty host (every interface), a share of
+    memory past `MAX_CLIENT_SHARE_BYTES`."""
+    if not devices:
+        raise DeviceError("a served peer hosts at least one device")
+    for device in devices:
+        if device.peer != LOCAL_PEER:
+            raise DeviceError(f"{device}: a served device names no peer (the peer serving it "
+                              f"is this one); serve {device.kind}:{device.index} on "
+                              f"{device.peer} itself")
+        if device.kind == "cuda":
+            require_cupy(device.index)
+    if not host.strip():
+        raise RouterLabError("an empty host would listen on every interface: give one address "
+                             "(127.0.0.1, or 0.0.0.0 for every interface on purpose)")
+    if not 1 <= client_memory <= MAX_CLIENT_SHARE_BYTES:
+        raise LimitError(f"a client's share of memory is 1 byte to "
+                         f"{human_bytes(MAX_CLIENT_SHARE_BYTES)}; got {client_memory:,} bytes")
 
 
 def _remote(connection: ServerConnection) -> str:

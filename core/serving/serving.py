@@ -32,7 +32,7 @@ from ..devices import parse_device
 from ..errors import RouterLabError
 from ..remote.auth import TOKEN_ENV, forget, new_token, remember, serve_with, token_from_env
 from .admit import CLIENT_SHARE_BYTES
-from .host import PeerHost
+from .host import PeerHost, check_serving
 
 READY = "routerlab peer listening on"
 """The first line a peer prints, followed by its address (`LocalPeers` reads it)."""
@@ -129,6 +129,8 @@ class LocalPeers:
                  client_memory: int | None = None) -> None:
         if not 1 <= count <= 16:
             raise RouterLabError(f"--local takes 1 to 16 peers, got {count}")
+        check_serving([parse_device(d) for d in devices], "127.0.0.1",
+                      client_memory or CLIENT_SHARE_BYTES)  # in this process, said once
         self.count, self.devices = count, list(devices)
         self.processes: list[subprocess.Popen[str]] = []
         self.addresses: dict[str, str] = {}

@@ -16,24 +16,27 @@ still collected. A server this command started is stopped again afterwards.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
+import math
 import os
 import re
+import socket
+import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...core import RouterLabError
-from ...core.safe_io import read_bytes
+from ...core.safe_io import parse_json, read_bytes, shorten
 from ..files import os_errors
 from ..learner.lab_notebooks import NOTEBOOK_DIR
 from ..learner.workspace import EXERCISE_DIR, MARKER, STATE_DIR
+from ..report import printable
 
 TOKEN_ENV = ("ROUTERLAB_HUB_TOKEN", "JUPYTERHUB_API_TOKEN")
 """Where the token may come from when no file is given, first found wins."""
@@ -42,7 +45,11 @@ MANIFEST = ".routerlab-collect.json"
 MAX_FILE_BYTES = 8 * 2**20
 MAX_STUDENT_BYTES = 64 * 2**20
 MAX_FILES = 500
+MAX_ANSWER_BYTES = 2 * MAX_FILE_BYTES
+"""The most of one answer read (a file travels as base64, 4/3 of its bytes, in JSON)."""
 REQUEST_TIMEOUT_S = 30.0
+COLLECT_LIMIT_S = 3600.0
+"""The whole collect's time limit by default (`teacher collect --time-limit`, 60 minutes)."""
 START_LIMIT_S = 180.0
 GONE_S = 5.0
 """A server that is neither starting nor running this long after the request failed to start."""
@@ -69,49 +76,150 @@ def read_token(token_file: Path | None) -> str:
             raise CollectError(f"{token_file}: the token file is not UTF-8 text") from None
         if not token:
             raise CollectError(f"the token file {token_file} is empty")
-        return token
+        return _one_token(token, f"the token file {token_file}")
     for name in TOKEN_ENV:
         if os.environ.get(name, "").strip():
-            return os.environ[name].strip()
+            return _one_token(os.environ[name].strip(), f"${name}")
     raise CollectError("no hub API token: give --token-file FILE (an admin's token, from the "
                        f"hub's Token page) or set {TOKEN_ENV[0]}")
 
 
+def _one_token(token: str, where: str) -> str:
+    """A token that can travel in one HTTP header: printable ASCII, no space or line break."""
+    if not (token.isascii() and token.isprintable()) or " " in token:
+        raise CollectError(f"{where} holds no single token (one line of printable ASCII "
+                           "without spaces)")
+    return token
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The end of one whole collect: no request starts past it, and one in progress is cut at
+    it, so a hub that drips its answers or lists without end cannot hold the teacher forever."""
+
+    seconds: float
+    at: float
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(seconds, time.monotonic() + seconds)
+
+    def left(self) -> float:
+        return self.at - time.monotonic()
+
+    def passed(self) -> str:
+        return (f"the collect's time limit ({self.seconds:g} s) passed; collect the others "
+                "with --student NAME")
+
+
+@dataclass
+class _Answer:
+    """What `Hub.call` needs of one HTTP answer."""
+
+    status: int
+    reason: str
+    location: str
+    body: bytes
+
+
 @dataclass
 class Hub:
-    """A JupyterHub's REST API, with a token (sent as a header, never in a URL)."""
+    """A JupyterHub's REST API, with a token (sent as a header, never in a URL, and only to the
+    hub's own address: a redirect is refused, never followed, so the token cannot be led to
+    another host or port)."""
 
     url: str
     token: str
     timeout: float = REQUEST_TIMEOUT_S
+    """The longest one request may take, from connecting to the answer's last byte."""
+    deadline: Deadline | None = None
+    """The whole collect's (`collect` sets it)."""
 
     def __post_init__(self) -> None:
         parsed = urllib.parse.urlsplit(self.url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise CollectError(f"--hub {self.url!r} is not an http(s) URL of a JupyterHub")
+        try:
+            port = parsed.port
+        except ValueError:  # a port that is no number, or past 65535
+            port = -1
+        if parsed.scheme not in ("http", "https") or not parsed.hostname or port == -1:
+            raise CollectError(f"--hub {shorten(printable(self.url))!r} is not an http(s) URL "
+                               "of a JupyterHub")
         self.url = self.url.rstrip("/")
+        self._where = (parsed.scheme, parsed.hostname, port, parsed.path.rstrip("/"))
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None,
-             accept: tuple[int, ...] = ()) -> Any:
-        """One request; JSON in and out. A status in `accept` returns None instead of failing."""
+             accept: tuple[int, ...] = (), cleanup: bool = False) -> Any:
+        """One request; JSON in and out. A status in `accept` returns None instead of failing.
+        A `cleanup` call (stopping a server this collect started) still runs past the deadline,
+        within its own request timeout."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers={
-            "Authorization": f"token {self.token}", "Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                raw = response.read(MAX_FILE_BYTES * 2)
-        except urllib.error.HTTPError as error:
-            if error.code in accept:
+        answer = self._exchange(method, path, data, cleanup)
+        if 300 <= answer.status < 400:
+            raise CollectError(f"{method} {path}: the hub answered {answer.status} with a "
+                               f"redirect to {shorten(printable(answer.location))!r}; collect "
+                               "follows none (the token would go with it): give --hub the "
+                               "address the hub answers on")
+        if not 200 <= answer.status < 300:
+            if answer.status in accept:
                 return None
-            raise CollectError(f"{method} {path}: the hub answered {error.code} {error.reason}"
-                               + _why(error)) from None
-        except (urllib.error.URLError, OSError) as error:
-            reason = getattr(error, "reason", error)
-            raise CollectError(f"cannot reach the hub at {self.url}: {reason}") from None
+            raise CollectError(f"{method} {path}: the hub answered {answer.status} "
+                               f"{shorten(printable(answer.reason))}" + _why(answer.status))
+        if not answer.body.strip():
+            return None
+        return parse_json(answer.body, f"{method} {path}: the hub's answer", CollectError)
+
+    def _exchange(self, method: str, path: str, data: bytes | None, cleanup: bool) -> _Answer:
+        """One request and its whole answer (at most `MAX_ANSWER_BYTES`), within the request
+        timeout and the deadline: past either, the socket is shut (`_Cutoff`)."""
+        import http.client
+
+        deadline = None if cleanup else self.deadline
+        left = math.inf if deadline is None else deadline.left()
+        if deadline is not None and left <= 0:
+            raise CollectError(deadline.passed())
+        bound = min(self.timeout, left)
+        scheme, host, port, prefix = self._where
+        if scheme == "https":
+            import ssl
+            connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+                host, port, timeout=bound, context=ssl.create_default_context())
+        else:
+            connection = http.client.HTTPConnection(host, port, timeout=bound)
+        began, cutoff = time.monotonic(), _Cutoff(connection)
         try:
-            return json.loads(raw) if raw.strip() else None
-        except ValueError:
-            raise CollectError(f"{method} {path}: the hub's answer is not JSON") from None
+            with cutoff.within(bound):  # the TLS handshake too: a hub may drip that as well
+                connection.connect()
+                if cutoff.fired:  # it fired before the socket existed
+                    raise TimeoutError
+                connection.request(method, prefix + path, body=data, headers={
+                    "Authorization": f"token {self.token}", "Content-Type": "application/json"})
+                response = connection.getresponse()
+                body = response.read(MAX_ANSWER_BYTES + 1)
+                answer = _Answer(response.status, response.reason or "",
+                                 response.getheader("Location") or "", body)
+                if response.length and len(body) <= MAX_ANSWER_BYTES:  # read(n) does not
+                    raise http.client.IncompleteRead(body, response.length)  # say it
+        except (OSError, http.client.HTTPException) as error:
+            if cutoff.fired or time.monotonic() - began >= bound:
+                raise CollectError(self._late(method, path, bound)) from None
+            if isinstance(error, http.client.HTTPException):
+                raise CollectError(f"{method} {path}: the hub's answer is not valid HTTP "
+                                   f"({type(error).__name__})") from None
+            reason = getattr(error, "reason", None) or error.strerror or error
+            raise CollectError(f"cannot reach the hub at {self.url}: {reason}") from None
+        finally:
+            connection.close()
+        if cutoff.fired:  # an answer without a length ends where the socket was shut
+            raise CollectError(self._late(method, path, bound))
+        if len(answer.body) > MAX_ANSWER_BYTES:
+            raise CollectError(f"{method} {path}: the hub's answer is over "
+                               f"{MAX_ANSWER_BYTES >> 20} MiB")
+        return answer
+
+    def _late(self, method: str, path: str, bound: float) -> str:
+        if self.deadline is not None and bound < self.timeout:
+            return self.deadline.passed()
+        return f"{method} {path}: the hub sent no whole answer within {bound:g} s"
 
     def students(self) -> list[dict[str, Any]]:
         """Every user who is not an admin, sorted by name."""
@@ -127,13 +235,45 @@ class Hub:
             raise CollectError(f"the hub's record of {name} is not an object")
         return found
 
+    def server(self, name: str) -> dict[str, Any] | None:
+        """The student's default server as the hub describes it, None when it has none."""
+        servers = self.user(name).get("servers", {})
+        server = servers.get("") if isinstance(servers, dict) else None
+        if not isinstance(servers, dict) or not isinstance(server, dict | None):
+            raise CollectError(f"the hub's record of {name} has no readable server table")
+        return server or None
 
-def _why(error: urllib.error.HTTPError) -> str:
+
+class _Cutoff:
+    """Shuts a connection's socket `seconds` from now: a read blocked on a hub that sends one
+    byte at a time ends then, whatever the socket's per-read timeout."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.fired = False
+
+    def _cut(self) -> None:
+        self.fired = True
+        with contextlib.suppress(OSError, AttributeError):
+            self.connection.sock.shutdown(socket.SHUT_RDWR)
+
+    @contextlib.contextmanager
+    def within(self, seconds: float) -> Iterator[None]:
+        timer = threading.Timer(max(seconds, 0.0), self._cut)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+
+def _why(status: int) -> str:
     hints = {401: " (the token is not valid)",
              403: " (the token lacks the scopes list:users, read:users, admin:servers, "
                   "access:servers: use an admin's token)",
              404: " (no such user or server)"}
-    return hints.get(error.code, "")
+    return hints.get(status, "")
 
 
 def _quote(name: str) -> str:
@@ -153,8 +293,12 @@ class Collected:
 
 
 def collect(hub: Hub, out: Path, only: list[str] | None = None, path: str = "",
-            progress: Callable[[int, int, Collected], None] | None = None) -> list[Collected]:
-    """Copy each student's workspace (at `path` under their server's root) to `out/<name>/`."""
+            progress: Callable[[int, int, Collected], None] | None = None,
+            limit_s: float = COLLECT_LIMIT_S) -> list[Collected]:
+    """Copy each student's workspace (at `path` under their server's root) to `out/<name>/`,
+    all within `limit_s` seconds (`Deadline`): a student still to copy then is reported as not
+    collected. `progress(done, total, result)` hears of each student as they are copied."""
+    hub.deadline = Deadline.after(limit_s)
     students = hub.students()
     names = [str(u.get("name")) for u in students]
     if only:
@@ -164,8 +308,8 @@ def collect(hub: Hub, out: Path, only: list[str] | None = None, path: str = "",
         names = [n for n in names if n in only]
     for name in names:
         if not _SAFE_NAME.match(name):
-            raise CollectError(f"the hub user {name!r} cannot be a folder name; pass --student "
-                               "for the others")
+            raise CollectError(f"the hub user {shorten(printable(name))!r} cannot be a folder "
+                               "name; pass --student for the others")
     with os_errors("create the output folder"):
         out.mkdir(parents=True, exist_ok=True)
     done = []
@@ -186,7 +330,8 @@ def _collect_one(hub: Hub, name: str, target: Path, path: str) -> Collected:
             _copy_tree(hub, name, path, target, result)
         finally:
             if result.started:
-                hub.call("DELETE", f"/hub/api/users/{_quote(name)}/server", accept=(404,))
+                hub.call("DELETE", f"/hub/api/users/{_quote(name)}/server", accept=(404,),
+                         cleanup=True)
     except CollectError as error:
         result.problem = str(error)
     if not result.problem and MARKER not in result.files:
@@ -196,14 +341,14 @@ def _collect_one(hub: Hub, name: str, target: Path, path: str) -> Collected:
 
 def _ensure_running(hub: Hub, name: str) -> bool:
     """Start the student's server if it is stopped; whether this call started it."""
-    server = hub.user(name).get("servers", {}).get("")
+    server = hub.server(name)
     if server and server.get("ready"):
         return False
     if not server:
         hub.call("POST", f"/hub/api/users/{_quote(name)}/server", accept=(400,))
     started = time.monotonic()
     while time.monotonic() - started < START_LIMIT_S:
-        server = hub.user(name).get("servers", {}).get("")
+        server = hub.server(name)
         if server and server.get("ready"):
             return True
         if not server and time.monotonic() - started > GONE_S:  # the spawn failed
@@ -213,26 +358,26 @@ def _ensure_running(hub: Hub, name: str) -> bool:
 
 
 def _copy_tree(hub: Hub, name: str, path: str, target: Path, result: Collected) -> None:
-    """Walk the wanted part of the workspace through the contents API, writing into `target`."""
+    """Walk the wanted part of the workspace through the contents API, writing into `target`.
+    Each folder is listed once and only its direct children are taken, so a server that lists
+    a folder inside itself, or a path of another folder, walks no deeper than `_wanted` goes."""
     api = f"/user/{_quote(name)}/api/contents"
-    todo = [PurePosixPath(path)] if path else [PurePosixPath()]
+    base = PurePosixPath(path)
+    todo, listed = [PurePosixPath()], set()
     total = 0
-    while todo:
+    while todo:  # bounded: each folder once, and `_wanted` takes folders one level down only
         folder = todo.pop()
-        listing = hub.call("GET", f"{api}/{_quote_path(folder)}?content=1")
-        for entry in (listing or {}).get("content") or []:
-            try:
-                rel = PurePosixPath(str(entry.get("path", ""))).relative_to(path or ".")
-            except ValueError:  # not below the workspace: not ours to copy
+        listed.add(folder)
+        for rel, is_dir in _children(hub, api, base, folder):
+            if not _wanted(rel, is_dir) or not _safe(rel):
                 continue
-            if not _wanted(rel, entry.get("type") == "directory") or not _safe(rel):
-                continue
-            if entry.get("type") == "directory":
-                todo.append(PurePosixPath(path) / rel if path else rel)
+            if is_dir:
+                if rel not in listed:
+                    todo.append(rel)
                 continue
             if len(result.files) >= MAX_FILES:
                 raise CollectError(f"{name}: more than {MAX_FILES} files in the workspace")
-            data = _download(hub, api, PurePosixPath(path) / rel if path else rel)
+            data = _download(hub, api, base / rel)
             total += len(data)
             if total > MAX_STUDENT_BYTES:
                 raise CollectError(f"{name}: the workspace is over {MAX_STUDENT_BYTES >> 20} MiB")
@@ -241,6 +386,25 @@ def _copy_tree(hub: Hub, name: str, path: str, target: Path, result: Collected) 
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 destination.write_bytes(data)
             result.files[rel.as_posix()] = hashlib.sha256(data).hexdigest()
+
+
+def _children(hub: Hub, api: str, base: PurePosixPath, folder: PurePosixPath
+              ) -> Iterator[tuple[PurePosixPath, bool]]:
+    """The entries of one listing that are direct children of `folder` (a path relative to
+    `base`, the workspace), each with whether it is a folder; a listing that is not the
+    contents API's shape fails the student."""
+    where = base / folder
+    listing = hub.call("GET", f"{api}/{_quote_path(where)}?content=1")
+    content = listing.get("content") if isinstance(listing, dict) else None
+    if not isinstance(content, list) or not all(isinstance(e, dict) for e in content):
+        raise CollectError(f"/{where.as_posix()}: the server's listing is not a list of entries")
+    for entry in content:
+        try:
+            rel = PurePosixPath(str(entry.get("path", ""))).relative_to(base)
+        except ValueError:  # not below the workspace: not ours to copy
+            continue
+        if rel.parent == folder and rel != folder:
+            yield rel, entry.get("type") == "directory"
 
 
 def _wanted(rel: PurePosixPath, is_dir: bool) -> bool:
@@ -262,15 +426,18 @@ def _quote_path(path: PurePosixPath) -> str:
 
 
 def _download(hub: Hub, api: str, path: PurePosixPath) -> bytes:
+    """A file's bytes, refused past `MAX_FILE_BYTES` by the bytes decoded (the `size` the server
+    states is not believed)."""
     model = hub.call("GET", f"{api}/{_quote_path(path)}?content=1&format=base64&type=file")
     if not isinstance(model, dict) or not isinstance(model.get("content"), str):
         raise CollectError(f"{path}: the server returned no content")
-    if int(model.get("size") or 0) > MAX_FILE_BYTES:
-        raise CollectError(f"{path}: over {MAX_FILE_BYTES >> 20} MiB")
     try:
-        return base64.b64decode(model["content"], validate=False)
+        data = base64.b64decode(model["content"], validate=False)
     except ValueError:
         raise CollectError(f"{path}: the server's content is not base64") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise CollectError(f"{path}: over {MAX_FILE_BYTES >> 20} MiB")
+    return data
 
 
 def _write_manifest(out: Path, url: str, done: list[Collected]) -> None:

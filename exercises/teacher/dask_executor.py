@@ -19,12 +19,16 @@ from __future__ import annotations
 import base64
 import json
 import os
+import socket
 import tempfile
+import time
+import urllib.parse
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...core.safe_io import shorten
 from ..errors import GradesError
 from .classroom import GradeJob, StudentResult, catalog_at, catalog_version, grade_job
 
@@ -32,6 +36,13 @@ MAX_FILES = 400
 MAX_BYTES = 32 * 2**20
 """What one student's submission may weigh on the wire."""
 CONNECT_TIMEOUT_S = 20
+GREETING_S = 3.0
+"""How long a scheduler has to send its first bytes: a Dask listener writes its handshake as
+soon as it accepts (distributed/comm/core.py, `Listener.on_connection`), before it reads."""
+MAX_GREETING_BYTES = 1 << 20
+"""A handshake's stated size (its first 8 bytes) is a few hundred bytes; past this it is no
+Dask frame (an SSH banner's first 8 bytes read as a number in the quintillions)."""
+DASK_PORT = 8786
 SKIPPED = {".git", "__pycache__", ".ipynb_checkpoints", "notebooks"}
 """Folders of a workspace that grading never reads."""
 
@@ -88,6 +99,42 @@ def grade_remote(payload: str) -> str:
     return json.dumps(result.to_json())
 
 
+def check_greeting(scheduler: str, within: float = GREETING_S) -> None:
+    """GradesError, within `within` seconds, unless `scheduler` (tcp://HOST:PORT) answers as a
+    Dask scheduler does: it sends a frame of a plausible size first. A port that is no
+    scheduler's (a web server, a closed port) is named now, not by distributed's own wait
+    (its handshake read has no bound of its own)."""
+    where = urllib.parse.urlsplit(scheduler)
+    try:
+        host, port = where.hostname, where.port or DASK_PORT
+    except ValueError:  # a port that is no number, or past 65535
+        host, port = None, 0
+    if not host:
+        raise GradesError(f"--scheduler {shorten(scheduler)!r}: give the Dask scheduler's "
+                          "address, tcp://HOST:PORT")
+    deadline = time.monotonic() + within
+    head = b""
+    try:
+        with socket.create_connection((host, port), timeout=within) as sock:
+            while len(head) < 8 and (left := deadline - time.monotonic()) > 0:
+                sock.settimeout(left)
+                chunk = sock.recv(8 - len(head))
+                if not chunk:
+                    break
+                head += chunk
+    except TimeoutError:
+        pass
+    except OSError as error:
+        raise GradesError(f"cannot reach the Dask scheduler at {scheduler}: "
+                          f"{error.strerror or error}") from None
+    size = min(int.from_bytes(head, "little"), int.from_bytes(head, "big"))
+    if len(head) < 8 or not 0 < size <= MAX_GREETING_BYTES:
+        said = "sent nothing" if not head else "did not open with a Dask frame"
+        raise GradesError(f"{scheduler} is not a Dask scheduler: it {said} within {within:g} s "
+                          "of the connection, as a Dask scheduler would (`dask scheduler` "
+                          f"prints its address, tcp://HOST:{DASK_PORT} by default)")
+
+
 class DaskExecutor:
     """`teacher recheck`'s executor for a Dask cluster (the `class` extra: dask, distributed)."""
 
@@ -100,6 +147,8 @@ class DaskExecutor:
         except ImportError:
             raise GradesError("grading on a Dask cluster needs dask and distributed: pip install "
                               "'routerlab[class]'") from None
+        if scheduler.startswith("tcp://"):  # tls:// opens with TLS: its greeting is not seen
+            check_greeting(scheduler)
         self.scheduler = scheduler
 
     def run(self, jobs: Sequence[GradeJob]) -> Iterator[StudentResult]:

@@ -27,7 +27,7 @@ from .classroom import (
     catalog_version,
 )
 from .gradebook import FORMATS, Journal, Row, csv_text, status, write_digest
-from .roster import Student, match, read_roster, workspace_id
+from .roster import Student, match, read_roster, refuse_unmatched, workspace_id
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
             raise GradesError("with --roster, give one folder: the submissions, one sub-folder "
                               "per student id (submitted/<id>/) or class workspaces")
         matched = match(read_roster(roster), folders[0])
+        refuse_unmatched(matched, roster, folders[0])
         duplicated = set(matched.duplicates)
         rows = [Planned(s, matched.folders.get(s.id),
                         "no submission" if s.id not in matched.folders else

@@ -15,7 +15,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core.safe_io import load_toml, read_bytes
+from ...core.safe_io import load_toml, read_bytes, shorten
 from ..errors import GradesError
 
 COLUMNS = ("id", "name", "email")
@@ -55,9 +55,18 @@ class Matched:
 
 
 def read_roster(path: Path) -> list[Student]:
-    """The roster's students, in file order; GradesError names the line that is wrong."""
+    """The roster's students, in file order; GradesError names the line that is wrong (a file
+    that is not CSV at all, too: `csv.Error` is said, never raised)."""
     text = read_bytes(path, what="roster", error=GradesError).decode("utf-8-sig", "replace")
     reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _students(path, reader)
+    except csv.Error as error:
+        raise GradesError(f"{path}, line {reader.line_num + 1}: not CSV ({error}); a roster is "
+                          "id,name,email[,section] rows") from None
+
+
+def _students(path: Path, reader: csv.DictReader[str]) -> list[Student]:
     header = [h.strip().lower() for h in reader.fieldnames or []]
     lacking = [c for c in COLUMNS if c not in header]
     if lacking:
@@ -69,7 +78,8 @@ def read_roster(path: Path) -> list[Student]:
                 if isinstance(v, str)}
         if not data.get("id"):
             raise GradesError(f"{path}, line {line}: no id")
-        if any(c in data["id"] for c in "/\\") or data["id"] in (".", ".."):
+        if any(c in data["id"] for c in "/\\") or data["id"] in (".", "..") or \
+                not data["id"].isprintable():
             raise GradesError(f"{path}, line {line}: {data['id']!r} is not an id (a folder "
                               "name: no slashes)")
         students.append(Student(data["id"], data.get("name", ""), data.get("email", ""),
@@ -77,6 +87,27 @@ def read_roster(path: Path) -> list[Student]:
     if not students:
         raise GradesError(f"{path}: the roster lists no student")
     return students
+
+
+def refuse_unmatched(matched: Matched, roster: Path, submissions: Path) -> None:
+    """GradesError when the roster matches no submission at all: a garbled roster, or another
+    class's, would otherwise grade nobody, give every student a zero and still succeed."""
+    if matched.folders:
+        return
+    if not matched.unknown:
+        raise GradesError(f"{submissions}: no submission in it (one folder per student id); "
+                          "nothing was graded")
+    ids = _some([s.id for s in matched.students])
+    names = _some([p.name for p in matched.unknown])
+    raise GradesError(f"{roster}: none of its {len(matched.students)} ids ({ids}) is one of the "
+                      f"{len(matched.unknown)} submissions in {submissions} ({names}): is it "
+                      "this class's roster? Nothing was graded")
+
+
+def _some(names: list[str]) -> str:
+    """The first three names, short and quoted, for a line that stays one line."""
+    shown = ", ".join(repr(shorten(n, 20)) for n in names[:3])
+    return shown + (", …" if len(names) > 3 else "")
 
 
 def workspace_id(folder: Path) -> str | None:

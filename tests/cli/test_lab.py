@@ -251,3 +251,26 @@ def test_saving_in_the_lab_cannot_touch_the_shipped_notebooks(tmp_path: Path) ->
     assert done.folder == workspace.root / "notebooks"
     assert not done.folder.resolve().is_relative_to(ROOT)
     assert len(done.added) == len(list((ROOT / "notebooks").glob("*.ipynb"))) > 0
+
+
+def test_a_dir_that_is_a_file_or_lies_under_one_is_refused_even_by_a_dry_run(
+        tmp_path: Path) -> None:
+    """Checked before JupyterLab is looked for: through the entry point, one line, exit 1."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0)
+    for given, said in ((a_file, f"{a_file} is not a folder"),
+                        (a_file / "ws", f"{a_file} is not a folder"),
+                        (Path("/etc/passwd"), "/etc/passwd is not a folder")):
+        done = subprocess.run([sys.executable, "-m", "routerlab", "lab", "--dir", str(given),
+                               "--dry-run"], capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout) == (1, ""), done.stderr
+        assert done.stderr.startswith(f"error: {said}") and len(done.stderr.splitlines()) == 1
+    if os.geteuid() != 0:  # root reads any folder
+        done = CliRunner().invoke(app, ["lab", "--dir", str(locked / "ws"), "--dry-run"])
+        assert done.exit_code == 1 and "cannot look at the workspace folder" in str(
+            done.exception)
+    locked.chmod(0o700)
+    assert a_file.read_text() == "mine" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "locked", "notes.txt"]

@@ -5,7 +5,9 @@ failure reads. The real hub is in test_demo_hub.py."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +34,13 @@ class FakeHub:
         self.broken: set[str] = set()
         """Users whose server never starts (a failed spawn)."""
         self.requests: list[tuple[str, str]] = []
+        self.raw: dict[str, bytes] = {}
+        """URL path → the whole answer's bytes, sent as they are (a malformed hub)."""
+        self.redirects: dict[str, str] = {}
+        """URL path → where a 302 sends the client."""
+        self.lies = False
+        """List each folder inside itself and state every file's size as 1."""
+        self.delay = 0.0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -54,6 +63,17 @@ class FakeHub:
     def answer(self, handler: BaseHTTPRequestHandler, method: str) -> None:
         path = urlsplit(handler.path).path
         self.requests.append((method, handler.path))
+        time.sleep(self.delay)
+        if path in self.raw:
+            handler.wfile.write(self.raw[path])
+            handler.close_connection = True
+            return None
+        if path in self.redirects:
+            handler.send_response(302)
+            handler.send_header("Location", self.redirects[path])
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return None
         if handler.headers.get("Authorization") != f"token {TOKEN}":
             return self.send(handler, 403, {"message": "forbidden"})
         parts = [unquote(p) for p in path.strip("/").split("/")]
@@ -74,13 +94,16 @@ class FakeHub:
     def contents(self, handler: BaseHTTPRequestHandler, user: str, path: str) -> None:
         files = self.files[user]
         if path in files:
-            return self.send(handler, 200, {"type": "file", "size": len(files[path]),
+            return self.send(handler, 200, {"type": "file",
+                                            "size": 1 if self.lies else len(files[path]),
                                             "content": base64.b64encode(files[path]).decode()})
         below = {p.split("/")[len(path.split("/")) if path else 0]
                  for p in files if p.startswith(path + "/" if path else "")}
         entries = [{"path": f"{path}/{n}" if path else n,
                     "type": "file" if (f"{path}/{n}" if path else n) in files else "directory"}
                    for n in sorted(below)]
+        if self.lies:  # the folder itself, and the workspace's root, listed inside it
+            entries += [{"path": path, "type": "directory"}, {"path": "", "type": "directory"}]
         self.send(handler, 200, {"type": "directory", "content": entries})
 
     @staticmethod
@@ -183,3 +206,165 @@ def test_a_wrong_token_and_a_dead_hub_read_as_one_line(fake_hub: FakeHub, tmp_pa
         collect(Hub(url, TOKEN), tmp_path / "out")
     with pytest.raises(CollectError, match="not an http"):
         Hub("ftp://127.0.0.1/", TOKEN)
+
+
+# --- a hostile hub ------------------------------------------------------------------------------
+
+
+class Listener:
+    """Another port on loopback that records every byte anyone sends it."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.heard = b""
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._listen, daemon=True)
+        self.thread.start()
+
+    def _listen(self) -> None:
+        while not self.stop.is_set():  # bounded: `close` sets it
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(1.0)
+                with contextlib.suppress(OSError):
+                    self.heard += conn.recv(65536) or b"(connected)"
+
+    def close(self) -> bytes:
+        self.stop.set()
+        self.thread.join(5)
+        self.sock.close()
+        return self.heard
+
+
+def test_a_redirect_is_refused_and_the_token_never_reaches_another_port(
+        fake_hub: FakeHub, tmp_path: Path) -> None:
+    other = Listener()
+    try:
+        fake_hub.redirects["/hub/api/users"] = f"{other.url}/hub/api/users"
+        with pytest.raises(CollectError, match=r"302 with a redirect to .*collect follows none"):
+            collect(Hub(fake_hub.url, TOKEN), tmp_path / "a")
+        fake_hub.redirects = {"/user/bob/api/contents/": f"{other.url}/x",  # one student's
+                              "/user/ada/api/contents/": f"{fake_hub.url}/elsewhere"}  # its own
+        done = {d.student: d for d in collect(Hub(fake_hub.url, TOKEN), tmp_path / "b")}
+    finally:
+        heard = other.close()
+    assert "redirect" in done["bob"].problem and "redirect" in done["ada"].problem
+    assert heard == b"", "nothing ever reached the other port, least of all the token"
+    assert not any(p.endswith("/x") or "elsewhere" in p for _, p in fake_hub.requests)
+    assert fake_hub.running == set(), "each server started for the copy was stopped again"
+
+
+def test_a_malformed_hub_answer_is_one_line_never_a_traceback(
+        fake_hub: FakeHub, tmp_path: Path) -> None:
+    users = "/hub/api/users"
+    for raw, said in ((b"garbage\r\n\r\n", r"not valid HTTP \(BadStatusLine\)"),  # BadStatusLine
+                      (b"HTTP/1.1 200 OK\r\n\r\n" + b"[" * 100_000, "nested deeper than 64"),
+                      (b"HTTP/1.1 200 OK\r\n\r\n[{\"name\": " + b"9" * 5000 + b"}]",
+                       "an integer of 5000 digits"),  # int()'s digit limit: a ValueError
+                      (b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n[]", "not valid HTTP")):
+        fake_hub.raw[users] = raw
+        with pytest.raises(CollectError, match=said):
+            collect(Hub(fake_hub.url, TOKEN), tmp_path / "out")
+    fake_hub.raw.clear()
+    body = {"/hub/api/users/ada": {"name": "ada", "servers": []},  # was an AttributeError
+            "/user/bob/api/contents/exercises": {"type": "directory", "content": ["x"]},
+            "/user/eve/api/contents/exercises/quant_3.py": {"content": "x", "size": "big"}}
+    fake_hub.files["eve"] = dict(WORKSPACE)  # "big" was int()'s ValueError
+    fake_hub.running.update(("bob", "eve"))
+    for path, answer in body.items():
+        raw = json.dumps(answer).encode()
+        fake_hub.raw[path] = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(raw), raw)
+    done = {d.student: d.problem for d in collect(Hub(fake_hub.url, TOKEN), tmp_path / "out")}
+    assert "no readable server table" in done["ada"]
+    assert "listing is not a list of entries" in done["bob"]
+    assert "not base64" in done["eve"]  # a size that is no number is never read
+    assert all("\n" not in problem for problem in done.values())
+    with pytest.raises(CollectError, match="not an http"):
+        Hub("http://127.0.0.1:99999", TOKEN)  # urlsplit's port: a ValueError
+
+
+def test_a_token_that_cannot_be_one_header_is_refused(tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("first-token\nsecond-token\n")
+    with pytest.raises(CollectError, match="holds no single token"):
+        read_token(token_file)
+
+
+def _dripping_hub(stop: threading.Event) -> tuple[str, socket.socket]:
+    """A 'hub' that accepts and sends an answer's head one byte every 0.1 s, forever."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+
+    def drip() -> None:
+        held: dict[socket.socket, int] = {}  # each connection, and the bytes sent it
+        head = b"HTTP/1.1 200 OK\r\nX-Slow: " + b"z" * 10_000
+        while not stop.is_set():  # bounded: the test sets `stop`
+            with contextlib.suppress(TimeoutError, OSError):
+                held[server.accept()[0]] = 0
+            for conn, sent in held.items():
+                with contextlib.suppress(OSError):
+                    conn.send(head[sent:sent + 1])
+                held[conn] = sent + 1
+        for conn in held:
+            conn.close()
+
+    threading.Thread(target=drip, daemon=True).start()
+    return f"http://127.0.0.1:{server.getsockname()[1]}", server
+
+
+@pytest.mark.timeout(30)
+def test_a_dripping_hub_is_cut_by_the_request_timeout_and_the_whole_collects_deadline(
+        tmp_path: Path) -> None:
+    stop = threading.Event()
+    url, server = _dripping_hub(stop)
+    try:
+        began = time.monotonic()
+        with pytest.raises(CollectError, match="no whole answer within 1 s"):
+            collect(Hub(url, TOKEN, timeout=1.0), tmp_path / "out")
+        assert time.monotonic() - began < 4
+        began = time.monotonic()
+        with pytest.raises(CollectError, match=r"time limit \(1.5 s\) passed"):
+            collect(Hub(url, TOKEN), tmp_path / "out", limit_s=1.5)
+        assert time.monotonic() - began < 5
+    finally:
+        stop.set()
+        server.close()
+
+
+@pytest.mark.timeout(30)
+def test_the_deadline_reports_the_students_it_left_and_stops_what_it_started(
+        fake_hub: FakeHub, tmp_path: Path) -> None:
+    fake_hub.files.update({f"s{n}": dict(WORKSPACE) for n in range(6)})
+    fake_hub.delay = 0.05
+    began = time.monotonic()
+    done = collect(Hub(fake_hub.url, TOKEN), tmp_path / "out", limit_s=1.0)
+    assert time.monotonic() - began < 4
+    late = [d for d in done if "time limit (1 s) passed" in d.problem]
+    assert late and len(late) < len(done), "some were collected, the rest said why not"
+    assert fake_hub.running == set(), "a server started for the copy is stopped past the limit"
+
+
+@pytest.mark.timeout(30)
+def test_a_folder_listed_inside_itself_is_walked_once(fake_hub: FakeHub, tmp_path: Path) -> None:
+    fake_hub.lies = True
+    done = collect(Hub(fake_hub.url, TOKEN), tmp_path / "out", only=["ada"])
+    assert not done[0].problem
+    listings = [p for _, p in fake_hub.requests if p.endswith("?content=1")]
+    assert sorted(listings) == sorted(f"/user/ada/api/contents/{f}?content=1"
+                                      for f in ("", "exercises", "notebooks", ".routerlab"))
+
+
+def test_a_file_over_the_cap_is_refused_by_its_bytes_not_its_stated_size(
+        fake_hub: FakeHub, tmp_path: Path) -> None:
+    fake_hub.lies = True  # every file says it holds 1 byte
+    fake_hub.files["ada"]["exercises/big.py"] = b"#" * (9 << 20)
+    done = {d.student: d for d in collect(Hub(fake_hub.url, TOKEN), tmp_path / "out")}
+    assert "exercises/big.py: over 8 MiB" in done["ada"].problem and not done["bob"].problem
+    assert not (tmp_path / "out" / "ada" / "exercises" / "big.py").exists()
+    assert max(p.stat().st_size for p in (tmp_path / "out").rglob("*") if p.is_file()) \
+        <= 8 << 20

@@ -150,3 +150,16 @@ def test_a_worker_killed_mid_run_loses_no_student(cluster: Cluster, submitted: l
     assert len(lines) == 3, "each student's result in the resume file once"
     assert _rows(tmp_path / "g.csv") == local[0]
     assert {s: r.points for s, r in summary.results.items()} == local[1]
+
+
+def test_a_real_scheduler_passes_the_greeting_check_and_still_serves(cluster: Cluster) -> None:
+    """`check_greeting` (a non-Dask port is refused in seconds) lets a real scheduler through,
+    and its probe leaves the scheduler serving."""
+    from distributed import Client
+
+    from routerlab.exercises.teacher.dask_executor import check_greeting
+
+    check_greeting(cluster.address)
+    check_greeting(cluster.address)
+    with Client(cluster.address, timeout="30s", set_as_default=False) as client:
+        assert client.submit(sum, [1, 2], pure=False).result(timeout=60) == 3

@@ -483,3 +483,43 @@ def test_a_bad_download_request_closes_its_data_connection(one_peer: Callable[..
             send(ws, message)
             assert closed_with_error(ws).startswith("protocol error:")
     still_serves(peer.address)
+
+
+# --- malformed HTTP at the upgrade --------------------------------------------------------------
+
+
+def _upgrade_status(address: str, headers: list[tuple[str, str]]) -> int:
+    """The HTTP status a raw upgrade with exactly these header lines gets (a raw socket: no
+    client library folds a repeated header)."""
+    host, port = address.removeprefix("ws://").rsplit(":", 1)
+    lines = ["GET /session HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket",
+             "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+             "Sec-WebSocket-Version: 13", *(f"{name}: {value}" for name, value in headers)]
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        head = b""
+        while b"\r\n" not in head:  # bounded: the socket's timeout, and the peer closes
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    return int(head.split(b" ", 2)[1])
+
+
+@pytest.mark.timeout(60)
+def test_a_repeated_origin_or_authorization_is_a_bad_request_and_a_flood_stays_a_few_lines(
+        one_peer: Callable[..., Any]) -> None:
+    peer = one_peer()
+    bearer = f"Bearer {peer.token}"
+    twice = ([("Origin", "http://a.example"), ("Origin", "http://b.example"),
+              ("Authorization", bearer)],
+             [("Authorization", bearer), ("Authorization", bearer)])
+    statuses = [_upgrade_status(peer.address, twice[n % 2]) for n in range(200)]
+    assert statuses == [400] * 200
+    assert _upgrade_status(peer.address, [("Authorization", bearer)]) == 101  # one of each: in
+    still_serves(peer.address)
+    log = peer.stderr()
+    assert "Traceback" not in log and "500" not in log
+    assert "Origin header sent 2 times" in log and "Authorization header sent 2 times" in log
+    assert len(log.splitlines()) <= 12  # a burst, not 200 lines (core/serving/throttle.py)
+    assert peer.token not in log

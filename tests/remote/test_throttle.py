@@ -34,3 +34,17 @@ def test_a_quiet_peer_writes_every_line() -> None:
         say(f"line {i}")
         clock.now += 0.6
     assert lines == [f"line {i}" for i in range(5)]
+
+
+def test_a_library_error_is_one_throttled_line_without_its_traceback() -> None:
+    from routerlab.core.serving.throttle import library_logger
+    lines: list[str] = []
+    say = Throttle(lines.append, burst=3, per=10.0, clock=Clock())
+    logger = library_logger(say)
+    for _ in range(50):
+        try:
+            raise KeyError("Origin")
+        except KeyError:
+            logger.error("process_request failed", exc_info=True)
+    logger.info("connection open")  # below a warning: not written
+    assert lines == ["websockets: process_request failed: KeyError"] * 3
