@@ -16,6 +16,10 @@ on both sides. Goals (issue 24 §2):
    core. Goal <= 6 min; a run with fewer students is scaled to 200 (the model's own results are
    computed once, the rest grows with the class), and says so.
 
+4. `teacher lint` of the whole catalog (each exercise's starter, solution and wrong
+   submissions in the sandbox), per exercise, once. Goal <= 30x (about the 4 s an exercise
+   that tests/exercises/test_catalog.py once held lint to, at 0.13 s a model load).
+
 Also printed, not judged: the cold `teacher recheck` of one student (its model results
 computed first, mostly the served-peer exercises' oracles) and the machine's load.
 """
@@ -94,6 +98,12 @@ def run(rounds: int, students: int) -> dict[str, Any]:
         _routerlab("teacher", "recheck", str(submitted), "--roster", str(roster), "--out",
                    str(root / "grades.csv"), "--jobs", jobs)
         whole = time.perf_counter() - class_start
+    from routerlab.exercises.authoring.lint import lint
+    from routerlab.exercises.catalog import load_catalog
+
+    lint_start = time.perf_counter()
+    linted = lint(load_catalog())
+    per_exercise = (time.perf_counter() - lint_start) / len(linted)
     # the class time is a fixed part (the model's own results, once) plus a part per student;
     # the fixed part is the cold one-student regrade less one warm student's grading
     fixed = max(0.0, cold - one.contender.to_dict()["wall_median_s"])
@@ -101,7 +111,8 @@ def run(rounds: int, students: int) -> dict[str, Any]:
     load = os.getloadavg()[0]
     results = {"one_student": one.to_dict(), "check": check.to_dict(),
                "cold_one_student_s": cold, "class_s": whole, "class_students": students,
-               "class_scaled_to_200_s": scaled, "load_1min": load}
+               "class_scaled_to_200_s": scaled, "lint_per_exercise_s": per_exercise,
+               "load_1min": load}
     base = one.baseline.to_dict()["wall_median_s"]
     print(f"load the model: {base * 1e3:.0f} ms (median); machine load {load:.1f} on "
           f"{os.cpu_count()} cores")
@@ -110,6 +121,7 @@ def run(rounds: int, students: int) -> dict[str, Any]:
     print(f"one `exercises check`: {check.median:.1f}x")
     print(f"class of {students}: {whole:.0f} s" + (f", {scaled:.0f} s scaled to 200"
                                                    if students != 200 else ""))
+    print(f"teacher lint: {per_exercise:.1f} s an exercise ({per_exercise / base:.0f}x)")
     note = f"(load {load:.1f})"
     results["goals"] = [g.to_dict() for g in (
         Goal("one student's regrade, all exercises, jail included, vs loading the model",
@@ -117,7 +129,9 @@ def run(rounds: int, students: int) -> dict[str, Any]:
         Goal("one `exercises check` vs loading the model", check.median, 4, "<=",
              note=f"(min {check.min:.1f}) {note}"),
         Goal("a class of 200 regraded on this machine", scaled / 60, 6, "<=", unit=" min",
-             note=note + (f" (measured on {students}, scaled)" if students != 200 else "")))]
+             note=note + (f" (measured on {students}, scaled)" if students != 200 else "")),
+        Goal("teacher lint, per exercise, vs loading the model", per_exercise / base, 30, "<=",
+             note=note))]
     return results
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,20 +25,11 @@ def test_at_least_twelve_ordered_exercises_of_both_kinds() -> None:
     assert all(e.id.split("-")[0] in TOPICS and e.points > 0 and e.concept for e in catalog)
 
 
-LINT_S_PER_EXERCISE = 4.0
-"""The lint budget: a minute for the first 15 exercises, and as much again for each one added
-(each runs its starter, solution and wrong submissions in the sandbox)."""
-
-
-def test_teacher_lint_passes_over_the_whole_catalog_in_its_budget() -> None:
-    catalog = load_catalog()
-    started = time.monotonic()
-    results = lint(catalog)
-    elapsed = time.monotonic() - started
+def test_teacher_lint_passes_over_the_whole_catalog() -> None:
+    """Its speed is benchmarks/classroom.py's goal, not this test's."""
+    results = lint(load_catalog())
     assert all(r.ok for r in results), {r.exercise.id: r.problems for r in results if not r.ok}
     assert all(r.hidden >= 1 for r in results)
-    budget = LINT_S_PER_EXERCISE * len(catalog)
-    assert elapsed < budget, f"lint took {elapsed:.1f} s (budget {budget:.0f} s)"
 
 
 def test_lint_reports_a_starter_that_passes_and_missing_hints(tmp_path: Path) -> None:
