@@ -25,7 +25,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core.safe_io import read_bytes
+from ...core.safe_io import parse_json, read_bytes
 from ..errors import WorkspaceError
 from ..files import os_errors
 from .workspace import STATE_DIR, Workspace
@@ -136,7 +136,8 @@ def _digest(path: Path) -> str | None:
     """A digest of a notebook's cell types and sources (outputs and metadata left out); None
     for a file that is not a readable notebook (it counts as the learner's own)."""
     try:
-        cells = json.loads(read_bytes(path, what="notebook", error=WorkspaceError))["cells"]
+        cells = parse_json(read_bytes(path, what="notebook", error=WorkspaceError), "notebook",
+                           WorkspaceError)["cells"]
         parts = [[c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list)
                   else c["source"]] for c in cells]
     except (WorkspaceError, ValueError, KeyError, TypeError):
@@ -148,7 +149,8 @@ def _load_record(path: Path) -> dict[str, str]:
     """The digests of the copies as written; an unreadable record counts as empty (every copy
     that differs from the shipped one is then treated as edited, and kept)."""
     try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        loaded = parse_json(read_bytes(path, what="notebook record", error=WorkspaceError),
+                            "notebook record", WorkspaceError)
+    except WorkspaceError:
         return {}
     return {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}

@@ -186,3 +186,16 @@ def _wait_for(url: str, log) -> None:
             time.sleep(0.25)
     log.seek(0)
     pytest.fail(f"JupyterLab did not answer within 60 s:\n{log.read()[-3000:]}")
+
+
+def test_a_notebook_copy_nested_100k_deep_is_kept_as_the_learners_own(tmp_path: Path) -> None:
+    """A copy that is no readable notebook (JSON nested past any limit, a broken record) is the
+    learner's: kept, the shipped one put beside it; never a RecursionError."""
+    root = _workspace(tmp_path)
+    name = sorted(p.name for p in shipped_notebooks().glob("*.ipynb"))[0]
+    bomb = "[" * 100_000 + "]" * 100_000
+    (root / "notebooks" / name).write_text(bomb, encoding="utf-8")
+    (root / ".routerlab" / "notebooks.json").write_text(bomb, encoding="utf-8")
+    done = sync_notebooks(open_workspace(root), shipped_notebooks())
+    assert [kept for kept, _ in done.beside] == [name]
+    assert (root / "notebooks" / name).read_text(encoding="utf-8") == bomb
