@@ -21,18 +21,22 @@ from .devices import Device
 from .errors import DeviceError, UseAfterDropError
 from .handles import Journal
 from .ir import (
+    ExposeLocalOp,
     ExposeOp,
+    ExposeRemoteOp,
     InitOp,
     OperationIr,
     ReadOp,
     ReceiveOp,
     RegisterDataOp,
+    RegisterLocalOp,
     TensorId,
     TensorIr,
 )
 from .port import Reply, SessionPort
 from .server import Server
 from .tensor import RouterTensor
+from .wire.queue import WireQueue
 
 if TYPE_CHECKING:
     from .request import TransferRequest
@@ -43,9 +47,12 @@ class RouterClient:
     served), and to the server that runs the sessions."""
 
     def __init__(self, session: SessionPort, server: Server,
-                 new_id: Callable[[], TensorId], fusion: bool = False) -> None:
+                 new_id: Callable[[], TensorId], fusion: bool = False,
+                 wire: WireQueue | None = None) -> None:
         """`fusion`: the client is built with Burn's `fusion` feature, so it counts the ops its
-        stream holds since the last sync point (`unsynced`, core/fix/fusion.py)."""
+        stream holds since the last sync point (`unsynced`, core/fix/fusion.py). `wire`: the
+        client also replays burn-remote's outgoing batch (core/wire/queue.py), so the trace says
+        when each task left the client and why."""
         self.session = session
         self.server = server
         self.device: Device = session.device
@@ -57,6 +64,7 @@ class RouterClient:
         self.unsynced = 0
         """Fusion only: the ops registered since this device's last sync point (a read, or a
         move out of it), which the router's fuser would send as one graph."""
+        self.wire = wire
 
     def create_empty_handle(self) -> TensorId:
         """Mint an id for a tensor that does not exist yet."""
@@ -67,6 +75,15 @@ class RouterClient:
         self.session.submit(op)
         if self.fusion:
             self._stream(op)
+        if self.wire is not None:
+            self._send(*wire_task(op))
+
+    def _send(self, kind: str, label: str, nbytes: int = 0) -> None:
+        """Pass one task through the outgoing batch (a failed step takes it back)."""
+        assert self.wire is not None
+        if self.journal.active:
+            self.journal.on_rollback(self.wire.restore, self.wire.snapshot())
+        self.wire.send(kind, label, nbytes=nbytes)
 
     def _stream(self, op: OperationIr) -> None:
         """Count `op` into the fusion stream; a move out of this device drains it (Fusion's
@@ -105,13 +122,31 @@ class RouterClient:
         """Submit a read and run the sessions until it is answered."""
         reply = Reply()
         self.session.submit(ReadOp(tensor, request), reply)
+        if self.wire is not None:
+            self._send("ReadTensor", f"#{int(tensor.id)}")
         self.server.run()
         self._synced()
         return reply.value
 
     def sync(self) -> None:
+        """Run the sessions (the model's own pass, not Burn's `SyncBackend`: nothing is sent)."""
         self.server.run()
         self._synced()
+
+
+_TRANSFER_TASKS = ((ExposeLocalOp, "ExposeTensorLocal"), (RegisterLocalOp, "RegisterTensorLocal"),
+                   (ExposeRemoteOp, "ExposeTensorRemote"), (ReceiveOp, "RegisterTensorRemote"))
+
+
+def wire_task(op: OperationIr) -> tuple[str, str, int]:
+    """The burn-remote task that carries `op` (`crates/burn-remote/src/shared/task.rs:143-218`):
+    its name, a label, and the data bytes it carries."""
+    if isinstance(op, RegisterDataOp):
+        return "RegisterTensor", f"#{int(op.out.id)}", len(op.data.bytes)
+    for op_type, kind in _TRANSFER_TASKS:
+        if isinstance(op, op_type):
+            return kind, f"transfer {op.transfer_id}", 0
+    return "RegisterOperation", type(op).__name__.removesuffix("Op").lower(), 0
 
 
 def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTensor:

@@ -59,6 +59,7 @@ from .session import Session
 from .tensor import RouterTensor
 from .trace import Detail, Trace, TraceEvent
 from .view import TableView
+from .wire.queue import Batch, WireQueue
 
 T = TypeVar("T")
 
@@ -102,6 +103,7 @@ class Runtime:
         self._interpreter = chosen.interpreter
         self._backends = chosen.backends
         self.fusion = chosen.fusion
+        self.wire = chosen.wire
         self.cubecl_legacy = chosen.cubecl_legacy
         self.transport = Transport.parse(chosen.transport)
         self._minted = 0
@@ -159,11 +161,18 @@ class Runtime:
     def _attach(self, device: Device, session: Session) -> RouterClient:
         """Add `session` to the server and give it a client (forgotten if the step fails)."""
         self.server.add(session)
+        wire = WireQueue(str(device), self._record_batch, lambda: self.trace.step) \
+            if self.wire else None
         client = self._clients[device] = RouterClient(session, self.server, self._new_id,
-                                                      self.fusion)
+                                                      self.fusion, wire)
         if self.journal.active:
             self.journal.on_rollback(self._forget, device)
         return client
+
+    def _record_batch(self, batch: Batch) -> None:
+        """A batch left a client (`wire`): one trace event, its reason as the status."""
+        self.trace.record("batch", batch.device, None, batch.reason, batch.nbytes,
+                          batch.describe())
 
     def close(self) -> None:
         """End this runtime's sessions on its served peers (`Close`); in-process, nothing."""

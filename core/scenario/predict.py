@@ -32,6 +32,7 @@ from ..view import Cell, TableView, Viewable
 from .kinds import Step
 from .load import Scenario
 from .run import BEFORE_STEPS, Played, play, run_policy
+from .seen import Seen, seen_at
 
 COLUMNS = ["step", "tensor", "dtype", "move", "path", "policy", "outcome", "expect_error",
            "verdict"]
@@ -77,6 +78,9 @@ class FlowReport(Viewable):
     failure: tuple[int | None, str] | None = None
     """Where the run would stop, as `simulate` reports it (`ScenarioRunError.step` and
     `.error`): the step (None: before step 1) and the error class of the first problem."""
+    seen_step: int | None = None
+    """When that first problem is a server-side panic: the step where Burn's user would see it
+    (core/scenario/seen.py; None otherwise, or when no later step would)."""
 
     @property
     def ok(self) -> bool:
@@ -108,7 +112,7 @@ class FlowReport(Viewable):
                 "policy": None if self.policy is None else self.policy.value,
                 "summary": self.summary(), "problems": list(self.problems),
                 "failure": None if self.failure is None else
-                {"step": self.failure[0], "error": self.failure[1]},
+                {"step": self.failure[0], "error": self.failure[1], "seen_step": self.seen_step},
                 "transfers": [t.to_dict() for t in self.transfers]}
 
 
@@ -117,7 +121,7 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
     of the run and of every transfer (a what-if: "and under reject?"), as `simulate --policy`
     does."""
     override = None if policy is None else Policy.parse(policy)
-    report = _Report()
+    report = _Report(scenario)
     for problem in _device_problems(scenario):
         report.problem(None, GpuUnavailableError.__name__, problem)
     # With served peers the twin's sessions run there, each client's apart from every other's
@@ -128,7 +132,7 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
         for played in play(scenario, twin, override, faults=False):  # faults: simulate only
             report.add(played, scenario.steps[played.step - 1])
     return FlowReport(scenario.source, scenario.title, override, tuple(report.transfers),
-                      tuple(report.problems), report.failure)
+                      tuple(report.problems), report.failure, report.seen_step)
 
 
 def twin_backend(device: Device) -> Backend:
@@ -170,15 +174,18 @@ def _first_use(scenario: Scenario, device: Device) -> str:
 class _Report:
     """What the rehearsal collects: the transfers worth a row, the problems, the first one."""
 
-    def __init__(self) -> None:
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
         self.transfers: list[FlowTransfer] = []
         self.problems: list[str] = []
         self.failure: tuple[int | None, str] | None = None
+        self.seen_step: int | None = None
 
-    def problem(self, step: int | None, error: str, text: str) -> None:
+    def problem(self, step: int | None, error: str, text: str, seen: Seen | None = None) -> None:
         self.problems.append(text)
         if self.failure is None:
             self.failure = (step, error)
+            self.seen_step = None if seen is None else seen.step
 
     def add(self, played: Played, step: Step) -> None:
         expected = step.get("expect_error")
@@ -189,7 +196,10 @@ class _Report:
             verdict = "FAILS: expected an error, but it succeeds"
         elif played.unexpected(expected):
             wrong = type(played.error).__name__
-            self.problem(played.step, wrong, f"{where} would fail: {wrong}: {played.error}")
+            seen = seen_at(self.scenario, played.step, played.error)
+            later = "" if seen is None else f"; {seen.clause()}"
+            self.problem(played.step, wrong, f"{where} would fail: {wrong}: {played.error}{later}",
+                         seen)
             verdict = f"FAILS: {wrong}: {played.error}"
         else:
             verdict = "ok" if played.error is None else "fails as expected"

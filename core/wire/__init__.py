@@ -1,0 +1,21 @@
+"""What crosses the wire between a burn-remote client and its server, and when (docs/burn.md,
+sections 19 to 22).
+
+- `batch`: the client's `OutgoingBatch` and Burn's thresholds;
+- `queue`: a device's client service, which buffers fire-and-forget tasks and flushes them on a
+  threshold, a call that needs an answer, or a transfer; and where a server panic surfaces;
+- `streams`: the stream every call carries, one session's single FIFO, and `register_alias`;
+- `graphs`: the router fuser's graphs and the server's graph cache (messages and bytes);
+- `hosts`: which devices a server hosts (`SessionInfo`, Dispatch's enumeration).
+"""
+
+from .batch import FLUSH_BYTES_THRESHOLD, FLUSH_THRESHOLD, OutgoingBatch, WireTask
+from .graphs import GraphCache, GraphOp, RouterFuser, WireMessage, estimate_saved_pct
+from .hosts import SessionInfo, host_devices
+from .queue import Batch, Flush, Surfaced, WireQueue, task_kind
+from .streams import StreamedSession
+
+__all__ = ["FLUSH_BYTES_THRESHOLD", "FLUSH_THRESHOLD", "Batch", "Flush", "GraphCache", "GraphOp",
+           "OutgoingBatch", "RouterFuser", "SessionInfo", "StreamedSession", "Surfaced",
+           "WireMessage", "WireQueue", "WireTask", "estimate_saved_pct", "host_devices",
+           "task_kind"]
