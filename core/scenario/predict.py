@@ -78,9 +78,9 @@ class FlowReport(Viewable):
     failure: tuple[int | None, str] | None = None
     """Where the run would stop, as `simulate` reports it (`ScenarioRunError.step` and
     `.error`): the step (None: before step 1) and the error class of the first problem."""
-    seen_step: int | None = None
-    """When that first problem is a server-side panic: the step where Burn's user would see it
-    (core/scenario/seen.py; None otherwise, or when no later step would)."""
+    seen: Seen | None = None
+    """When that first problem is a server-side panic: where Burn's user would see it
+    (core/scenario/seen.py); None otherwise."""
 
     @property
     def ok(self) -> bool:
@@ -112,7 +112,8 @@ class FlowReport(Viewable):
                 "policy": None if self.policy is None else self.policy.value,
                 "summary": self.summary(), "problems": list(self.problems),
                 "failure": None if self.failure is None else
-                {"step": self.failure[0], "error": self.failure[1], "seen_step": self.seen_step},
+                {"step": self.failure[0], "error": self.failure[1],
+                 **({} if self.seen is None else {"seen_step": self.seen.step})},
                 "transfers": [t.to_dict() for t in self.transfers]}
 
 
@@ -132,7 +133,7 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
         for played in play(scenario, twin, override, faults=False):  # faults: simulate only
             report.add(played, scenario.steps[played.step - 1])
     return FlowReport(scenario.source, scenario.title, override, tuple(report.transfers),
-                      tuple(report.problems), report.failure, report.seen_step)
+                      tuple(report.problems), report.failure, report.seen)
 
 
 def twin_backend(device: Device) -> Backend:
@@ -179,13 +180,13 @@ class _Report:
         self.transfers: list[FlowTransfer] = []
         self.problems: list[str] = []
         self.failure: tuple[int | None, str] | None = None
-        self.seen_step: int | None = None
+        self.seen: Seen | None = None
 
     def problem(self, step: int | None, error: str, text: str, seen: Seen | None = None) -> None:
         self.problems.append(text)
         if self.failure is None:
             self.failure = (step, error)
-            self.seen_step = None if seen is None else seen.step
+            self.seen = seen
 
     def add(self, played: Played, step: Step) -> None:
         expected = step.get("expect_error")

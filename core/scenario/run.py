@@ -46,9 +46,12 @@ class ScenarioRunError(ScenarioError):
         """Where Burn's user sees a server-side panic (core/scenario/seen.py), else None."""
 
     def to_dict(self) -> dict[str, Any]:
-        seen = None if self.seen is None else {"step": self.seen.step, "why": self.seen.why}
-        return {"step": self.step, "op": self.op, "error": self.error, "message": self.message,
-                "seen": seen}
+        """The failure; with `seen` (its step and why) only for a server-side panic."""
+        out: dict[str, Any] = {"step": self.step, "op": self.op, "error": self.error,
+                               "message": self.message}
+        if self.seen is not None:
+            out["seen"] = {"step": self.seen.step, "why": self.seen.why}
+        return out
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ op panics the server returns normally in Burn, and the user learns it only when 
 that session waits for the server's answer, a read here (`crates/burn-remote/src/client/
 service.rs:481-492,564-567`; the read fails, `crates/burn-remote/src/client/runner.rs:44-52`).
 RouterLab stops at the failing step, all or nothing; `seen_at` says which later step of the file
-is the one where Burn's user would see it. A client-side panic (one that ended no session) is
-seen where it is raised.
+is the one where Burn's user would see it: a read of a tensor on the dead session, or a read of a
+tensor made, after the panic, from one (moved out of it: the move was sent to a dead worker, so
+its target waits for ever). A client-side panic (one that ended no session) is seen where it is
+raised.
 """
 
 from __future__ import annotations
@@ -52,12 +54,23 @@ def seen_at(scenario: Scenario, failed: int, error: BaseException) -> Seen | Non
     if not isinstance(error, BurnPanic) or error.session is None:
         return None
     where: dict[str, str] = {}
+    lost: set[str] = set()
     start = failed if scenario.steps[failed - 1]["op"] in ANSWERED else failed + 1
     for number, step in enumerate(scenario.steps, start=1):
-        if (number >= start and step["op"] in ANSWERED
-                and where.get(step.get("tensor", "")) == error.session):
-            return Seen(number, f"at step {number} ({step['op']} of {step['tensor']!r}), the "
-                                f"next call that waits for an answer from {error.session}")
+        label = step.get("tensor", "")
+        if number >= start and step["op"] in ANSWERED:
+            what = f"at step {number} ({step['op']} of {label!r})"
+            if where.get(label) == error.session:
+                return Seen(number, f"{what}, the next call that waits for an answer from "
+                                    f"{error.session}")
+            if label in lost:
+                return Seen(number, f"{what}, which waits for ever: the tensor was to come out "
+                                    f"of {error.session}, whose session is dead")
         define(scenario, step, where)
+        kind = scenario.kinds[step["op"]]
+        inputs = [step[name] for name in kind.inputs if name in step]
+        if number > failed and kind.defines in step and any(
+                i in lost or where.get(i) == error.session for i in inputs):
+            lost.add(step[kind.defines])  # made from what the dead session never hands over
     return Seen(None, f"at no step: no later step waits for an answer from {error.session}, "
                       "so the program ends without seeing it")

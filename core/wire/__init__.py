@@ -12,10 +12,11 @@ sections 19 to 22).
 from .batch import FLUSH_BYTES_THRESHOLD, FLUSH_THRESHOLD, OutgoingBatch, WireTask
 from .graphs import GraphCache, GraphOp, RouterFuser, WireMessage, estimate_saved_pct
 from .hosts import SessionInfo, host_devices
-from .queue import Batch, Flush, Surfaced, WireQueue, task_kind
-from .streams import StreamedSession
+from .queue import Batch, Flush, Surfaced, WireQueue, flush_reason, task_kind
+from .streams import Call, Outcome, StreamedSession, every_order, interleave, interleavings
 
-__all__ = ["FLUSH_BYTES_THRESHOLD", "FLUSH_THRESHOLD", "Batch", "Flush", "GraphCache", "GraphOp",
-           "OutgoingBatch", "RouterFuser", "SessionInfo", "StreamedSession", "Surfaced",
-           "WireMessage", "WireQueue", "WireTask", "estimate_saved_pct", "host_devices",
+__all__ = ["FLUSH_BYTES_THRESHOLD", "FLUSH_THRESHOLD", "Batch", "Call", "Flush", "GraphCache",
+           "GraphOp", "Outcome", "OutgoingBatch", "RouterFuser", "SessionInfo", "StreamedSession",
+           "Surfaced", "WireMessage", "WireQueue", "WireTask", "estimate_saved_pct",
+           "every_order", "flush_reason", "host_devices", "interleave", "interleavings",
            "task_kind"]

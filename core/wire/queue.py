@@ -66,6 +66,23 @@ def task_kind(kind: str) -> str:
     raise ValueError(f"{kind!r} is not a burn-remote task")
 
 
+def flush_reason(kind: str, queued: int, queued_bytes: int, nbytes: int = 0,
+                 threshold: int = FLUSH_THRESHOLD,
+                 bytes_threshold: int = FLUSH_BYTES_THRESHOLD) -> Flush | None:
+    """Why the batch leaves when a task of `kind` (carrying `nbytes` of data) is submitted to a
+    batch that holds `queued` tasks and `queued_bytes` data bytes; None: it waits."""
+    how = task_kind(kind)
+    if how == "answered":
+        return Flush.ANSWER
+    if how == "flushed":
+        return Flush.UPLOAD if kind == "RegisterTensor" else Flush.TRANSFER
+    if queued + 1 >= threshold:
+        return Flush.COUNT
+    if queued_bytes + (nbytes if kind == "RegisterTensor" else 0) >= bytes_threshold:
+        return Flush.BYTES
+    return None
+
+
 @dataclass(frozen=True)
 class Batch:
     """One frame that left the client: its number on this device, its tasks, their data bytes,
@@ -126,19 +143,16 @@ class WireQueue:
              panics: bool = False) -> Surfaced | None:
         """Submit one task as burn-remote does; `panics`: the server panics running it. Returns
         the surfaced panic when this call is the one that waits for the dead session's answer."""
-        how = task_kind(kind)
+        batch = self.batch
+        reason = flush_reason(kind, len(batch.tasks), batch.bytes, nbytes, batch.threshold,
+                              batch.bytes_threshold)
         task = WireTask(kind, label, stream, nbytes, self._step())
         if panics and self.poisoned is None:
             self.poisoned = task
-        full = self.batch.push(task)
-        if how == "answered":
-            self.flush(Flush.ANSWER)
-            return self._answer(task)
-        if how == "flushed":
-            self.flush(Flush.UPLOAD if kind == "RegisterTensor" else Flush.TRANSFER)
-        elif full:
-            self.flush(Flush.COUNT if self.batch.full_by_count else Flush.BYTES)
-        return None
+        batch.push(task)
+        if reason is not None:
+            self.flush(reason)
+        return self._answer(task) if reason is Flush.ANSWER else None
 
     def flush(self, reason: Flush) -> Batch | None:
         """Send what the batch holds as one frame (a no-op when it is empty, service.rs:648-660)."""

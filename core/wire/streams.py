@@ -64,6 +64,51 @@ def interleave(threads: Sequence[Sequence[Call]], order: Sequence[int]) -> list[
     return out
 
 
+def interleavings(first: int, second: int, after: int = 0) -> list[list[int]]:
+    """Every order in which two threads' calls can reach the runner: `first` calls of thread 0
+    and `second` of thread 1, whose first call comes only after thread 0's `after`-th (it waits
+    for the tensor thread 0 hands over)."""
+    orders: list[list[int]] = []
+
+    def grow(order: list[int], left0: int, left1: int) -> None:
+        if not left0 and not left1:
+            orders.append(order)
+            return
+        if left0:
+            grow([*order, 0], left0 - 1, left1)
+        if left1 and (second - left1 > 0 or first - left0 >= after):
+            grow([*order, 1], left0, left1 - 1)
+
+    grow([], first, second)
+    return orders
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One order of two threads' calls run on a fresh session: the calls as they ran, the panic
+    that ended the session (None: all ran) and the buffers still alive."""
+
+    calls: tuple[Call, ...]
+    panic: str | None
+    live: int
+
+
+def every_order(threads: Sequence[Sequence[Call]], after: int = 0) -> list[Outcome]:
+    """Run two threads' calls in every order they can arrive (`interleavings`), each on a fresh
+    session: what the server does whichever thread gets there first."""
+    outcomes = []
+    for order in interleavings(len(threads[0]), len(threads[1]), after):
+        calls = interleave(threads, order)
+        session = StreamedSession()
+        panic = None
+        try:
+            session.run(calls)
+        except BurnPanic as error:
+            panic = error.message
+        outcomes.append(Outcome(tuple(calls), panic, len(session.live_buffers())))
+    return outcomes
+
+
 @dataclass
 class StreamedSession:
     """One session's worker: tasks in arrival order, each run on its stream's context, over a
