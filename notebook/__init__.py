@@ -14,7 +14,8 @@ The notebooks are thin: every computation calls `routerlab.core`, and how things
 - `ordering`: the same tasks submitted to one session in every order (`Reorder`);
 - `peers`: served peers on loopback for a lesson, stopped with the kernel, and their faults;
 - `plots`: a matplotlib theme that reads on light and dark JupyterLab themes;
-- `timelines`: a registry's timeline and a swim-lane of client and sessions, from a trace.
+- `timelines`: a registry's timeline and a swim-lane of client and sessions, from a trace;
+- `wire`: a client's queue, its batches and the wire as lanes, and the graph cache's score.
 
 IPython, ipywidgets and matplotlib are imported lazily, inside the functions that need them.
 Every name the notebooks import comes from here, so the modules can move without a notebook
@@ -39,12 +40,14 @@ from .scoreboard import Scoreboard, byte_regions
 from .sliders import Sliders, sliders
 from .stepping import Stepper, Tape, handoff, stepper
 from .timelines import registry_timeline, swimlane
+from .wire import batch_table, graph_board, wire_lanes
 
 __all__ = [
     "INK", "PALETTE", "Callout", "Caught", "Diagram", "Lesson", "Reorder", "Scoreboard",
-    "Sliders", "Stepper", "Tape", "banner", "byte_regions", "catch_panic", "gpu_pair",
-    "handoff", "html_of", "lesson", "plot_theme", "register_formatters", "registry_timeline",
-    "show", "sliders", "stepper", "swimlane", "text_of",
+    "Sliders", "Stepper", "Tape", "banner", "batch_table", "byte_regions", "catch_panic",
+    "gpu_pair", "graph_board", "handoff", "html_of", "lesson", "plot_theme",
+    "register_formatters", "registry_timeline", "show", "sliders", "stepper", "swimlane",
+    "text_of", "wire_lanes",
 ]
 
 register_formatters()

@@ -10,13 +10,21 @@ sections 19 to 22).
 """
 
 from .batch import FLUSH_BYTES_THRESHOLD, FLUSH_THRESHOLD, OutgoingBatch, WireTask
-from .graphs import GraphCache, GraphOp, RouterFuser, WireMessage, estimate_saved_pct
+from .graphs import (
+    GraphCache,
+    GraphOp,
+    RouterFuser,
+    WireMessage,
+    compare_runs,
+    estimate_saved_pct,
+    layers,
+)
 from .hosts import SessionInfo, host_devices
 from .queue import Batch, Flush, Surfaced, WireQueue, flush_reason, task_kind
 from .streams import Call, Outcome, StreamedSession, every_order, interleave, interleavings
 
 __all__ = ["FLUSH_BYTES_THRESHOLD", "FLUSH_THRESHOLD", "Batch", "Call", "Flush", "GraphCache",
            "GraphOp", "Outcome", "OutgoingBatch", "RouterFuser", "SessionInfo", "StreamedSession",
-           "Surfaced", "WireMessage", "WireQueue", "WireTask", "estimate_saved_pct",
+           "Surfaced", "WireMessage", "WireQueue", "WireTask", "compare_runs", "estimate_saved_pct",
            "every_order", "flush_reason", "host_devices", "interleave", "interleavings",
-           "task_kind"]
+           "layers", "task_kind"]

@@ -167,3 +167,32 @@ class GraphCache:
 def unfused(ops: Sequence[GraphOp]) -> list[WireMessage]:
     """The same block without `fusion`: one `RegisterOperation` per op, every run."""
     return [WireMessage("RegisterOperation", op.baseline()) for op in ops]
+
+
+def layers(first_id: int, count: int = 3, width: int = 64, batch: int = 8) -> list[GraphOp]:
+    """A block of `count` linear layers as the fuser sees it: per layer a matmul by a weight and
+    an add of a bias, each consuming the previous activation. Ids start at `first_id`, so two
+    runs of the block use new tensors but form the same relative graph."""
+    ids = iter(range(first_id, first_id + 4 * count + 1))
+    act, shape = next(ids), (batch, width)
+    ops = []
+    for _ in range(count):
+        weight, product, bias, out = next(ids), next(ids), next(ids), next(ids)
+        ops.append(GraphOp("matmul", ((act, shape, True), (weight, (width, width), False)),
+                           ((product, shape),)))
+        ops.append(GraphOp("add", ((product, shape, True), (bias, (width,), False)),
+                           ((out, shape),)))
+        act = out
+    return ops
+
+
+def compare_runs(runs: Sequence[Sequence[GraphOp]]) -> list[tuple[int, str, int, int]]:
+    """Each run of one block, without and with the graph cache: `(run, how, messages, bytes)`."""
+    cache = GraphCache()
+    rows = []
+    for number, ops in enumerate(runs, start=1):
+        plain = unfused(ops)
+        rows.append((number, "without fusion", len(plain), sum(m.nbytes for m in plain)))
+        message = cache.execute(ops)
+        rows.append((number, f"fusion: {message.kind}", 1, message.nbytes))
+    return rows
