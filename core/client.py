@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .data import TensorData
 from .devices import Device
-from .errors import DeviceError, UseAfterDropError
+from .errors import BurnPanic, DeviceError, UseAfterDropError
 from .handles import Journal
 from .ir import (
     ExposeLocalOp,
@@ -65,13 +65,28 @@ class RouterClient:
         """Fusion only: the ops registered since this device's last sync point (a read, or a
         move out of it), which the router's fuser would send as one graph."""
         self.wire = wire
+        self.held: tuple[OperationIr, BurnPanic] | None = None
+        """Fusion, replaying Burn: a lone `Quantize` waiting in the stream for the next sync
+        point, with the client wall it meets if no other op joins it (core/fix/fusion.py)."""
+        self._hold: BurnPanic | None = None
 
     def create_empty_handle(self) -> TensorId:
         """Mint an id for a tensor that does not exist yet."""
         return self._new_id()
 
+    def hold_next(self, wall: BurnPanic) -> None:
+        """The next op registered is a lone legacy `Quantize` under fusion: keep it in the
+        stream instead of submitting it (`drain` decides its fate at the next sync point)."""
+        self._hold = wall
+
     def register_op(self, op: OperationIr) -> None:
         """Fire-and-forget submission to the session FIFO."""
+        if self._hold is not None:
+            wall, self._hold = self._hold, None
+            self._set("held", (op, wall))
+            return
+        if self.fusion and isinstance(op, ExposeOp):
+            self.drain()  # a move out of this device is a sync point
         self.session.submit(op)
         if self.fusion:
             self._stream(op)
@@ -98,10 +113,27 @@ class RouterClient:
             self._set_unsynced(0)
 
     def _set_unsynced(self, count: int) -> None:
-        if self.journal.active:  # a failed step puts the count back with everything else
-            self.journal.set(self.__dict__, "unsynced", count)
+        self._set("unsynced", count)
+
+    def _set(self, name: str, value: object) -> None:
+        if self.journal.active:  # a failed step puts it back with everything else
+            self.journal.set(self.__dict__, name, value)
         else:
-            self.unsynced = count
+            setattr(self, name, value)
+
+    def drain(self) -> None:
+        """A sync point drains the fusion stream. A held lone `Quantize` that other ops joined
+        since is part of a graph: it reaches the server now, whose `todo!()` arm panics when the
+        sessions run. One still alone runs op by op on the client: its wall fires here
+        (`crates/burn-router/src/fusion.rs:254-259`,
+        `crates/burn-fusion/src/ops/qtensor.rs:55-69`)."""
+        if self.held is None:
+            return
+        op, wall = self.held
+        if not self.unsynced:
+            raise wall  # the step fails and is rolled back: the Quantize stays held
+        self._set("held", None)
+        self.session.submit(op)
 
     def register(self, op: OperationIr) -> list[RouterTensor]:
         """Create one tensor (count 1) per output, *then* submit the op."""
@@ -120,6 +152,7 @@ class RouterClient:
     def read_tensor(self, tensor: TensorIr,
                     request: TransferRequest | None = None) -> TensorData:
         """Submit a read and run the sessions until it is answered."""
+        self.drain()
         reply = Reply()
         self.session.submit(ReadOp(tensor, request), reply)
         if self.wire is not None:

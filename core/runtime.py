@@ -31,7 +31,7 @@ from .dtypes import AnyDType, DType, QFloat, is_quantized
 from .errors import DeviceError, DTypeError, UnknownTensorError
 from .fastpath import binary_step, move_step
 from .fix.advertised import Advertisement, advertise
-from .fix.fusion import legacy_quantize_wall
+from .fix.fusion import held_in_stream, legacy_quantize_wall
 from .fix.guard import TransferPlan
 from .handles import Journal
 from .ir import (
@@ -392,12 +392,22 @@ class Runtime:
         result's dtype is the scheme asked for, as in Burn's IR; `held` is what the device
         stores (a backend may store another layout). Under `legacy` it is Burn's
         wall: the client's `unimplemented!()`, or with `fusion` the server's `todo!()` once the
-        fused graph holds more than the lone op (core/fix/fusion.py)."""
+        fused graph holds more than the lone op; a lone one waits in the stream, and the wall
+        fires at the next read, by what joined it (core/fix/fusion.py)."""
         tensor.check()
-        self._legacy_wall(tensor, calibrated=scales is None)
+        held = self.legacy and held_in_stream(fusion=self.fusion, calibrated=scales is None,
+                                              unsynced=tensor.client.unsynced)
+        if not held:
+            self._legacy_wall(tensor, calibrated=scales is None)
         asked, stored, params = check_quantize(tensor.dtype, tensor.shape,
                                                tensor.device.profile, scheme, scales,
                                                global_scale, calibration)
+        if held:  # Burn registers it in the stream; the next read decides (RouterClient.drain)
+            wall = legacy_quantize_wall(fusion=True, unsynced=0, calibrated=False)
+            assert wall is not None
+            wall.effects += ("it fired when the read drained the stream: the lone Quantize had "
+                             "waited there since the quantize call",)
+            tensor.client.hold_next(wall)
         out = self.op(QuantizeOp, tensor, params=(asked, params))
         out.held = QFloat(stored)
         return out

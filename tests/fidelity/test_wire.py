@@ -124,7 +124,8 @@ def _() -> None:
 
 @row("wire-move-flushes", "a same-peer move's expose and register each flush at once (the "
      "runner's flush_queue, then the service's flush)",
-     "crates/burn-remote/src/client/runner.rs:429-441, crates/burn-remote/src/client/service.rs:445-475")
+     "crates/burn-remote/src/client/runner.rs:429-441, "
+     "crates/burn-remote/src/client/service.rs:445-475")
 def _() -> None:
     rt = Runtime(["cpu:0", "cpu:1"], wire=True)
     x = rt.tensor([1.0, 2.0], "cpu:0")
@@ -167,7 +168,8 @@ tensor = "y"
 
 
 @row("wire-panic-seen-at-next-answer", "a panicked worker answers nothing: the user sees it at "
-     "the next call that waits for an answer, a read", "crates/burn-remote/src/client/runner.rs:44-52")
+     "the next call that waits for an answer, a read",
+     "crates/burn-remote/src/client/runner.rs:44-52")
 def _() -> None:
     with pytest.raises(ScenarioRunError) as info:
         list(run_scenario(parse_scenario(FLOW, "flow")))
