@@ -20,11 +20,23 @@ from .graphs import (
     layers,
 )
 from .hosts import SessionInfo, host_devices
-from .queue import Batch, Flush, Surfaced, WireQueue, flush_reason, task_kind
+from .queue import (
+    ANSWERED,
+    BUFFERED,
+    FLUSHED,
+    Batch,
+    Flush,
+    Surfaced,
+    WireQueue,
+    flush_reason,
+    task_kind,
+)
 from .streams import Call, Outcome, StreamedSession, every_order, interleave, interleavings
 
-__all__ = ["FLUSH_BYTES_THRESHOLD", "FLUSH_THRESHOLD", "Batch", "Call", "Flush", "GraphCache",
-           "GraphOp", "Outcome", "OutgoingBatch", "RouterFuser", "SessionInfo", "StreamedSession",
-           "Surfaced", "WireMessage", "WireQueue", "WireTask", "compare_runs", "estimate_saved_pct",
-           "every_order", "flush_reason", "host_devices", "interleave", "interleavings",
-           "layers", "task_kind"]
+__all__ = [
+    "ANSWERED", "BUFFERED", "FLUSHED", "FLUSH_BYTES_THRESHOLD", "FLUSH_THRESHOLD", "Batch", "Call",
+    "Flush", "GraphCache", "GraphOp", "Outcome", "OutgoingBatch", "RouterFuser", "SessionInfo",
+    "StreamedSession", "Surfaced", "WireMessage", "WireQueue", "WireTask", "compare_runs",
+    "estimate_saved_pct", "every_order", "flush_reason", "host_devices", "interleave",
+    "interleavings", "layers", "task_kind",
+]

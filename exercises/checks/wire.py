@@ -7,8 +7,15 @@ import random
 from typing import Any
 
 from ...core.scenario import ScenarioRunError, parse_scenario, run_scenario
-from ...core.wire import FLUSH_BYTES_THRESHOLD, Call, every_order, flush_reason
-from ...core.wire.queue import ANSWERED, BUFFERED, FLUSHED
+from ...core.wire import (
+    ANSWERED,
+    BUFFERED,
+    FLUSH_BYTES_THRESHOLD,
+    FLUSHED,
+    Call,
+    every_order,
+    flush_reason,
+)
 from .base import CheckFailure, Observation, Part, PredictSuite, Subject, Suite
 
 # --- wire-1: when does a task leave the client? -------------------------------------------------
