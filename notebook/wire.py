@@ -34,7 +34,7 @@ def batch_table(batches: Sequence[Batch], title: str = "Batches that left the cl
 
 def graph_board(runs: Sequence[Sequence[GraphOp]]) -> TableView:
     """Messages and bytes of each run of one block, without and with the graph cache."""
-    rows = [list(row) for row in compare_runs(runs)]
+    rows: list[list[str | int]] = [list(row) for row in compare_runs(runs)]
     return TableView("What crosses the wire, run by run", ["run", "client", "messages", "bytes"],
                      rows, caption="bytes: Burn's own estimate of the serialized size "
                                    "(crates/burn-router/src/fusion.rs:386-414)")

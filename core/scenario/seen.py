@@ -48,7 +48,7 @@ def define(scenario: Scenario, step: Step, where: dict[str, str]) -> None:
         where[step[kind.defines]] = where[step[kind.inputs[0]]]
 
 
-def seen_at(scenario: Scenario, failed: int, error: BaseException) -> Seen | None:
+def seen_at(scenario: Scenario, failed: int, error: BaseException | None) -> Seen | None:
     """Where Burn's user sees the panic of step `failed` (numbered from 1); None when it is not
     a server-side panic (it is seen at the failing step itself)."""
     if not isinstance(error, BurnPanic) or error.session is None:
@@ -69,7 +69,7 @@ def seen_at(scenario: Scenario, failed: int, error: BaseException) -> Seen | Non
         define(scenario, step, where)
         kind = scenario.kinds[step["op"]]
         inputs = [step[name] for name in kind.inputs if name in step]
-        if number > failed and kind.defines in step and any(
+        if number > failed and kind.defines is not None and kind.defines in step and any(
                 i in lost or where.get(i) == error.session for i in inputs):
             lost.add(step[kind.defines])  # made from what the dead session never hands over
     return Seen(None, f"at no step: no later step waits for an answer from {error.session}, "
