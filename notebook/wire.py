@@ -2,9 +2,8 @@
 
 `wire_lanes` draws one device's client the way notebooks 02 and 03 draw sessions as swim-lanes:
 the calls in the order they were made, how long each task waited in the outgoing batch, and each
-batch as it left, with why (`routerlab.core.wire.queue`). `batch_table` lists the same batches and
-`graph_board` scores a block run twice with and without fusion's graph cache
-(`routerlab.core.wire.graphs.compare_runs`). Nothing here computes the model: it arranges it.
+batch as it left, with why (`routerlab.core.wire.queue`); `batch_table` lists the same batches.
+Nothing here computes the model: it arranges it.
 """
 
 from __future__ import annotations
@@ -13,10 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core import TableView
-from ..core.wire import Batch, GraphOp, WireTask, compare_runs
+from ..core.wire import Batch, WireTask
 from ..present.palette import GREY, PLOT_COLOURS, RED
 
-__all__ = ["batch_table", "graph_board", "wire_lanes"]
+__all__ = ["batch_table", "wire_lanes"]
 
 _SHORT = {"RegisterOperation": "op", "RegisterTensor": "upload", "ReadTensor": "read",
           "SyncBackend": "sync", "ExposeTensorLocal": "expose", "RegisterTensorLocal": "register",
@@ -30,14 +29,6 @@ def batch_table(batches: Sequence[Batch], title: str = "Batches that left the cl
     rows = [[b.number, b.step, ", ".join(map(str, b.tasks)), b.nbytes or None, str(b.reason)]
             for b in batches]
     return TableView(title, ["batch", "step", "tasks", "data bytes", "left because"], rows)
-
-
-def graph_board(runs: Sequence[Sequence[GraphOp]]) -> TableView:
-    """Messages and bytes of each run of one block, without and with the graph cache."""
-    rows: list[list[str | int]] = [list(row) for row in compare_runs(runs)]
-    return TableView("What crosses the wire, run by run", ["run", "client", "messages", "bytes"],
-                     rows, caption="bytes: Burn's own estimate of the serialized size "
-                                   "(crates/burn-router/src/fusion.rs:386-414)")
 
 
 def wire_lanes(batches: Sequence[Batch], waiting: Sequence[WireTask] = (),
