@@ -17,11 +17,12 @@ input, the transfer id, the new id) and runs the same two tasks, source first, a
 `binary_step` and `move_step` answer None whenever the case is not the hot one (a served or
 ended session, work queued, a step already open, an interpreter subclass or a backend other
 than the default, an op the readable path would refuse, a client with Burn's `fusion`, whose
-stream `RouterClient.register_op` counts; for a move also: a target device not created yet,
-another peer, a forced path other than `local`, the target-first arrival, several hops,
-`legacy`, a plan the guard refuses), and the caller takes the readable path, which then does or
-refuses exactly what it always did. tests/core/test_fastpath.py proves the two paths equal
-on random programs: traces, registries, ids, values and rollbacks (docs/performance.md).
+stream `RouterClient.register_op` counts, or with the wire's batch (`wire`); for a move also: a
+target device not created yet, another peer, a forced path other than `local`, the target-first
+arrival, several hops, `legacy`, a plan the guard refuses), and the caller takes the readable
+path, which then does or refuses exactly what it always did. tests/core/test_fastpath.py proves
+the two paths equal on random programs: traces, registries, ids, values and rollbacks
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def binary_step(rt: Runtime, op_type: type, lhs: RouterTensor,
             or not lhs.alive or not rhs.alive or type(session) is not Session
             or session.ended is not None or session.queue or type(rt.server) is not Server
             or not rt.options.stock or rt.has_extra_arm(op_type) or client.fusion
+            or client.wire is not None
             or not (session.handles.has_handle(lhs.id) and session.handles.has_handle(rhs.id))):
         return None
     try:
@@ -83,7 +85,8 @@ def move_step(rt: Runtime, tensor: RouterTensor, request: TransferRequest) -> Ro
     source = tensor.client
     target = rt.existing_client(request.device)
     if (target is None or target is source or request.hops != 1 or rt.journal.active
-            or not tensor.alive or source.fusion or not rt.options.stock
+            or not tensor.alive or source.fusion or source.wire is not None
+            or not rt.options.stock
             or type(rt.server) is not Server
             or (request.arrival or rt.arrival) is not Arrival.SOURCE_FIRST):
         return None

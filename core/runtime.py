@@ -31,7 +31,7 @@ from .dtypes import AnyDType, DType, QFloat, is_quantized
 from .errors import DeviceError, DTypeError, UnknownTensorError
 from .fastpath import binary_step, move_step
 from .fix.advertised import Advertisement, advertise
-from .fix.fusion import legacy_quantize_wall
+from .fix.fusion import held_in_stream, legacy_quantize_wall
 from .fix.guard import TransferPlan
 from .handles import Journal
 from .ir import (
@@ -59,6 +59,7 @@ from .session import Session
 from .tensor import RouterTensor
 from .trace import Detail, Trace, TraceEvent
 from .view import TableView
+from .wire.queue import Batch, WireQueue
 
 T = TypeVar("T")
 
@@ -102,6 +103,7 @@ class Runtime:
         self._interpreter = chosen.interpreter
         self._backends = chosen.backends
         self.fusion = chosen.fusion
+        self.wire = chosen.wire
         self.cubecl_legacy = chosen.cubecl_legacy
         self.transport = Transport.parse(chosen.transport)
         self._minted = 0
@@ -159,11 +161,18 @@ class Runtime:
     def _attach(self, device: Device, session: Session) -> RouterClient:
         """Add `session` to the server and give it a client (forgotten if the step fails)."""
         self.server.add(session)
+        wire = WireQueue(str(device), self._record_batch, lambda: self.trace.step) \
+            if self.wire else None
         client = self._clients[device] = RouterClient(session, self.server, self._new_id,
-                                                      self.fusion)
+                                                      self.fusion, wire)
         if self.journal.active:
             self.journal.on_rollback(self._forget, device)
         return client
+
+    def _record_batch(self, batch: Batch) -> None:
+        """A batch left a client (`wire`): one trace event, its reason as the status."""
+        self.trace.record("batch", batch.device, None, batch.reason, batch.nbytes,
+                          batch.describe())
 
     def close(self) -> None:
         """End this runtime's sessions on its served peers (`Close`); in-process, nothing."""
@@ -389,12 +398,22 @@ class Runtime:
         result's dtype is the scheme asked for, as in Burn's IR; `held` is what the device
         stores (a backend may store another layout). Under `legacy` it is Burn's
         wall: the client's `unimplemented!()`, or with `fusion` the server's `todo!()` once the
-        fused graph holds more than the lone op (core/fix/fusion.py)."""
+        fused graph holds more than the lone op; a lone one waits in the stream, and the wall
+        fires at the next read, by what joined it (core/fix/fusion.py)."""
         tensor.check()
-        self._legacy_wall(tensor, calibrated=scales is None)
+        held = self.legacy and held_in_stream(fusion=self.fusion, calibrated=scales is None,
+                                              unsynced=tensor.client.unsynced)
+        if not held:
+            self._legacy_wall(tensor, calibrated=scales is None)
         asked, stored, params = check_quantize(tensor.dtype, tensor.shape,
                                                tensor.device.profile, scheme, scales,
                                                global_scale, calibration)
+        if held:  # Burn registers it in the stream; the next read decides (RouterClient.drain)
+            wall = legacy_quantize_wall(fusion=True, unsynced=0, calibrated=False)
+            assert wall is not None
+            wall.effects += ("it fired when the read drained the stream: the lone Quantize had "
+                             "waited there since the quantize call",)
+            tensor.client.hold_next(wall)
         out = self.op(QuantizeOp, tensor, params=(asked, params))
         out.held = QFloat(stored)
         return out

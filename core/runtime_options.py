@@ -62,6 +62,9 @@ class RuntimeOptions:
     (docs/remote.md); close the runtime (`close()` or `with`) to end them."""
     server: Callable[[Trace, Journal], Server] = Server
     """Makes the server side (a served peer's downloads across processes)."""
+    wire: bool = False
+    """Each client also replays burn-remote's outgoing batch (core/wire/queue.py): the trace
+    records every batch that leaves a client, and why (`simulate --trace`)."""
     fast: bool = True
     """Hot steps take the fast path (`core/fastpath.py`), proven equal to the readable one;
     False runs every step through the layers (what the equality tests compare against)."""
@@ -97,4 +100,5 @@ class OptionNames(TypedDict, total=False):
     arrival: Arrival | str
     peers: Mapping[str, str] | None
     server: Callable[[Trace, Journal], Server]
+    wire: bool
     fast: bool

@@ -69,7 +69,8 @@ class Detail:
 
 class TraceEvent(NamedTuple):
     """One thing that happened. `kind` is one of: register, get, remove, drop, op, read, expose,
-    take, wait, publish, download, copy, bridge, note, failed, panic."""
+    take, wait, publish, download, copy, bridge, note, failed, panic, batch (a batch left a
+    client: its reason as the status, its data bytes, its tasks; core/wire/queue.py)."""
 
     step: int
     kind: str
@@ -196,4 +197,4 @@ class Trace(Viewable):
 
 
 _STYLE = {"register": "added", "remove": "removed", "drop": "removed", "failed": "error",
-          "panic": "error", "note": "muted"}
+          "panic": "error", "note": "muted", "batch": "muted"}

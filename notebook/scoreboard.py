@@ -1,18 +1,22 @@
-"""Keeping score of transfers, and a quantized tensor's bytes cut into their regions.
+"""Keeping score of transfers, a quantized tensor's bytes cut into their regions, and what a
+block run again sends with and without fusion's graph cache.
 
 Every number comes from the core (the path it chooses, the trace events of a move, the backends'
-copy counters, `QuantizedTensor.to_bytes()`); this module only arranges them as tables.
+copy counters, `QuantizedTensor.to_bytes()`, `routerlab.core.wire.compare_runs`); this module only
+arranges them as tables.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..core import TableView
+from ..core.wire import GraphOp, compare_runs
 from ..present.html import table
 from ..present.text import table as text_table
 
-__all__ = ["Scoreboard", "byte_regions"]
+__all__ = ["Scoreboard", "byte_regions", "graph_board"]
 
 _WIRE_EVENTS = ("copy", "publish", "download", "bridge", "dispatch")
 _BOARD_COLUMNS = ["move", "path", "ids", "source", "host bytes", "device bytes", "copies"]
@@ -85,3 +89,11 @@ def byte_regions(tensor: Any) -> TableView:
                      ["region", "stored as", "offset", "bytes", "hex"], rows,
                      caption=f"{len(raw)} bytes in all, no padding between regions "
                              "(scales and global in native endianness)")
+
+
+def graph_board(runs: Sequence[Sequence[GraphOp]]) -> TableView:
+    """Messages and bytes of each run of one block, without and with the graph cache."""
+    rows: list[list[str | int]] = [list(row) for row in compare_runs(runs)]
+    return TableView("What crosses the wire, run by run", ["run", "client", "messages", "bytes"],
+                     rows, caption="bytes: Burn's own estimate of the serialized size "
+                                   "(crates/burn-router/src/fusion.rs:386-414)")

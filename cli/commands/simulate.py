@@ -28,7 +28,9 @@ def simulate(
     transport: options.Transport = None,
     peer: options.Peers = None,
     fault: options.Faults = None,
-    trace: Annotated[bool, typer.Option("--trace", help="Also print each step's events.")] = False,
+    trace: Annotated[bool, typer.Option(
+        "--trace", help="Also print each step's events, with the batches that left each "
+                        "client and why (burn-remote's outgoing batch).")] = False,
     policy: Annotated[str | None, typer.Option(
         "--policy", help="Run every transfer under this policy (native, dequantize, requantize, "
                          "reject, legacy) instead of the file's.")] = None,
@@ -41,7 +43,7 @@ def simulate(
     loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,
                                                 peers=parse_peers(peer or ()),
                                                 faults=[parse_fault(f) for f in fault or ()])
-    steps = run_scenario(loaded, policy=policy)
+    steps = run_scenario(loaded, policy=policy, wire=trace)
     if json_out:
         done: list[dict[str, object]] = []
         doc = {"scenario": str(scenario), "title": loaded.title,

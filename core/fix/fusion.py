@@ -12,11 +12,15 @@ op is no graph: burn-fusion runs it op by op (`crates/burn-fusion/src/search/blo
 and the `Quantize` op's `execute` calls `B::quantize` on the router, the client's
 `unimplemented!()` again (`crates/burn-fusion/src/ops/qtensor.rs:55-69`).
 
-RouterLab counts the ops a device's client registered since its last sync point (a read, or a move
-out of it: `RouterClient.unsynced`) and adds the ops of the call: a calibrated quantize is Burn's
-default `quantize_dynamic`, which computes the range and the scales with ops of its own before
-`Quantize` (`crates/burn-backend/src/backend/ops/qtensor.rs:144-149`), so it never stands alone;
-given scales stand for a scales tensor already on the device.
+Nothing of a fused stream runs before a sync point drains it (a read, or a move out of the device):
+the router's fuser never closes itself (`crates/burn-router/src/fusion.rs:154-159`). So a lone
+`Quantize` waits in the stream, the ops registered after it join its graph, and its wall fires at
+the drain: the server's `todo!()` if any op joined, the client's `unimplemented!()` if none
+(`held_in_stream`, `RouterClient.drain`). RouterLab counts the ops a device's client registered
+since its last sync point (`RouterClient.unsynced`) and adds the ops of the call: a calibrated
+quantize is Burn's default `quantize_dynamic`, which computes the range and the scales with ops
+of its own before `Quantize` (`crates/burn-backend/src/backend/ops/qtensor.rs:144-149`), so it
+never stands alone; given scales stand for a scales tensor already on the device.
 """
 
 from __future__ import annotations
@@ -37,6 +41,15 @@ def graph_size(unsynced: int, *, calibrated: bool) -> int:
     """The ops of the fused graph the quantize (or dequantize) ends up in: what the stream
     already holds, the calibration ops, and the op itself."""
     return unsynced + (CALIBRATION_OPS if calibrated else 0) + 1
+
+
+def held_in_stream(*, fusion: bool, unsynced: int, calibrated: bool) -> bool:
+    """Whether a legacy quantize waits in the fusion stream: a lone `Quantize` is registered
+    there (`Fusion::quantize`) and nothing runs until the next sync point drains the stream
+    (`crates/burn-router/src/fusion.rs:154-159`). The ops registered after it, up to that read,
+    join its graph: with any of them it reaches the server's `todo!()`; alone it meets the
+    client's `unimplemented!()`, at the read either way (`RouterClient.drain`)."""
+    return fusion and graph_size(unsynced, calibrated=calibrated) == 1
 
 
 def legacy_quantize_wall(*, fusion: bool, unsynced: int, calibrated: bool,

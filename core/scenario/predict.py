@@ -32,6 +32,7 @@ from ..view import Cell, TableView, Viewable
 from .kinds import Step
 from .load import Scenario
 from .run import BEFORE_STEPS, Played, play, run_policy
+from .seen import Seen, seen_at
 
 COLUMNS = ["step", "tensor", "dtype", "move", "path", "policy", "outcome", "expect_error",
            "verdict"]
@@ -77,6 +78,9 @@ class FlowReport(Viewable):
     failure: tuple[int | None, str] | None = None
     """Where the run would stop, as `simulate` reports it (`ScenarioRunError.step` and
     `.error`): the step (None: before step 1) and the error class of the first problem."""
+    seen: Seen | None = None
+    """When that first problem is a server-side panic: where Burn's user would see it
+    (core/scenario/seen.py); None otherwise."""
 
     @property
     def ok(self) -> bool:
@@ -108,7 +112,8 @@ class FlowReport(Viewable):
                 "policy": None if self.policy is None else self.policy.value,
                 "summary": self.summary(), "problems": list(self.problems),
                 "failure": None if self.failure is None else
-                {"step": self.failure[0], "error": self.failure[1]},
+                {"step": self.failure[0], "error": self.failure[1],
+                 **({} if self.seen is None else {"seen_step": self.seen.step})},
                 "transfers": [t.to_dict() for t in self.transfers]}
 
 
@@ -117,7 +122,7 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
     of the run and of every transfer (a what-if: "and under reject?"), as `simulate --policy`
     does."""
     override = None if policy is None else Policy.parse(policy)
-    report = _Report()
+    report = _Report(scenario)
     for problem in _device_problems(scenario):
         report.problem(None, GpuUnavailableError.__name__, problem)
     # With served peers the twin's sessions run there, each client's apart from every other's
@@ -128,7 +133,7 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
         for played in play(scenario, twin, override, faults=False):  # faults: simulate only
             report.add(played, scenario.steps[played.step - 1])
     return FlowReport(scenario.source, scenario.title, override, tuple(report.transfers),
-                      tuple(report.problems), report.failure)
+                      tuple(report.problems), report.failure, report.seen)
 
 
 def twin_backend(device: Device) -> Backend:
@@ -170,15 +175,18 @@ def _first_use(scenario: Scenario, device: Device) -> str:
 class _Report:
     """What the rehearsal collects: the transfers worth a row, the problems, the first one."""
 
-    def __init__(self) -> None:
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
         self.transfers: list[FlowTransfer] = []
         self.problems: list[str] = []
         self.failure: tuple[int | None, str] | None = None
+        self.seen: Seen | None = None
 
-    def problem(self, step: int | None, error: str, text: str) -> None:
+    def problem(self, step: int | None, error: str, text: str, seen: Seen | None = None) -> None:
         self.problems.append(text)
         if self.failure is None:
             self.failure = (step, error)
+            self.seen = seen
 
     def add(self, played: Played, step: Step) -> None:
         expected = step.get("expect_error")
@@ -189,7 +197,10 @@ class _Report:
             verdict = "FAILS: expected an error, but it succeeds"
         elif played.unexpected(expected):
             wrong = type(played.error).__name__
-            self.problem(played.step, wrong, f"{where} would fail: {wrong}: {played.error}")
+            seen = seen_at(self.scenario, played.step, played.error)
+            later = "" if seen is None else f"; {seen.clause()}"
+            self.problem(played.step, wrong, f"{where} would fail: {wrong}: {played.error}{later}",
+                         seen)
             verdict = f"FAILS: {wrong}: {played.error}"
         else:
             verdict = "ok" if played.error is None else "fails as expected"

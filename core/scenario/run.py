@@ -22,6 +22,7 @@ from ..trace import TraceEvent
 from ..view import TableView
 from .kinds import RunContext
 from .load import Scenario
+from .seen import Seen, seen_at
 
 BEFORE_STEPS = "before step 1 (creating the devices)"
 """Where a run fails that cannot create a listed device (a `cuda:N` without a usable GPU)."""
@@ -33,16 +34,24 @@ class ScenarioRunError(ScenarioError):
     the one line the CLI prints; `to_dict()` is the `failure` object of `simulate --json`."""
 
     def __init__(self, source: str, step: int | None, op: str | None, error: str,
-                 message: str, *, text: str | None = None) -> None:
+                 message: str, *, text: str | None = None, seen: Seen | None = None) -> None:
         where = f"step {step} ({op})" if step is not None else BEFORE_STEPS
-        super().__init__(text or f"{source}: {where} failed: {error}: {message}")
+        later = "" if seen is None else f"; {seen.clause()}"
+        super().__init__(text or f"{source}: {where} failed: {error}: {message}{later}")
         self.step = step
         self.op = op
         self.error = error
         self.message = message
+        self.seen = seen
+        """Where Burn's user sees a server-side panic (core/scenario/seen.py), else None."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"step": self.step, "op": self.op, "error": self.error, "message": self.message}
+        """The failure; with `seen` (its step and why) only for a server-side panic."""
+        out: dict[str, Any] = {"step": self.step, "op": self.op, "error": self.error,
+                               "message": self.message}
+        if self.seen is not None:
+            out["seen"] = {"step": self.seen.step, "why": self.seen.why}
+        return out
 
 
 @dataclass(frozen=True)
@@ -125,15 +134,16 @@ def play(scenario: Scenario, rt: Runtime, override: Policy | None,
 
 
 def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
-                 policy: Policy | str | None = None) -> Iterator[StepResult]:
+                 policy: Policy | str | None = None, wire: bool = False) -> Iterator[StepResult]:
     """Run the steps in order, yielding a `StepResult` after each. `policy` replaces the policy
     of the run and of every transfer, as `validate_flow`'s does, so "validate --policy X"
-    predicts exactly what "simulate --policy X" then does."""
+    predicts exactly what "simulate --policy X" then does. `wire`: the clients replay
+    burn-remote's outgoing batch, so each step's events say which batches left and why."""
     chosen = run_policy(scenario, policy)
     try:  # creates every listed device: a `cuda:N` one needs a usable GPU
         rt = runtime or Runtime(scenario.devices, policy=chosen, arrival=scenario.arrival,
                                 fusion=scenario.fusion, transport=scenario.transport,
-                                peers=scenario.peers or None)
+                                peers=scenario.peers or None, wire=wire)
     except RouterLabError as failure:
         raise ScenarioRunError(scenario.source, None, None, type(failure).__name__,
                                str(failure)) from failure
@@ -157,7 +167,8 @@ def _results(scenario: Scenario, rt: Runtime, policy: Policy | str | None,
                                                  f"({played.op}): {message}")
         if played.unexpected(expected):
             raise ScenarioRunError(scenario.source, played.step, played.op,
-                                   type(played.error).__name__, str(played.error)) \
+                                   type(played.error).__name__, str(played.error),
+                                   seen=seen_at(scenario, played.step, played.error)) \
                 from played.error
         error = None if played.error is None else \
             f"{type(played.error).__name__}: {played.error}"

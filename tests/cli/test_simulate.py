@@ -136,3 +136,28 @@ def test_float_overflow_is_inf_without_numpy_warnings(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stdout + done.stderr and "backend.py" not in done.stderr
+
+
+def test_trace_shows_each_batch_that_left_a_client_and_why() -> None:
+    """`--trace` replays burn-remote's outgoing batch: an upload leaves at once, the ops of a
+    step wait in the batch, and a read sends them with it (docs/burn.md section 19)."""
+    result = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "shared-add.toml"), "--plain",
+                                      "--trace"])
+    assert result.exit_code == 0, result.output
+    plain = " ".join(result.output.split())
+    assert "batch │ cpu:0" in plain and "upload" in plain and "answer" in plain
+    quiet = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "shared-add.toml"), "--plain"])
+    assert " batch " not in quiet.output
+
+
+def test_a_server_panic_names_the_step_where_burns_user_sees_it() -> None:
+    """The step that failed, and the later read where a Burn user would see the panic."""
+    path = str(SCENARIOS / "quantized-local.toml")
+    args = ["simulate", path, "--policy", "legacy", "--fusion"]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    failure = json.loads(result.stdout)["failure"]
+    assert (failure["step"], failure["seen"]["step"]) == (2, 4)
+    text = CliRunner().invoke(app, [*args, "--plain"])
+    assert text.exit_code == 1
+    bare = CliRunner().invoke(app, ["simulate", path, "--policy", "legacy", "--json"])
+    assert "seen" not in json.loads(bare.stdout)["failure"]  # a client-side wall: seen there

@@ -111,8 +111,11 @@ def test_plain_prints_the_summary_once(args: list[str], summary: str) -> None:
 
 
 @pytest.mark.parametrize(("flags", "failure"), [
-    ([], {"step": 2, "error": "BurnUnimplemented"}),      # the bare router's client-side wall
-    (["--fusion"], {"step": 2, "error": "BurnTodo"}),      # fusion reaches the server's todo!()
+    # the bare router's client-side wall, seen where it is raised
+    ([], {"step": 2, "error": "BurnUnimplemented"}),
+    # fusion reaches the server's todo!(); the user sees it at step 4, the first read (of q1,
+    # which the move at step 3 was to bring out of the dead cpu:0 session)
+    (["--fusion"], {"step": 2, "error": "BurnTodo", "seen_step": 4}),
 ])
 def test_fusion_on_the_command_line_decides_the_quantize_wall(flags: list[str],
                                                                failure: dict[str, object]) -> None:

@@ -50,3 +50,21 @@ def test_the_wall_follows_the_graph_size() -> None:
     rt.read(rt.clone(x))
     with pytest.raises(BurnTodo):  # the add joins the stream: Add + Quantize is a graph
         rt.quantize(rt.add(x, rt.tensor([1.0], "cpu:0")), "q8s", scales=[0.1])
+
+
+def test_a_lone_quantize_waits_in_the_stream_until_the_next_sync_point() -> None:
+    """Legacy with fusion: a lone Quantize is held, not submitted; a failed read leaves it held
+    (the step is rolled back); a move out of the device is a sync point too."""
+    rt = Runtime(["cpu:0", "cpu:1"], legacy=True, fusion=True)
+    x, y = rt.tensor([1.0, 2.0], "cpu:0"), rt.tensor([3.0], "cpu:0")
+    rt.read(rt.clone(x))
+    q = rt.quantize(x, "q8s", scales=[0.1])
+    client = rt.client("cpu:0")
+    assert client.held is not None and int(q.id) not in rt.handle_ids("cpu:0")
+    for _ in range(2):  # a failed read puts everything back, the held Quantize included
+        with pytest.raises(BurnUnimplemented):
+            rt.read(rt.clone(y))
+        assert client.held is not None and rt.session("cpu:0").ended is None
+    with pytest.raises(BurnUnimplemented):
+        rt.to_device(y, "cpu:1")
+    assert y.alive and rt.handle_ids("cpu:1") == []

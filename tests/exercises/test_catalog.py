@@ -13,7 +13,7 @@ from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import Kind, catalog_root, load_catalog
 from routerlab.exercises.checks import suite_for
 
-TOPICS = ("flow", "registry", "lifecycle", "sessions", "transfer", "quant", "gap", "fix",
+TOPICS = ("flow", "registry", "lifecycle", "sessions", "transfer", "quant", "gap", "fix", "wire",
           "policy", "gpu", "peers", "faults")
 
 

@@ -504,23 +504,48 @@ def _() -> None:
     assert _ended(rt, "cpu:0")
 
 
+def _lone_quantize() -> tuple[Runtime, Any]:
+    """Legacy with fusion: x read (a sync point: the stream is drained, x is materialized), then
+    quantized alone with scales already there, so the Quantize waits in the stream; and y, on
+    the same device, to use after it."""
+    rt = Runtime(["cpu:0"], legacy=True, fusion=True)
+    x, y = rt.tensor([1.0, 2.0], "cpu:0"), rt.tensor([3.0], "cpu:0")
+    rt.read(rt.clone(x))
+    rt.quantize(x, "q8s", scales=[0.1])
+    return rt, y
+
+
 @row("wall-quantize-fusion-graph-size", "with fusion a router graph is ready only with more than "
      "one op: a lone Quantize runs op by op on the client (unimplemented!), a larger graph reaches "
      "the server's todo!()", "crates/burn-router/src/fusion.rs:254-259")
 def _() -> None:
-    rt = Runtime(["cpu:0"], legacy=True, fusion=True)
-    x = rt.tensor([1.0, 2.0], "cpu:0")
-    rt.read(rt.clone(x))  # a sync point: the stream is drained, x is materialized
-    with pytest.raises(BurnUnimplemented) as lone:  # Quantize alone, with scales already there
-        rt.quantize(x, "q8s", scales=[0.1])
+    rt, y = _lone_quantize()
+    with pytest.raises(BurnUnimplemented) as lone:  # the read drains it, alone: op by op
+        rt.read(rt.clone(y))
     assert lone.value.source == "crates/burn-router/src/ops/qtensor.rs:20"
-    assert x.alive and not _ended(rt, "cpu:0")
+    assert not _ended(rt, "cpu:0")
+    calibrated = Runtime(["cpu:0"], legacy=True, fusion=True)
+    x = calibrated.tensor([1.0, 2.0], "cpu:0")
+    calibrated.read(calibrated.clone(x))
     with pytest.raises(BurnTodo):  # calibrated: the range ops and Quantize make one graph
-        rt.quantize(x, "q8s")
-    assert _ended(rt, "cpu:0")
+        calibrated.quantize(x, "q8s")
+    assert _ended(calibrated, "cpu:0")
     unsynced = Runtime(["cpu:0"], legacy=True, fusion=True)
     with pytest.raises(BurnTodo):  # Init(x) is still in the stream: a graph of two ops
         unsynced.quantize(unsynced.tensor([1.0], "cpu:0"), "q8s", scales=[0.1])
+
+
+@row("wall-quantize-fusion-joined-until-read", "with fusion nothing runs before a sync point: the "
+     "ops after a lone Quantize, up to the next read, join its graph, and the server's todo!() "
+     "fires at that read", "crates/burn-router/src/fusion.rs:154-159")
+def _() -> None:
+    rt, y = _lone_quantize()
+    z = rt.add(rt.clone(y), y)  # joins it: a graph of two ops
+    assert not _ended(rt, "cpu:0")
+    with pytest.raises(BurnTodo) as joined:
+        rt.read(z)
+    assert joined.value.source == "crates/burn-router/src/interpreter.rs:1390-1391"
+    assert _ended(rt, "cpu:0")
 
 
 @row("wall-int-cast-unreachable", "int_cast goes to the server as BaseInt(Cast), whose arm is "

@@ -21,7 +21,7 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 ARTIFACTS = ROOT / "test-artifacts"
 SERIES = [
     "00-welcome", "01-handles", "02-router-flow", "03-moving-tensors",
-    "04-quantization", "05-the-gap", "06-the-fix", "07-gpu", "08-real-peers",
+    "04-quantization", "05-the-gap", "06-the-fix", "07-gpu", "08-real-peers", "09-the-wire",
 ]
 """The guided series, in order: `notebooks/<name>.ipynb`."""
 KERNEL_NAME = "routerlab-test-venv"

@@ -149,7 +149,7 @@ def test_the_terminal_list_calls_experiments_experiment(tmp_path: Path) -> None:
     kind = LIST_HEADER.index("kind")
     shown = {row[1]: row[kind] for row in rows}
     assert {i for i, k in shown.items() if k == "experiment"} == {
-        "flow-1", "transfer-4", "quant-6", "fix-4", "peers-3"}
+        "flow-1", "transfer-4", "quant-6", "fix-4", "peers-3", "wire-3"}
 
 
 def test_each_notebooks_minutes_are_stated_once_and_the_map_adds_them_up(

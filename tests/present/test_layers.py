@@ -61,7 +61,7 @@ def test_html_text_and_the_notebook_helpers_load_without_rich() -> None:
 
 PUBLIC_MODEL = {"routerlab.core", "routerlab.core.quant", "routerlab.core.scenario",
                 "routerlab.core.fix", "routerlab.core.limits", "routerlab.core.safe_io",
-                "routerlab.core.remote", "routerlab.core.serving"}
+                "routerlab.core.remote", "routerlab.core.serving", "routerlab.core.wire"}
 """The model's public API: `routerlab.core` and the packages it documents
 (docs/ARCHITECTURE.md). Everything else under `routerlab.core` is its inside."""
 FACES = ("cli", "exercises", "notebook", "teaching", "present")

@@ -144,3 +144,20 @@ def test_bytes_received_into_a_buffer_of_their_own_are_kept_not_copied_again() -
         assert (backend.bytes_copied - before[0], backend.copies - before[1]) == (len(data.bytes),
                                                                                   1)
         assert arrived.to_bytes() == sent.to_bytes()
+
+
+def test_served_peers_batch_their_tasks_as_the_in_process_model_does(
+        peers: dict[str, str]) -> None:
+    """`wire=True` replays burn-remote's outgoing batch on a served peer's client too: the same
+    batches, for the same reasons, as in process (docs/burn.md section 19)."""
+    def program(rt: Runtime, device: str, target: str) -> list[tuple[int, str]]:
+        x = rt.tensor([1.0, 2.0], device)
+        y = rt.add(rt.clone(x), x)
+        z = rt.mul(rt.clone(y), y)
+        rt.read(rt.to_device(rt.add(rt.clone(z), z), target))
+        return [(len(b.tasks), str(b.reason)) for b in rt.client(device).wire.sent]
+
+    with Runtime(peers=peers, wire=True) as served:
+        remote = program(served, "peer1/cpu:0", "peer2/cpu:0")
+    local = program(Runtime(["cpu:0", "peer2/cpu:0"], wire=True), "cpu:0", "peer2/cpu:0")
+    assert remote == local == [(1, "upload"), (4, "count"), (1, "transfer")]

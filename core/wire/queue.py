@@ -1,0 +1,185 @@
+"""A device's client service: which task waits in the batch, which leaves at once, and why.
+
+burn-remote's `RemoteService` submits each task one of three ways
+(`crates/burn-remote/src/client/service.rs`):
+
+- **buffered** (`submit`, service.rs:547-556): an op (`register_op`, 324-329), an alias
+  (393-399), a seed (477-479), a graph (332-384). It leaves when the batch is full: 4 tasks or
+  1 MiB of data (`batch.py`);
+- **flushed at once**: an upload (`register_tensor`, 386-389) and the four transfer tasks
+  (`register_tensor_remote`, `expose_tensor_remote`, `expose_tensor_local`,
+  `register_tensor_local`, 408-475), which have "no following barrier on this client" (403-407);
+  the runner also forces its closure queue with `flush_queue` around a move, which it "wouldn't
+  drain until 32 ops accumulated" (`crates/burn-remote/src/client/runner.rs:464-469`);
+- **answered** (`submit_blocking`, 564-567): a read (486-492), a sync (494-497) and
+  `dtype_usage` (519-520) push, flush, then wait for the server's answer.
+
+So a server that panics on an op does so when the batch carrying it arrives, and the user learns
+it only at the next call that waits for an answer: the session worker is gone, and a read fails
+with `Failed to read tensor` (`crates/burn-remote/src/client/runner.rs:44-52`), a sync with "Remote
+response channel closed before sync completed" (service.rs:501-504). `WireQueue` records every
+batch and that moment (`Surfaced`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..choices import Choice
+from .batch import FLUSH_BYTES_THRESHOLD, FLUSH_THRESHOLD, OutgoingBatch, WireTask
+
+BUFFERED = frozenset(("RegisterOperation", "RegisterAlias", "Seed", "RegisterAndExecuteGraph",
+                      "ExecuteGraph"))
+FLUSHED = frozenset(("RegisterTensor", "RegisterTensorRemote", "ExposeTensorRemote",
+                     "ExposeTensorLocal", "RegisterTensorLocal"))
+ANSWERED = frozenset(("ReadTensor", "SyncBackend", "DTypeUsage"))
+
+
+class Flush(Choice, noun="flush reason"):
+    """Why a batch left the client."""
+
+    COUNT = "count"
+    """The batch reached the task threshold (batch.rs:55)."""
+    BYTES = "bytes"
+    """The batch's data bytes reached their threshold (batch.rs:55)."""
+    ANSWER = "answer"
+    """A call that waits for an answer pushed itself and flushed (service.rs:564-567)."""
+    UPLOAD = "upload"
+    """`register_tensor` flushes right after it pushes (service.rs:386-389)."""
+    TRANSFER = "transfer"
+    """A transfer task flushes right away (service.rs:401-475, runner.rs:464-469)."""
+    CLOSE = "close"
+    """The client's teardown appends `Close` and sends what is left (service.rs:676-685)."""
+
+
+WHY = {Flush.COUNT: "the batch reached {n} tasks", Flush.BYTES: "its data reached {b} bytes",
+       Flush.ANSWER: "a call waits for an answer", Flush.UPLOAD: "an upload flushes at once",
+       Flush.TRANSFER: "a transfer flushes at once", Flush.CLOSE: "the client closed"}
+
+
+def task_kind(kind: str) -> str:
+    """How the service submits a task of this kind: `buffered`, `flushed` or `answered`."""
+    for name, kinds in (("buffered", BUFFERED), ("flushed", FLUSHED), ("answered", ANSWERED)):
+        if kind in kinds:
+            return name
+    raise ValueError(f"{kind!r} is not a burn-remote task")
+
+
+def flush_reason(kind: str, queued: int, queued_bytes: int, nbytes: int = 0,
+                 threshold: int = FLUSH_THRESHOLD,
+                 bytes_threshold: int = FLUSH_BYTES_THRESHOLD) -> Flush | None:
+    """Why the batch leaves when a task of `kind` (carrying `nbytes` of data) is submitted to a
+    batch that holds `queued` tasks and `queued_bytes` data bytes; None: it waits."""
+    how = task_kind(kind)
+    if how == "answered":
+        return Flush.ANSWER
+    if how == "flushed":
+        return Flush.UPLOAD if kind == "RegisterTensor" else Flush.TRANSFER
+    if queued + 1 >= threshold:
+        return Flush.COUNT
+    if queued_bytes + (nbytes if kind == "RegisterTensor" else 0) >= bytes_threshold:
+        return Flush.BYTES
+    return None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One frame that left the client: its number on this device, its tasks, their data bytes,
+    why it left and at which step."""
+
+    number: int
+    device: str
+    tasks: tuple[WireTask, ...]
+    nbytes: int
+    reason: Flush
+    step: int
+
+    def describe(self) -> str:
+        why = WHY[self.reason].format(n=len(self.tasks), b=self.nbytes)
+        names = ", ".join(map(str, self.tasks))
+        return f"batch {self.number}: {len(self.tasks)} task(s) [{names}] left: {why}"
+
+
+@dataclass(frozen=True)
+class Surfaced:
+    """A server panic and the moment its user learns of it: the task that panicked (sent at
+    `failed_step`), and the call that waits for an answer at `seen_step`."""
+
+    device: str
+    task: WireTask
+    seen: WireTask
+    seen_step: int
+
+    @property
+    def failed_step(self) -> int:
+        return self.task.step
+
+    def describe(self) -> str:
+        return (f"{self.device}: {self.task} panicked the server at step {self.failed_step}; "
+                f"the user sees it at step {self.seen_step}, when {self.seen} waits for an "
+                "answer")
+
+
+class WireQueue:
+    """One device's client service (module docstring). `record` receives each batch as it
+    leaves; `step` says which step is running."""
+
+    def __init__(self, device: str, record: Callable[[Batch], None] = lambda batch: None,
+                 step: Callable[[], int] = lambda: 0, threshold: int = FLUSH_THRESHOLD,
+                 bytes_threshold: int = FLUSH_BYTES_THRESHOLD) -> None:
+        self.device = device
+        self.batch = OutgoingBatch(threshold, bytes_threshold)
+        self.sent: list[Batch] = []
+        self._record = record
+        self._step = step
+        self.poisoned: WireTask | None = None
+        """A task the server will panic on, still in the batch or already sent."""
+        self.dead = False
+        """The batch carrying the poisoned task left: the session's worker has panicked."""
+        self.surfaced: Surfaced | None = None
+
+    def send(self, kind: str, label: str, *, nbytes: int = 0, stream: int = 0,
+             panics: bool = False) -> Surfaced | None:
+        """Submit one task as burn-remote does; `panics`: the server panics running it. Returns
+        the surfaced panic when this call is the one that waits for the dead session's answer."""
+        batch = self.batch
+        reason = flush_reason(kind, len(batch.tasks), batch.bytes, nbytes, batch.threshold,
+                              batch.bytes_threshold)
+        task = WireTask(kind, label, stream, nbytes, self._step())
+        if panics and self.poisoned is None:
+            self.poisoned = task
+        batch.push(task)
+        if reason is not None:
+            self.flush(reason)
+        return self._answer(task) if reason is Flush.ANSWER else None
+
+    def flush(self, reason: Flush) -> Batch | None:
+        """Send what the batch holds as one frame (a no-op when it is empty, service.rs:648-660)."""
+        if self.batch.is_empty():
+            return None
+        nbytes = self.batch.bytes
+        tasks = tuple(self.batch.take())
+        batch = Batch(len(self.sent) + 1, self.device, tasks, nbytes, reason, self._step())
+        self.sent.append(batch)
+        if self.poisoned is not None and self.poisoned in tasks:
+            self.dead = True
+        self._record(batch)
+        return batch
+
+    def _answer(self, call: WireTask) -> Surfaced | None:
+        if not self.dead or self.poisoned is None or self.surfaced is not None:
+            return None
+        self.surfaced = Surfaced(self.device, self.poisoned, call, call.step)
+        return self.surfaced
+
+    def snapshot(self) -> tuple[list[WireTask], int, int, WireTask | None, bool, Surfaced | None]:
+        """What `restore` puts back when a step is rolled back."""
+        return (list(self.batch.tasks), self.batch.bytes, len(self.sent), self.poisoned,
+                self.dead, self.surfaced)
+
+    def restore(self, state: tuple[list[WireTask], int, int, WireTask | None, bool,
+                                   Surfaced | None]) -> None:
+        tasks, nbytes, sent, self.poisoned, self.dead, self.surfaced = state
+        self.batch.tasks, self.batch.bytes = tasks, nbytes
+        del self.sent[sent:]

@@ -1,0 +1,4 @@
+# TODO: replace each `...` with your prediction.
+PANIC_STEP = ...  # a step number, 1 to 6
+SEEN_STEP = ...  # a step number, or "never"
+SEEN_WITHOUT_READ = ...  # a step number, or "never"

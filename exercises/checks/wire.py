@@ -1,0 +1,196 @@
+"""Checks of the wire exercises (docs/burn.md sections 19 and 20): when a task leaves the client,
+where Burn's user sees a server panic, and what two client threads share in one session."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ...core.scenario import ScenarioRunError, parse_scenario, run_scenario
+from ...core.wire import (
+    ANSWERED,
+    BUFFERED,
+    FLUSH_BYTES_THRESHOLD,
+    FLUSHED,
+    Call,
+    every_order,
+    flush_reason,
+)
+from .base import CheckFailure, Observation, Part, PredictSuite, Subject, Suite
+
+# --- wire-1: when does a task leave the client? -------------------------------------------------
+
+KINDS = sorted(BUFFERED | FLUSHED | ANSWERED)
+"""The burn-remote task names a student's `leaves` is asked about."""
+REASONS = ("count", "bytes", "answer", "upload", "transfer")
+
+
+def model_leaves(kind: str, queued: int, queued_bytes: int, nbytes: int) -> str | None:
+    """The model's rule (`routerlab.core.wire.queue.flush_reason`), in the student's signature."""
+    reason = flush_reason(kind, queued, queued_bytes, nbytes)
+    return None if reason is None else reason.value
+
+
+def _leaves(sub: Subject, kind: str, queued: int, queued_bytes: int, nbytes: int) -> str | None:
+    got = sub.function("leaves")(kind, queued, queued_bytes, nbytes)
+    if got is not None and got not in REASONS:
+        raise CheckFailure(f"leaves returns None or one of {', '.join(map(repr, REASONS))}",
+                           got=repr(got), hint=1)
+    return got
+
+
+leaving = Suite("wire-1")
+leaving.model(leaves=model_leaves)
+
+
+@leaving.visible("four ops in a row: the fourth fills the batch", hint=1)
+def _(sub: Subject) -> Observation:
+    return [(f"RegisterOperation with {n} queued", _leaves(sub, "RegisterOperation", n, 0, 0))
+            for n in range(4)]
+
+
+@leaving.visible("a read after two ops waits for an answer", hint=2)
+def _(sub: Subject) -> Observation:
+    return [("ReadTensor with 2 queued", _leaves(sub, "ReadTensor", 2, 0, 0)),
+            ("SyncBackend with 0 queued", _leaves(sub, "SyncBackend", 0, 0, 0))]
+
+
+@leaving.visible("an upload and a transfer leave at once, whatever their size", hint=2)
+def _(sub: Subject) -> Observation:
+    return [("RegisterTensor of 8 bytes", _leaves(sub, "RegisterTensor", 0, 0, 8)),
+            ("RegisterTensor of 2 MiB", _leaves(sub, "RegisterTensor", 1, 0, 2 << 20)),
+            ("ExposeTensorLocal", _leaves(sub, "ExposeTensorLocal", 1, 0, 0)),
+            ("RegisterTensorRemote", _leaves(sub, "RegisterTensorRemote", 0, 0, 0))]
+
+
+@leaving.hidden("data bytes already in the batch fill it on the next op")
+def _(sub: Subject) -> Observation:
+    return [(f"RegisterAlias with {b} bytes queued", _leaves(sub, "RegisterAlias", 1, b, 0))
+            for b in (FLUSH_BYTES_THRESHOLD - 1, FLUSH_BYTES_THRESHOLD, 3 * FLUSH_BYTES_THRESHOLD)]
+
+
+@leaving.hidden("200 seeded random sequences of tasks through one batch")
+def _(sub: Subject) -> Observation:
+    rng = random.Random(30)
+    seen: Observation = []
+    queued = queued_bytes = 0
+    for index in range(200):
+        kind = rng.choice(KINDS)
+        nbytes = rng.choice((0, 64, 700_000)) if kind == "RegisterTensor" else 0
+        reason = _leaves(sub, kind, queued, queued_bytes, nbytes)
+        seen.append((f"task {index}: {kind} ({queued} queued, {queued_bytes} bytes)", reason))
+        if reason is None:
+            queued, queued_bytes = queued + 1, queued_bytes + nbytes
+        else:
+            queued = queued_bytes = 0
+    return seen
+
+
+# --- wire-2: where does Burn's user see a server panic? ------------------------------------------
+
+PANIC_FLOW = """
+title = "a legacy quantize under fusion, then more work"
+devices = ["cpu:0"]
+policy = "legacy"
+fusion = true
+[[steps]]
+op = "tensor"
+name = "x"
+values = [1.0, -2.0, 3.0]
+device = "cpu:0"
+[[steps]]
+op = "tensor"
+name = "y"
+values = [1.0, 2.0, 3.0]
+device = "cpu:0"
+[[steps]]
+op = "quantize"
+tensor = "x"
+scheme = "q8s"
+name = "q"
+[[steps]]
+op = "clone"
+tensor = "y"
+name = "y2"
+[[steps]]
+op = "add"
+lhs = "y"
+rhs = "y2"
+name = "z"
+[[steps]]
+op = "read"
+tensor = "z"
+"""
+"""wire-2's flow (its statement shows the same steps)."""
+
+
+def _panic(flow: str) -> ScenarioRunError:
+    try:
+        list(run_scenario(parse_scenario(flow, "wire-2")))
+    except ScenarioRunError as failure:
+        return failure
+    raise AssertionError("wire-2's flow no longer fails")
+
+
+def _surfacing_answers() -> dict[str, Any]:
+    """Run wire-2's flow, and the same flow without its last step, on the model."""
+    whole = _panic(PANIC_FLOW)
+    unread = _panic(PANIC_FLOW.rsplit("[[steps]]", 1)[0])
+    assert whole.seen is not None and unread.seen is not None
+    return {"PANIC_STEP": whole.step, "SEEN_STEP": whole.seen.step,
+            "SEEN_WITHOUT_READ": "never" if unread.seen.step is None else unread.seen.step}
+
+
+def _step(value: Any) -> int | str:
+    if isinstance(value, str) and value.strip().lower() == "never":
+        return "never"
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 6:
+        raise CheckFailure('write a step number from 1 to 6, or "never"', got=repr(value),
+                           hint=1)
+    return value
+
+
+surfacing = PredictSuite(
+    "wire-2",
+    parts=[
+        Part("PANIC_STEP", "the step whose op panics cpu:0's server", _step),
+        Part("SEEN_STEP", "the step at which Burn's user sees that panic", _step),
+        Part("SEEN_WITHOUT_READ", "the same, for the flow without its last step", _step),
+    ],
+    oracle=_surfacing_answers,
+)
+
+
+# --- wire-3: two client threads, one session ---------------------------------------------------
+
+SHARED = ([Call(1, "make", (), 1), Call(1, "consume", (1,))], [Call(2, "consume", (1,))])
+"""Thread A makes #1, hands it to thread B after its first call, and uses it last; B uses it
+last too, with the same id."""
+ALIASED = ([Call(1, "make", (), 1), Call(1, "alias", (1,), 2), Call(1, "consume", (1,))],
+           [Call(2, "consume", (2,))])
+"""The same with an alias: A registers #2 over #1's buffer and hands #2 to B."""
+
+
+def _streams_answers() -> dict[str, Any]:
+    shared = every_order(SHARED, after=1)
+    aliased = every_order(ALIASED, after=2)
+    return {"PANICS_SHARED": sum(o.panic is not None for o in shared),
+            "PANICS_ALIASED": sum(o.panic is not None for o in aliased),
+            "BUFFERS_LEFT_ALIASED": max(o.live for o in aliased)}
+
+
+def _count(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise CheckFailure("write a whole number, 0 or more", got=repr(value), hint=1)
+    return value
+
+
+two_streams = PredictSuite(
+    "wire-3",
+    parts=[
+        Part("PANICS_SHARED", "the orders that panic when both threads use one id", _count),
+        Part("PANICS_ALIASED", "the orders that panic when thread B uses an alias", _count),
+        Part("BUFFERS_LEFT_ALIASED", "the buffers alive after the aliased calls", _count),
+    ],
+    oracle=_streams_answers,
+)
