@@ -22,7 +22,9 @@ def doctor(
     plain: bool = typer.Option(False, "--plain", help="No colour."),
     peer: options.Peers = None,
     scenario: Path | None = typer.Option(
-        None, "--scenario", help="Also probe the served peers this scenario's \\[peers] names."),
+        None, "--scenario", callback=options.scenario_path, metavar="SCENARIO",
+        help="Also probe the served peers this scenario's \\[peers] names (a file or a shipped "
+             "scenario's name)."),
 ) -> None:
     from ... import BURN_COMMIT, __version__
     from ...teaching.doctor import diagnose

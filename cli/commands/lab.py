@@ -45,16 +45,20 @@ def lab(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the URL and the command, start nothing (nothing is copied).")
     ] = False,
+    no_start: Annotated[bool, typer.Option(
+        "--no-start", help="Bring the workspace's notebooks and docs up to date, then stop "
+                           "(starts no JupyterLab, so it needs none).")] = False,
 ) -> None:
-    if importlib.util.find_spec("jupyterlab") is None:
+    if importlib.util.find_spec("jupyterlab") is None and not no_start:
         _fail(INSTALL_HINT)
     import secrets  # here, not at the top: `routerlab --help` imports this module
 
+    from ... import shipped
     from ...exercises.learner import lab_notebooks
     from .. import lab_server
 
     workspace, how = _workspace(directory, create=not dry_run)
-    source = lab_notebooks.shipped_notebooks()
+    source = _shipped(shipped.NOTEBOOKS)
     port = port or _free_port()
     token = secrets.token_hex(24)
     open_path = f"{lab_notebooks.NOTEBOOK_DIR}/{lab_notebooks.FIRST}"
@@ -67,9 +71,13 @@ def lab(
 
         opened = open_workspace(workspace)
         synced = lab_notebooks.sync_notebooks(opened, source)
-        lab_notebooks.sync_docs(opened, lab_notebooks.shipped_docs(), synced)
+        lab_notebooks.sync_docs(opened, _shipped(shipped.DOCS), synced)
         for line in synced.lines():
             typer.echo(line)
+        if no_start:
+            typer.echo(f"Notebooks and docs from {source.parent}; start JupyterLab on them with "
+                       "the same command without --no-start.")
+            return
         lab_server.app_settings(settings)
     typer.echo(f"Open: http://127.0.0.1:{port}/lab/tree/{open_path}?token={token}")
     if dry_run:
@@ -105,6 +113,16 @@ def _workspace(directory: Path | None, create: bool) -> tuple[Path, str]:
     if create:
         init_workspace(folder)
     return folder, how + (", created" if create else ", to be created")
+
+
+def _shipped(name: str) -> Path:
+    """A folder this install ships (`routerlab.shipped`), or one error line without it."""
+    from ... import shipped
+
+    try:
+        return shipped.folder(name)
+    except shipped.NotShipped as missing:
+        _fail(str(missing))
 
 
 def _has_display() -> bool:

@@ -17,6 +17,8 @@ from typing import Annotated
 
 import typer
 
+from .. import options
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 OPEN_WARNING = ("warning: serving on {host} without encryption: the token and every tensor "
                 "cross the network in clear; use it only on a trusted network or behind an SSH "
@@ -33,8 +35,9 @@ def serve(
         "--device", help="A device to serve, e.g. cpu:0 or cuda:0; repeat for more "
                          "(default: cpu:0 and cpu:1).")] = None,
     profile: Annotated[str | None, typer.Option(
-        "--profile", help="Backend profile of every device given without @profile: ndarray, "
-                          "flex or cubecl (one backend per server).")] = None,
+        "--profile", callback=options.PROFILE,
+        help="Backend profile of every device given without @profile: ndarray, flex or cubecl "
+             "(one backend per server).")] = None,
     host: Annotated[str, typer.Option(
         "--host", help="Interface to listen on; anything but loopback is reachable from the "
                        "network, without encryption.")] = "127.0.0.1",
