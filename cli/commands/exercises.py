@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..invocation import command_prefix
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -117,21 +119,6 @@ def init(
                   highlight=False)
     console.print(f"Next: cd {_quote(str(workspace.root))} && {command_prefix()} exercises "
                   "check", highlight=False, soft_wrap=True)
-
-
-def command_prefix() -> str:
-    """How to call RouterLab so that a pasted line works: `./run` when it was used (its path,
-    as the student's shell sees it), `routerlab` when that is on PATH, else the interpreter."""
-    import os
-    import shutil
-    import sys
-
-    runner = os.environ.get("ROUTERLAB_RUN_SCRIPT")
-    if runner:
-        return _quote(runner)
-    if shutil.which("routerlab"):
-        return "routerlab"
-    return f"{_quote(sys.executable)} -m routerlab"
 
 
 @exercises_app.command("list")
