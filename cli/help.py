@@ -44,10 +44,13 @@ def _tidy_params(params: list[Any], ctx: Any) -> list[Any]:
             continue
         if getattr(param, "is_flag", False) or getattr(param, "count", False):
             param.metavar = ""
-        elif param.param_type_name == "option" and param.metavar is None:
+        else:
             shown = _LIST.match(param.display_type_rich(ctx) or "")
-            if shown:
-                param.metavar = f"<{shown.group(1).lower()}>"
+            element = f"<{shown.group(1).lower()}>" if shown else None
+            if element and param.param_type_name == "option" and param.metavar is None:
+                param.metavar = element
+            elif element:  # an argument shows its type beside its name, not as its metavar
+                param.display_type_rich = lambda ctx, shown=element: shown
         param._routerlab_tidy = True
     return params
 

@@ -13,8 +13,6 @@ from typing import Annotated, Any
 
 import typer
 
-from ..core.limits import MAX_HOPS  # light: the limits import only core.errors
-
 
 def parsed_as(module: str, name: str) -> Callable[[Any], Any]:
     """A Typer callback that checks an option's value with the core's own parser
@@ -107,6 +105,9 @@ PathOpt = Annotated[str | None, typer.Option(
     help="Force a path: local, bytes, dispatch or bridge (default: from the devices). dispatch "
          "and bridge between router devices are RouterLab's own: Burn moves those by local or "
          "bytes (docs/burn.md, 6).")]
+MAX_HOPS = 1000
+"""`routerlab.core.limits.MAX_HOPS`, repeated so that `--help` imports no core (a test ties the
+two)."""
 Hops = Annotated[int, typer.Option("--hops", min=1, max=MAX_HOPS,
                                    help="Moves back and forth (docs/limits.md).")]
 Backend = Annotated[str | None, typer.Option(
