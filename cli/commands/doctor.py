@@ -41,7 +41,8 @@ def doctor(
     console.print(to_rich(report.advertised_view()))
     missing = {check.name for check in report.checks if not check.ok}
     if "jupyterlab" in missing:  # the report's own probe, not a second one
-        console.print("JupyterLab is missing: pip install 'routerlab[notebooks]'")
+        # markup=False: rich would read "[notebooks]" as a style tag and print 'routerlab'
+        console.print("JupyterLab is missing: pip install 'routerlab[notebooks]'", markup=False)
 
 
 def _named_peers(flags: list[str], scenario: Path | None) -> dict[str, str]:
