@@ -7,6 +7,7 @@ taller than the terminal is paged: it stops with a "more" prompt at each screenf
 """
 
 import sys
+from functools import partial
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -50,8 +51,8 @@ def tour(
             continue
         # On a terminal a step longer than the screen stops at each screenful, so that its
         # explanation is read before it scrolls away (issue 29: step 2 was 49 lines).
-        paged(console, lambda c, s=step: render_step(c, s, TOTAL_STEPS, plain),
-              lambda: console.input(prompt("-- more: Enter (Ctrl-C to stop) --")))
+        paged(console, partial(render_step, step=step, total=TOTAL_STEPS, plain=plain),
+              partial(console.input, prompt("-- more: Enter (Ctrl-C to stop) --")))
         if step.number < TOTAL_STEPS:
             console.input(prompt("Enter to continue (Ctrl-C to stop)"))
 
