@@ -53,12 +53,11 @@ def lab(
         _fail(INSTALL_HINT)
     import secrets  # here, not at the top: `routerlab --help` imports this module
 
-    from ... import shipped
     from ...exercises.learner import lab_notebooks
     from .. import lab_server
 
     workspace, how = _workspace(directory, create=not dry_run)
-    source = _shipped(shipped.NOTEBOOKS)
+    source = lab_notebooks.shipped_notebooks()
     port = port or _free_port()
     token = secrets.token_hex(24)
     open_path = f"{lab_notebooks.NOTEBOOK_DIR}/{lab_notebooks.FIRST}"
@@ -71,7 +70,7 @@ def lab(
 
         opened = open_workspace(workspace)
         synced = lab_notebooks.sync_notebooks(opened, source)
-        lab_notebooks.sync_docs(opened, _shipped(shipped.DOCS), synced)
+        lab_notebooks.sync_docs(opened, lab_notebooks.shipped_docs(), synced)
         for line in synced.lines():
             typer.echo(line)
         if no_start:
@@ -113,16 +112,6 @@ def _workspace(directory: Path | None, create: bool) -> tuple[Path, str]:
     if create:
         init_workspace(folder)
     return folder, how + (", created" if create else ", to be created")
-
-
-def _shipped(name: str) -> Path:
-    """A folder this install ships (`routerlab.shipped`), or one error line without it."""
-    from ... import shipped
-
-    try:
-        return shipped.folder(name)
-    except shipped.NotShipped as missing:
-        _fail(str(missing))
 
 
 def _has_display() -> bool:
