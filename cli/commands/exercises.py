@@ -278,13 +278,22 @@ def hint(exercise_id: str = typer.Argument(..., help="An exercise id."),
 def solution(exercise_id: str = typer.Argument(..., help="An exercise id."),
              directory: Path = DIR, plain: bool = PLAIN) -> None:
     """The reference solution; it opens once you have passed the exercise."""
-    from rich.syntax import Syntax
-
     found = _course(directory).solution(exercise_id)
     console = _console(plain)
-    console.print(Syntax(found.text, "python", theme="ansi_dark" if not plain else "bw",
-                         word_wrap=True))
+    _print_code(console, found.text, plain)
     console.print(f"(also written to {found.path})", highlight=False)
+
+
+def _print_code(console: "Console", code: str, plain: bool) -> None:
+    """Python as it can be pasted back: coloured, but never wrapped or cut. Each line goes out
+    whole (soft wrap: a narrow terminal folds it on screen, but a copy of it is one line), so a
+    pasted solution runs."""
+    from rich.syntax import Syntax
+
+    highlighted = Syntax(code, "python", theme="ansi_dark" if not plain else "bw",
+                         background_color=None).highlight(code)
+    highlighted.no_wrap = True
+    console.print(highlighted, soft_wrap=True, crop=False, highlight=False)
 
 
 @exercises_app.command("give-up")
@@ -292,8 +301,6 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
             yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask first."),
             directory: Path = DIR, plain: bool = PLAIN) -> None:
     """Show the answer without passing (asks first): the exercise then earns no points."""
-    from rich.syntax import Syntax
-
     from ...exercises.learner.render import give_up_view
 
     course = _course(directory)
@@ -305,8 +312,7 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
     view = give_up_view(course.give_up(exercise.id))
     console = _console(plain)
     console.print(view.title, highlight=False)
-    console.print(Syntax(view.text, "python", theme="ansi_dark" if not plain else "bw",
-                         word_wrap=True))
+    _print_code(console, view.text, plain)
 
 
 @exercises_app.command("import-solutions")
