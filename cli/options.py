@@ -43,6 +43,7 @@ PATH = parsed_as("devices", "Path.parse")
 PROFILE = parsed_as("profiles", "Profile.parse")
 DEVICE = parsed_as("devices", "parse_device")
 SCHEME = parsed_as("quant.notation", "parse_scheme")
+CALIBRATION = parsed_as("quant.calibration", "Calibration.parse")
 
 
 

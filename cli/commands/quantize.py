@@ -42,7 +42,8 @@ def quantize(
         None, "--global", help="The f32 global scale of a two-level scheme, with --scales."
     ),
     calibration: str = typer.Option(
-        "minmax", "--calibration", help="minmax or absmean (without --scales)."
+        "minmax", "--calibration", callback=options.CALIBRATION,
+        help="minmax or absmean (without --scales)."
     ),
     backend: str = typer.Option(
         "flex", "--backend", callback=options.PROFILE,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -136,6 +137,7 @@ def test_table_shows_the_same_numbers() -> None:
         assert text in result.output
 
 
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -182,16 +184,17 @@ def test_table_shows_the_same_numbers() -> None:
          "Q4S doesn't support native packing"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_1(
+def test_bad_input_is_one_line_with_its_exit_code(
     args: list[str],
     message: str,
+    expected_exit: Callable[[str], int],
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setattr(sys, "argv", ["routerlab", "quantize", *args])
     with pytest.raises(SystemExit) as done:
         app_module.main()
-    assert done.value.code == 1
+    assert done.value.code == expected_exit(message)
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
