@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..invocation import command_prefix
-
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -394,3 +392,11 @@ def export(out: Path = typer.Option(None, "--out", "-o",
     path, document = write_results(course, out)
     _console(plain).print(f"{document['points']:g}/{document['points_possible']} points; "
                           f"results written to {path}", highlight=False)
+
+
+def command_prefix() -> str:
+    """`routerlab.cli.invocation.command_prefix`, imported only when a hint is printed (not by
+    `--help`)."""
+    from ..invocation import command_prefix as prefix
+
+    return prefix()

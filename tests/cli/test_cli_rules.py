@@ -98,6 +98,8 @@ USAGE_ERRORS = [
     ["simulate", "shared-add", "--transport", "pigeon"],
     ["serve", "--profile", "abacus"],
     ["quantize", "--no-such-flag"],
+    ["quantize", "--values", "[1,"],
+    ["quantize", "--random", "4", "--seed", "-1"],
     ["exercises", "check", "--no-such-flag"],
     ["no-such-command"],
 ]
