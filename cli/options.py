@@ -109,8 +109,18 @@ PathOpt = Annotated[str | None, typer.Option(
 MAX_HOPS = 1000
 """`routerlab.core.limits.MAX_HOPS`, repeated so that `--help` imports no core (a test ties the
 two)."""
-Hops = Annotated[int, typer.Option("--hops", min=1, max=MAX_HOPS,
-                                   help="Moves back and forth (docs/limits.md).")]
+
+
+def _hops(hops: int) -> int:
+    """Out of range is a usage error (exit 2), in the words the core would use."""
+    if not 1 <= hops <= MAX_HOPS:
+        raise typer.BadParameter(f"hops must be between 1 and {MAX_HOPS} (--hops), got {hops}")
+    return hops
+
+
+Hops = Annotated[int, typer.Option("--hops", callback=_hops,
+                                   help=f"Moves back and forth, 1 to {MAX_HOPS} "
+                                        "(docs/limits.md).")]
 Backend = Annotated[str | None, typer.Option(
     "--backend", callback=PROFILE,
     help="Profile for devices given without @profile: ndarray, flex or cubecl.")]
