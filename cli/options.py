@@ -48,11 +48,15 @@ CALIBRATION = parsed_as("quant.calibration", "Calibration.parse")
 
 
 def scenario_path(given: Path | None) -> Path | None:
-    """A scenario argument as a file: the path if there is a file there, else the shipped
-    scenario of that name (`shared-add`; `scenarios/shared-add.toml` as the docs write it works
-    from any folder). Neither is a usage error (exit 2)."""
-    if given is None or given.expanduser().is_file():
-        return given if given is None else given.expanduser()
+    """A scenario argument as a file: the path if anything is there (the core's reader judges
+    it: a folder or a FIFO is refused there), else the shipped scenario of that name
+    (`shared-add`; `scenarios/shared-add.toml` as the docs write it works from any folder).
+    Neither is a usage error (exit 2)."""
+    if given is None:
+        return None
+    path = given.expanduser()
+    if path.exists() or path.is_symlink():
+        return path
     from .. import shipped
 
     try:
