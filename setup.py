@@ -15,8 +15,12 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).parent
 LAYERS = ("core", "present", "teaching", "notebook", "exercises", "cli")
-"""The top-level folders that are part of the package; everything else at the root (tests,
-benchmarks, notebooks, docs, scenarios) is not installed."""
+"""The top-level folders that are part of the package's code; tests, benchmarks and the rest of
+the root are not installed."""
+SHIPPED = ["notebooks/*.ipynb", "scenarios/*.toml", "scenarios/*/*.toml", "docs/*.md"]
+"""Data that ships with the code, so that an installed wheel is a whole RouterLab: the guided
+notebooks (`routerlab lab` copies them into the workspace), the scenarios (`routerlab simulate
+shared-add`) and the docs the notebooks link to. Read through `routerlab.shipped`."""
 
 
 def _packages() -> list[str]:
@@ -42,7 +46,8 @@ if __name__ == "__main__":  # the build backend runs it as a script; a walk of t
     setup(
         packages=_packages(),
         package_dir={"routerlab": "."},
-        package_data={"routerlab.exercises": ["catalog/**/*"], "routerlab": ["py.typed"]},
+        package_data={"routerlab.exercises": ["catalog/**/*"],
+                      "routerlab": ["py.typed", *SHIPPED]},
         include_package_data=False,
         cmdclass={"build_py": BuildPy},
     )

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 import typer
 
 from .. import __version__
+from .help import tidy
 
 COMMAND_MODULES = [
     "tour",
@@ -62,6 +63,7 @@ def build(only: str | None = None) -> typer.Typer:
     built.callback()(_root)
     for name in COMMAND_MODULES if only is None else [only]:
         importlib.import_module(f"routerlab.cli.commands.{name}").register(built)
+    tidy(built)
     return built
 
 

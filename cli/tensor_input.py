@@ -17,21 +17,32 @@ LONG_WORK = 1 << 20
 def read_tensor(values: str | None, shape: str | None, random: str | None, seed: int,
                 command: str) -> Any:
     """The float tensor of `--values/--shape` or `--random/--seed`, read one way by the
-    transfer, compare and quantize commands. A `--random` shape whose `command` would not fit
-    in this machine's free memory is refused before anything is allocated (typed `--values`
-    are bounded by the command line itself)."""
+    transfer, compare and quantize commands. A value the options' syntax or bounds reject is a
+    usage error (exit 2); a `--random` shape whose `command` would not fit in this machine's free
+    memory is refused (exit 1) before anything is allocated (typed `--values` are bounded by the
+    command line itself)."""
     import math
 
+    import typer
+
+    from ..core import RouterLabError
     from ..core.limits import PEAK_PAYLOAD_RATIO, require_memory
     from ..core.quant import parse_shape, random_tensor, tensor_from
 
-    if random is None:
-        return tensor_from(values, shape)
-    dims = parse_shape(random)
+    try:  # what the options say is read here: a bad value is a usage error (exit 2)
+        if random is None:
+            return tensor_from(values, shape)
+        dims = parse_shape(random)
+    except RouterLabError as error:
+        raise typer.BadParameter(str(error)) from None
     ratio = PEAK_PAYLOAD_RATIO[command]
+    # this machine's free memory: a refusal (exit 1), not a fault of the command line
     require_memory(ratio * 4 * math.prod(dims), f"{command} of shape {list(dims)} ({ratio} × "
                                                 f"its f32 payload)")
-    return random_tensor(random, seed, values, shape)
+    try:
+        return random_tensor(random, seed, values, shape)
+    except RouterLabError as error:
+        raise typer.BadParameter(str(error)) from None
 
 
 @contextmanager

@@ -2,8 +2,8 @@
 
 The terminal twin of `routerlab.present.html.table`: same columns, same cell text
 (`format_cell`), row styles from the one palette. `--plain` and `NO_COLOR` give a console
-without colour. A view too wide for the terminal turns sideways rather than cutting the ids a
-reader types back into the next command.
+without colour. A view too wide for the terminal turns sideways, or into one record per row,
+rather than cutting a word (least of all the ids a reader types back into the next command).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from weakref import WeakKeyDictionary
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -60,7 +61,9 @@ class _FittedTable:
         for view in views:  # the first orientation that fits as it is
             if _min_width(view) <= room:
                 return _table(view)
-        # None fits: the narrowest, squeezed (headers wrap, prose columns fold).
+        if len(self.view.columns) > 2 and self.view.rows:
+            return _records(self.view, max_width)  # one record per row, values wrap at spaces
+        # Nothing narrower to turn to: headers wrap, prose columns fold.
         return _table(min(views, key=lambda v: _min_width(v, tight=True)), tight=True)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -109,8 +112,8 @@ def _column_widths(view: TableView, tight: bool = False) -> list[tuple[bool, int
         if atomic:
             header = column.split() if tight else [column]
             width = max([*map(len, header or [""]), *map(len, cells)])
-        else:  # prose wraps, but keeps room for its longest word (up to 16 characters)
-            width = min(16, max(len(w) for text in [column, *cells] for w in text.split() or [""]))
+        else:  # prose wraps at spaces, and keeps room for its longest word
+            width = max(len(w) for text in [column, *cells] for w in text.split() or [""])
         widths.append((atomic, width))
     return widths
 
@@ -124,6 +127,33 @@ def _transposed(view: TableView) -> TableView:
     heads = [view.columns[0], *(format_cell(row[0]) for row in view.rows)]
     rows = [[name, *(row[j] for row in view.rows)] for j, name in enumerate(view.columns)][1:]
     return TableView(view.title, heads, rows, view.caption)
+
+
+def _records(view: TableView, max_width: int) -> Table:
+    """A view too wide either way, as records: for each row, its cells one per line beside their
+    column's name, a blank line between rows, no borders (they would take the room a long value
+    needs). Where the longest word does not fit beside the names, each value goes under its
+    name instead. Only a word longer than the terminal folds."""
+    names = max(len(c) for c in view.columns)
+    longest = max((len(w) for row in view.rows for c in row for w in format_cell(c).split()),
+                  default=0)
+    beside = names + 1 + longest <= max_width
+    table = Table(title=safe(view.title), title_justify="left", show_header=False, box=None,
+                  pad_edge=False, padding=(0, 1) if beside else 0)
+    table.add_column(no_wrap=True, style=rich_style("heading"))
+    if beside:
+        table.add_column(overflow="fold")
+    for i, row in enumerate(view.rows):
+        if i:
+            table.add_row(*[""] * len(table.columns))
+        style = rich_style(view.styles.get(i, "")) or None
+        for column, cell in zip(view.columns, row, strict=True):
+            if beside:
+                table.add_row(safe(column), safe(format_cell(cell)), style=style)
+            else:
+                table.add_row(safe(column))
+                table.add_row(Padding(safe(format_cell(cell)), (0, 0, 0, 2)), style=style)
+    return table
 
 
 def _table(view: TableView, tight: bool = False) -> Table:

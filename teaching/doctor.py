@@ -65,10 +65,13 @@ class DoctorReport(Viewable):
         return TableView("RouterLab doctor", ["check", "status", "detail"], rows, styles=styles)
 
 
-def _package(name: str) -> Check:
+def _package(name: str, extra: str | None = None) -> Check:
+    """Whether `name` is importable; when it is not, the detail names the RouterLab extra that
+    brings it (`pip install 'routerlab[notebooks]'`), not the bare package."""
     spec = importlib.util.find_spec(name)
     if spec is None:
-        return Check(name, False, "not installed")
+        return Check(name, False, "not installed" if extra is None
+                     else f"not installed: pip install 'routerlab[{extra}]'")
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -87,7 +90,7 @@ def diagnose(peers: Mapping[str, str] | None = None) -> DoctorReport:
         Check("numpy", True, np.__version__),
         _package("ml_dtypes"),
         Check("cupy / GPU", gpu.usable, gpu_detail),
-        _package("jupyterlab"),
+        _package("jupyterlab", extra="notebooks"),
     ]
     devices = ["cpu:0", "cpu:1", "… (any cpu:N, simulated on numpy)"]
     devices += [f"cuda:{i}" for i in range(gpu.device_count)] if gpu.usable else []

@@ -55,9 +55,10 @@ class TourStep:
 TOTAL_STEPS = 10
 
 
-def tour() -> Iterator[TourStep]:
-    """The story, step by step (ten steps; a second or so in all)."""
-    story = _Story()
+def tour(command: str = "routerlab") -> Iterator[TourStep]:
+    """The story, step by step (ten steps; a second or so in all). `command` starts the command
+    lines of "Where to go next" (`./run` for a learner who started the tour with it)."""
+    story = _Story(command)
     yield story.gap()
     yield story.quantize()
     yield from story.legacy()
@@ -72,7 +73,8 @@ def tour() -> Iterator[TourStep]:
 class _Story:
     """The runtime and the tensor the steps share."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: str) -> None:
+        self.command = command
         self.rt = Runtime([SOURCE, TARGET])
         self.x = np.asarray(EXAMPLE, dtype=np.float32)
         self.q: RouterTensor | None = None
@@ -183,14 +185,16 @@ class _Story:
             views=(comparison.view(),))
 
     def next_steps(self) -> TourStep:
+        run = self.command
         return TourStep(TOTAL_STEPS, "Where to go next", (
-            "routerlab transfer --values '[-0.9,0.5,0.2]' --scheme q2f --policy requantize "
+            f"{run} transfer --values '[-0.9,0.5,0.2]' --scheme q2f --policy requantize "
             "--hops 5 measures one policy hop by hop (add --json for the numbers); "
-            "routerlab compare --scheme q4f --hops 4 puts all policies side by side; "
-            "routerlab validate scenarios/quantized-legacy.toml --policy reject judges a whole "
-            "flow before it runs; routerlab simulate scenarios/quantized-cross-backend.toml "
-            "shows a tensor repacked between backends. docs/transfers.md explains every path "
-            "and policy, and docs/burn.md Burn's router itself, each with its Burn source."))
+            f"{run} compare --scheme q4f --hops 4 puts all policies side by side; "
+            f"{run} validate quantized-legacy --policy reject judges a whole flow before it "
+            f"runs; {run} simulate quantized-cross-backend shows a tensor repacked between "
+            f"backends ({run} simulate --list names every shipped scenario). docs/transfers.md "
+            "explains every path and policy, and docs/burn.md Burn's router itself, each with "
+            "its Burn source."))
 
 
 _TITLES = {"dequantize": "move floats, keep the scale", "requantize": "move floats, recalibrate",

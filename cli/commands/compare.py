@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from ..options import (
+    SCHEME,
     Backend,
     Hops,
     PathOpt,
@@ -34,8 +35,8 @@ def register(app: typer.Typer) -> None:
 
 
 def compare(
-    scheme: Annotated[str, typer.Option("--scheme", help="Scheme string, e.g. q8f, q2f, "
-                                                         "q4s:block=32.")] = "q8f",
+    scheme: Annotated[str, typer.Option(
+        "--scheme", callback=SCHEME, help="Scheme string, e.g. q8f, q2f, q4s:block=32.")] = "q8f",
     hops: Hops = 3, values: Values = None, shape: Shape = None, random: Random = None,
     seed: Seed = 0, source: Source = "cpu:0", target: Target = "cpu:1", path: PathOpt = None,
     backend: Backend = None, json_out: Json = False, plain: Plain = False,

@@ -22,7 +22,9 @@ def doctor(
     plain: bool = typer.Option(False, "--plain", help="No colour."),
     peer: options.Peers = None,
     scenario: Path | None = typer.Option(
-        None, "--scenario", help="Also probe the served peers this scenario's \\[peers] names."),
+        None, "--scenario", callback=options.scenario_path, metavar="SCENARIO",
+        help="Also probe the served peers this scenario's \\[peers] names (a file or a shipped "
+             "scenario's name)."),
 ) -> None:
     from ... import BURN_COMMIT, __version__
     from ...teaching.doctor import diagnose
@@ -39,7 +41,8 @@ def doctor(
     console.print(to_rich(report.advertised_view()))
     missing = {check.name for check in report.checks if not check.ok}
     if "jupyterlab" in missing:  # the report's own probe, not a second one
-        console.print("JupyterLab is missing: pip install 'routerlab[notebooks]'")
+        # markup=False: rich would read "[notebooks]" as a style tag and print 'routerlab'
+        console.print("JupyterLab is missing: pip install 'routerlab[notebooks]'", markup=False)
 
 
 def _named_peers(flags: list[str], scenario: Path | None) -> dict[str, str]:

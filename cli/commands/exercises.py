@@ -119,21 +119,6 @@ def init(
                   "check", highlight=False, soft_wrap=True)
 
 
-def command_prefix() -> str:
-    """How to call RouterLab so that a pasted line works: `./run` when it was used (its path,
-    as the student's shell sees it), `routerlab` when that is on PATH, else the interpreter."""
-    import os
-    import shutil
-    import sys
-
-    runner = os.environ.get("ROUTERLAB_RUN_SCRIPT")
-    if runner:
-        return _quote(runner)
-    if shutil.which("routerlab"):
-        return "routerlab"
-    return f"{_quote(sys.executable)} -m routerlab"
-
-
 @exercises_app.command("list")
 def list_(directory: Path = DIR, plain: bool = PLAIN,
           json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
@@ -291,13 +276,22 @@ def hint(exercise_id: str = typer.Argument(..., help="An exercise id."),
 def solution(exercise_id: str = typer.Argument(..., help="An exercise id."),
              directory: Path = DIR, plain: bool = PLAIN) -> None:
     """The reference solution; it opens once you have passed the exercise."""
-    from rich.syntax import Syntax
-
     found = _course(directory).solution(exercise_id)
     console = _console(plain)
-    console.print(Syntax(found.text, "python", theme="ansi_dark" if not plain else "bw",
-                         word_wrap=True))
+    _print_code(console, found.text, plain)
     console.print(f"(also written to {found.path})", highlight=False)
+
+
+def _print_code(console: "Console", code: str, plain: bool) -> None:
+    """Python as it can be pasted back: coloured, but never wrapped or cut. Each line goes out
+    whole (soft wrap: a narrow terminal folds it on screen, but a copy of it is one line), so a
+    pasted solution runs."""
+    from rich.syntax import Syntax
+
+    highlighted = Syntax(code, "python", theme="ansi_dark" if not plain else "bw",
+                         background_color=None).highlight(code)
+    highlighted.no_wrap = True
+    console.print(highlighted, soft_wrap=True, crop=False, highlight=False)
 
 
 @exercises_app.command("give-up")
@@ -305,8 +299,6 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
             yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask first."),
             directory: Path = DIR, plain: bool = PLAIN) -> None:
     """Show the answer without passing (asks first): the exercise then earns no points."""
-    from rich.syntax import Syntax
-
     from ...exercises.learner.render import give_up_view
 
     course = _course(directory)
@@ -318,8 +310,7 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
     view = give_up_view(course.give_up(exercise.id))
     console = _console(plain)
     console.print(view.title, highlight=False)
-    console.print(Syntax(view.text, "python", theme="ansi_dark" if not plain else "bw",
-                         word_wrap=True))
+    _print_code(console, view.text, plain)
 
 
 @exercises_app.command("import-solutions")
@@ -427,3 +418,11 @@ def export(out: Path = typer.Option(None, "--out", "-o",
     path, document = write_results(course, out, lambda done, total, last: line.step(last))
     _console(plain).print(f"{document['points']:g}/{document['points_possible']} points; "
                           f"results written to {path}", highlight=False)
+
+
+def command_prefix() -> str:
+    """`routerlab.cli.invocation.command_prefix`, imported only when a hint is printed (not by
+    `--help`)."""
+    from ..invocation import command_prefix as prefix
+
+    return prefix()

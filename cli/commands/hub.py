@@ -48,6 +48,7 @@ def hub(
     from ...exercises.learner.workspace import caller_cwd
     from ...exercises.teacher import hub as classhub
     from .. import hub_server
+    from ..invocation import routerlab
 
     if importlib.util.find_spec("jupyterhub") is None:
         _fail(f"JupyterHub is not installed: {classhub.HUB_INSTALL}")
@@ -70,8 +71,8 @@ def hub(
         typer.echo(f"Log in as {users} or teacher (admin); password: {demo_hub.password}")
         typer.echo(f"Students' workspaces: {folder / 'home'}/<user>/{classhub.WORKSPACE} "
                    f"(class workspaces of {bundle})")
-        typer.echo(f"Collect: routerlab teacher collect --hub {demo_hub.url} "
-                   f"--token-file {demo_hub.token_file} submitted")
+        typer.echo("Collect: " + routerlab(f"teacher collect --hub {demo_hub.url} "
+                                           f"--token-file {demo_hub.token_file} submitted"))
         typer.echo(f"Hub log: {demo_hub.log_file}. Stop with Ctrl-C.")
         sys.stdout.flush()
 

@@ -45,9 +45,12 @@ def lab(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the URL and the command, start nothing (nothing is copied).")
     ] = False,
+    no_start: Annotated[bool, typer.Option(
+        "--no-start", help="Bring the workspace's notebooks and docs up to date, then stop "
+                           "(starts no JupyterLab, so it needs none).")] = False,
 ) -> None:
     workspace, how, new = _workspace(directory)  # a --dir that cannot be one: said first
-    if importlib.util.find_spec("jupyterlab") is None:
+    if importlib.util.find_spec("jupyterlab") is None and not no_start:
         _fail(INSTALL_HINT)
     import secrets  # here, not at the top: `routerlab --help` imports this module
 
@@ -75,6 +78,10 @@ def lab(
         lab_notebooks.sync_docs(opened, lab_notebooks.shipped_docs(), synced)
         for line in synced.lines():
             typer.echo(line)
+        if no_start:
+            typer.echo(f"Notebooks and docs from {source.parent}; start JupyterLab on them with "
+                       "the same command without --no-start.")
+            return
         lab_server.app_settings(settings)
     typer.echo(f"Open: http://127.0.0.1:{port}/lab/tree/{open_path}?token={token}")
     if dry_run:

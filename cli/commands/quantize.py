@@ -13,6 +13,8 @@ anything is quantized: its document lists every input, q and dequantized value.
 
 import typer
 
+from .. import options
+
 
 def register(app: typer.Typer) -> None:
     app.command(
@@ -30,7 +32,8 @@ def quantize(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed for --random."),
     scheme: str = typer.Option(
-        "q8s", "--scheme", help="Scheme string, e.g. q8s, q4f:block=32 (docs/schemes.md)."
+        "q8s", "--scheme", callback=options.SCHEME,
+        help="Scheme string, e.g. q8s, q4f:block=32 (docs/schemes.md)."
     ),
     scales: str = typer.Option(
         None, "--scales", help="JSON list of scales (static); omit to calibrate."
@@ -39,10 +42,11 @@ def quantize(
         None, "--global", help="The f32 global scale of a two-level scheme, with --scales."
     ),
     calibration: str = typer.Option(
-        "minmax", "--calibration", help="minmax or absmean (without --scales)."
+        "minmax", "--calibration", callback=options.CALIBRATION,
+        help="minmax or absmean (without --scales)."
     ),
     backend: str = typer.Option(
-        "flex", "--backend",
+        "flex", "--backend", callback=options.PROFILE,
         help="ndarray, ndarray-tests (NdArray's export_tests build), flex or cubecl.",
     ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object (at most 64 MiB; "

@@ -18,6 +18,8 @@ from typing import Annotated
 
 import typer
 
+from .. import options
+
 OPEN_WARNING = ("warning: serving on {host} without encryption: the token and every tensor "
                 "cross the network in clear; use it only on a trusted network or behind an SSH "
                 "tunnel (docs/remote.md)")
@@ -44,8 +46,9 @@ def serve(
         "--device", help="A device to serve, e.g. cpu:0 or cuda:0; repeat for more "
                          "(default: cpu:0 and cpu:1).")] = None,
     profile: Annotated[str | None, typer.Option(
-        "--profile", help="Backend profile of every device given without @profile: ndarray, "
-                          "flex or cubecl (one backend per server).")] = None,
+        "--profile", callback=options.PROFILE,
+        help="Backend profile of every device given without @profile: ndarray, flex or cubecl "
+             "(one backend per server).")] = None,
     host: Annotated[str, typer.Option(
         "--host", callback=_one_host,
         help="Interface to listen on; anything but loopback is reachable from the network, "

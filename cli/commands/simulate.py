@@ -7,11 +7,15 @@ the colour), or one JSON document with `--json`. A bad file or a failing step ra
 `--json`, a run that stops still prints its document first: the steps that ran and a `failure`.
 """
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .. import options
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(app: typer.Typer) -> None:
@@ -21,25 +25,36 @@ def register(app: typer.Typer) -> None:
 
 
 def simulate(
-    scenario: options.ScenarioFile,
+    scenario: Annotated[Path | None, typer.Argument(
+        metavar="SCENARIO", callback=options.scenario_path, help=options.SCENARIO_HELP,
+        show_default=False)] = None,
+    list_shipped: Annotated[bool, typer.Option(
+        "--list", help="List the shipped scenarios by name, and run nothing.")] = False,
     json_out: options.Json = False,
     plain: options.Plain = False,
     fusion: options.Fusion = False,
     transport: options.Transport = None,
-    peer: options.Peers = None,
+    peer: options.ScenarioPeers = None,
     fault: options.Faults = None,
     trace: Annotated[bool, typer.Option(
         "--trace", help="Also print each step's events, with the batches that left each "
                         "client and why (burn-remote's outgoing batch).")] = False,
     policy: Annotated[str | None, typer.Option(
-        "--policy", help="Run every transfer under this policy (native, dequantize, requantize, "
-                         "reject, legacy) instead of the file's.")] = None,
+        "--policy", callback=options.POLICY,
+        help="Run every transfer under this policy (native, dequantize, requantize, reject, "
+             "legacy) instead of the file's.")] = None,
 ) -> None:
     from ...core.remote import parse_peers
     from ...core.scenario import ScenarioRunError, load_scenario, run_scenario
     from ...core.serving import parse_fault
     from ..render import make_console, print_json, safe, to_rich
 
+    if list_shipped:
+        _list(make_console(plain))
+        return
+    if scenario is None:
+        raise typer.BadParameter("give a scenario file or a shipped scenario's name "
+                                 "(--list shows them)", param_hint="'SCENARIO'")
     loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,
                                                 peers=parse_peers(peer or ()),
                                                 faults=[parse_fault(f) for f in fault or ()])
@@ -73,3 +88,17 @@ def simulate(
             from ...core import Trace
 
             console.print(to_rich(Trace().view(result.events, f"Events of step {result.step}")))
+
+
+def _list(console: "Console") -> None:
+    """One line per shipped scenario: the name that runs it, and its title."""
+    import tomllib
+
+    from ... import shipped
+    from ..render import safe
+
+    names = shipped.scenario_names()
+    width = max(map(len, names))
+    for name, path in names.items():
+        title = tomllib.loads(path.read_text(encoding="utf-8")).get("title", "")
+        console.print(safe(f"{name.ljust(width)}  {title}"), soft_wrap=True)

@@ -42,6 +42,7 @@ def collect(
     from ...exercises.teacher.collect import MANIFEST, Collected, Hub, read_token
     from ...exercises.teacher.collect import collect as run_collect
     from ...present.palette import rich_style
+    from ..invocation import routerlab
     from ..progress import ProgressLine
     from ..render import make_console
 
@@ -64,7 +65,7 @@ def collect(
     done = run_collect(hub, out, student, path, report, limit_s=time_limit * 60.0)
     failed = [d.student for d in done if d.problem]
     console.print(f"{len(done) - len(failed)}/{len(done)} students collected into {out} "
-                  f"(manifest {out / MANIFEST}); next: routerlab teacher recheck {out}/*",
+                  f"(manifest {out / MANIFEST}); next: {routerlab(f'teacher recheck {out}/*')}",
                   highlight=False, markup=False)
     if failed:
         raise SystemExit(1)

@@ -2,10 +2,12 @@
 
 The story (steps, sentences, results, tables) is `routerlab.teaching.tour.tour()`; this module only
 renders each step as a rich panel and waits for Enter between steps, unless `--no-pause` is given
-or stdin is not a terminal (`./run tour` passes `--no-pause` then too).
+or stdin is not a terminal (`./run tour` passes `--no-pause` then too). When it waits, a step
+taller than the terminal is paged: it stops with a "more" prompt at each screenful.
 """
 
 import sys
+from functools import partial
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -33,15 +35,31 @@ def tour(
     from ...present.palette import rich_style
     from ...teaching.tour import TOTAL_STEPS
     from ...teaching.tour import tour as story
+    from ..invocation import command_prefix
+    from ..pager import paged
     from ..render import make_console
 
     console = make_console(plain)
-    pause = not no_pause and sys.stdin.isatty()
-    for step in story():
-        render_step(console, step, TOTAL_STEPS, plain)
-        if pause and step.number < TOTAL_STEPS:
-            console.input(f"[{rich_style('muted')}]Enter to continue (Ctrl-C to stop)[/] "
-                          if not plain else "Enter to continue (Ctrl-C to stop) ")
+    pause = not no_pause and _on_terminal()
+
+    def prompt(text: str) -> str:
+        return f"[{rich_style('muted')}]{text}[/] " if not plain else f"{text} "
+
+    for step in story(command_prefix()):
+        if not pause:
+            render_step(console, step, TOTAL_STEPS, plain)
+            continue
+        # On a terminal a step longer than the screen stops at each screenful, so that its
+        # explanation is read before it scrolls away (issue 29: step 2 was 49 lines).
+        paged(console, partial(render_step, step=step, total=TOTAL_STEPS, plain=plain),
+              partial(console.input, prompt("-- more: Enter (Ctrl-C to stop) --")))
+        if step.number < TOTAL_STEPS:
+            console.input(prompt("Enter to continue (Ctrl-C to stop)"))
+
+
+def _on_terminal() -> bool:
+    """Whether a person can press Enter: only then does the tour wait, and page."""
+    return sys.stdin.isatty()
 
 
 def render_step(console: "Console", step: "TourStep", total: int, plain: bool) -> None:

@@ -29,11 +29,13 @@ def register(app: typer.Typer) -> None:
 
 def transfer(
     values: Values = None, shape: Shape = None, random: Random = None, seed: Seed = 0,
-    scheme: Annotated[str, typer.Option("--scheme", help="Scheme string, e.g. q8s, "
-                                                         "q4f:block=32.")] = "q8s",
+    scheme: Annotated[str, typer.Option(
+        "--scheme", callback=options.SCHEME, help="Scheme string, e.g. q8s, q4f:block=32.")
+    ] = "q8s",
     source: Source = "cpu:0", target: Target = "cpu:1",
-    policy: Annotated[str, typer.Option("--policy", help="native, dequantize, requantize, "
-                                                         "reject or legacy.")] = "native",
+    policy: Annotated[str, typer.Option(
+        "--policy", callback=options.POLICY,
+        help="native, dequantize, requantize, reject or legacy.")] = "native",
     path: PathOpt = None, hops: Hops = 1, backend: Backend = None, json_out: Json = False,
     plain: Plain = False, peer: options.Peers = None,
 ) -> None:

@@ -22,13 +22,14 @@ def register(app: typer.Typer) -> None:
 
 def validate(
     scenario: options.ScenarioFile,
-    policy: Annotated[str | None, typer.Option("--policy", help="Judge every transfer under "
-                                                                "this policy instead.")] = None,
+    policy: Annotated[str | None, typer.Option(
+        "--policy", callback=options.POLICY, help="Judge every transfer under this policy "
+                                                  "instead.")] = None,
     json_out: options.Json = False,
     plain: options.Plain = False,
     fusion: options.Fusion = False,
     transport: options.Transport = None,
-    peer: options.Peers = None,
+    peer: options.ScenarioPeers = None,
 ) -> None:
     from ...core.remote import parse_peers
     from ...core.scenario import load_scenario, validate_flow

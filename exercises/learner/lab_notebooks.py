@@ -6,7 +6,7 @@ serves, and the shipped notebooks are committed without outputs (a test checks i
 exercise files: a new notebook is added, a changed one replaces a copy the learner never edited,
 and an edited copy is kept with the new version written beside it (`NAME.new.ipynb`).
 
-The notebooks link to RouterLab's own documentation as `../docs/NAME.md`, so the checkout's
+The notebooks link to RouterLab's own documentation as `../docs/NAME.md`, so the shipped
 `docs/*.md` are copied to `<workspace>/docs/` too (`sync_docs`): without them those links give
 404 in the served workspace. The docs are reference pages, not the learner's work: a copy that
 differs from the shipped page is replaced.
@@ -25,6 +25,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ... import shipped
 from ...core.safe_io import parse_json, read_bytes
 from ..errors import WorkspaceError
 from ..files import os_errors
@@ -68,18 +69,22 @@ class NotebookSync:
 
 
 def shipped_notebooks() -> Path:
-    """The guided notebooks of this RouterLab: `notebooks/` of the checkout it runs from (an
-    editable install or a source tree: the package root is the checkout's root)."""
-    folder = Path(__file__).resolve().parents[2] / NOTEBOOK_DIR
-    if not folder.is_dir():
-        raise WorkspaceError(f"the guided notebooks are not here ({folder}): `routerlab lab` "
-                             "runs from a RouterLab checkout (pip install -e .)")
-    return folder
+    """The guided notebooks of this RouterLab, from its package data (`routerlab.shipped`): the
+    checkout's `notebooks/` in an editable install, `site-packages/routerlab/notebooks/` in a
+    wheel."""
+    return _shipped(shipped.NOTEBOOKS)
 
 
 def shipped_docs() -> Path:
-    """RouterLab's documentation pages: `docs/` beside the shipped notebooks."""
-    return shipped_notebooks().parent / DOCS_DIR
+    """RouterLab's documentation pages, the ones the notebooks' `../docs/` links open."""
+    return _shipped(shipped.DOCS)
+
+
+def _shipped(name: str) -> Path:
+    try:
+        return shipped.folder(name)
+    except shipped.NotShipped as missing:
+        raise WorkspaceError(str(missing)) from None
 
 
 def sync_docs(workspace: Workspace, source: Path, done: NotebookSync) -> NotebookSync:

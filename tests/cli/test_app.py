@@ -45,12 +45,14 @@ def test_unknown_command_is_a_usage_error_without_traceback() -> None:
     assert "no-such-command" in result.stderr
 
 
-def test_routerlab_error_becomes_one_line_and_exit_1() -> None:
-    result = _run("simulate", "does-not-exist.toml")
+def test_routerlab_error_becomes_one_line_and_exit_1(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("devices = [")
+    result = _run("simulate", str(broken))
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ")
-    assert "does-not-exist.toml" in lines[0]
+    assert "broken.toml" in lines[0] and "not valid TOML" in lines[0]
 
 
 def test_exit_code_raised_inside_a_command_is_kept(monkeypatch) -> None:

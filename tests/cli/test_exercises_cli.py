@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +146,28 @@ def test_teacher_lint_one_exercise(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["ok"] and report["exercises"][0]["hidden"] >= 1
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_a_printed_solution_never_wraps_code_at_40_columns(tmp_path: Path, plain: bool) -> None:
+    """Every line of the solution comes out whole, however narrow the terminal: a pasted
+    solution must run (issue 29: it wrapped mid-expression)."""
+    ws = tmp_path / "ws"
+    assert _run("exercises", "init", str(ws), "--student", "ada").exit_code == 0
+    exercise = load_catalog().get("registry-1")
+    text = open_solution(exercise)
+    long_lines = [line for line in text.splitlines() if len(line) > 40]
+    assert long_lines  # the point of the test: lines wider than the terminal
+    _solve(ws, "registry-1")
+    assert RUNNER.invoke(app, ["exercises", "check", "registry-1", "--dir", str(ws)]).exit_code \
+        == 0
+    for argv in (["exercises", "solution", "registry-1"],
+                 ["exercises", "give-up", "registry-1", "--yes"]):
+        result = RUNNER.invoke(app, [*argv, "--dir", str(ws), *(["--plain"] if plain else [])],
+                               env={"NO_COLOR": "1" if plain else "", "COLUMNS": "40"})
+        assert result.exit_code == 0, result.output
+        shown = [line.rstrip() for line in result.stdout.splitlines()]
+        if not plain:  # colour codes between the words; the lines are what is compared
+            shown = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in shown]
+        for line in long_lines:
+            assert line.rstrip() in shown, line

@@ -48,17 +48,15 @@ def test_no_color_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("content", "expected"), [
-    (None, "cannot read"),
     ("devices = [", "not valid TOML"),
     ('devices = ["cpu:0"]\n[[steps]]\nop = "add"\nlhs = "a"\nrhs = "b"\nname = "c"\n',
      "step 1 (add): field 'lhs': unknown tensor label 'a'"),
 ])
 def test_errors_are_one_line_and_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str],
-                                        content: str | None, expected: str) -> None:
+                                        content: str, expected: str) -> None:
     path = tmp_path / "s.toml"
-    if content is not None:
-        path.write_text(content)
+    path.write_text(content)
     monkeypatch.setattr(sys, "argv", ["routerlab", "simulate", str(path)])
     with pytest.raises(SystemExit) as done:
         main()
@@ -161,3 +159,33 @@ def test_a_server_panic_names_the_step_where_burns_user_sees_it() -> None:
     assert text.exit_code == 1
     bare = CliRunner().invoke(app, ["simulate", path, "--policy", "legacy", "--json"])
     assert "seen" not in json.loads(bare.stdout)["failure"]  # a client-side wall: seen there
+
+
+def test_a_shipped_scenario_runs_by_its_name_from_any_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`routerlab simulate shared-add` needs no checkout: the scenario ships with the package
+    (`routerlab.shipped`); the docs' `scenarios/shared-add.toml` works from any folder too."""
+    monkeypatch.chdir(tmp_path)
+    by_path = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "shared-add.toml"), "--json"])
+    for name in ("shared-add", "shared-add.toml", "scenarios/shared-add.toml"):
+        by_name = CliRunner().invoke(app, ["simulate", name, "--json"])
+        assert by_name.exit_code == 0, by_name.output
+        assert json.loads(by_name.output)["steps"] == json.loads(by_path.output)["steps"]
+
+
+def test_a_file_in_the_current_folder_wins_over_a_shipped_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shared-add").write_text((SCENARIOS / "move-unique.toml").read_text())
+    result = CliRunner().invoke(app, ["simulate", "shared-add", "--plain"])
+    assert result.exit_code == 0 and "A unique tensor moves" in result.output
+
+
+def test_list_names_every_shipped_scenario_with_its_title() -> None:
+    result = CliRunner().invoke(app, ["simulate", "--list"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    listed = dict(line.split(None, 1) for line in result.output.splitlines())
+    shipped = {p.relative_to(SCENARIOS).with_suffix("").as_posix()
+               for p in SCENARIOS.rglob("*.toml")}
+    assert set(listed) == shipped and "peers/kill-mid-transfer" in listed
+    assert listed["shared-add"] == "A float add with a shared input"

@@ -50,8 +50,9 @@ def test_help_imports_only_typer_and_the_cli_modules() -> None:
     extra = _modules("routerlab", "--help") - _modules("bare", "--help")
     commands = {f"routerlab.cli.commands.{name}"
                 for name in [*app_module.COMMAND_MODULES, *teacher.CLASS_MODULES]}
-    assert extra == {"routerlab", "routerlab.cli", "routerlab.cli.app", "routerlab.cli.options",
-                     "routerlab.cli.tensor_input", "routerlab.cli.commands"} | commands
+    assert extra == {"routerlab", "routerlab.cli", "routerlab.cli.app", "routerlab.cli.help",
+                     "routerlab.cli.options", "routerlab.cli.tensor_input",
+                     "routerlab.cli.commands"} | commands
 
 
 def test_quantize_json_imports_neither_rich_nor_the_router_model() -> None:

@@ -3,6 +3,8 @@ the core (`routerlab.teaching.tour`), so a notebook can show the same steps."""
 
 from __future__ import annotations
 
+import io
+import re
 import time
 
 from typer.testing import CliRunner
@@ -48,3 +50,40 @@ def test_the_story_is_data() -> None:
     assert native.views[1].rows == []  # q was unique: it left cpu:0
     assert steps[8].views[0].title.startswith("Policies: q2f")
     assert all(s.to_dict()["title"] for s in steps)
+
+
+def test_on_a_terminal_every_screenful_fits_above_its_prompt(monkeypatch) -> None:
+    """A step taller than the screen stops at each screenful with a "more" prompt, so no line of
+    a step scrolls away before the reader has pressed Enter (issue 29: step 2 was 49 lines)."""
+    from routerlab.cli.commands import tour as command
+
+    monkeypatch.setattr(command, "_on_terminal", lambda: True)
+    height = 24
+    result = CliRunner().invoke(app, ["tour", "--plain"], input="\n" * 200,
+                                env={"COLUMNS": "80", "LINES": str(height)})
+    assert result.exit_code == 0, result.output
+    screens = re.split(r"-- more: Enter \(Ctrl-C to stop\) --|Enter to continue \(Ctrl-C to "
+                       r"stop\)", result.stdout)
+    assert len(screens) > TOTAL_STEPS  # paged: more prompts than steps
+    assert max(len(screen.strip("\n ").splitlines()) for screen in screens) <= height - 1
+    assert "Step 10/10" in screens[-1]
+
+
+def test_pager_prints_everything_once_in_order() -> None:
+    from rich.console import Console
+
+    from routerlab.cli.pager import paged
+
+    console = Console(width=60, height=10, file=io.StringIO(), no_color=True)
+    asked: list[int] = []
+    pages = paged(console, lambda c: [c.print(f"line {i}") for i in range(25)],
+                  lambda: asked.append(1))
+    assert pages == 4 and len(asked) == 3  # 8 lines a screen: 10, less the two prompts
+    shown = console.file.getvalue().splitlines()
+    assert shown == [f"line {i}" for i in range(25)]
+
+
+def test_where_to_go_next_names_the_command_that_started_it() -> None:
+    last = list(tour("./run"))[-1]
+    assert "./run transfer" in last.text and "./run simulate quantized-cross-backend" in last.text
+    assert "routerlab " not in last.text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,7 @@ def test_simulate_runs_the_quantized_scenarios() -> None:
         assert json.loads(result.stdout)["steps"]
 
 
+
 @pytest.mark.parametrize(("args", "message"), [
     (["transfer", "--values", "[1,2"], "--values is not JSON"),
     (["transfer", "--values", "[1,2]", "--policy", "fast"], "unknown transfer policy 'fast'"),
@@ -101,7 +103,7 @@ def test_simulate_runs_the_quantized_scenarios() -> None:
     (["transfer", "--values", "[1,2]", "--path", "tunnel"], "unknown transfer path 'tunnel'"),
     (["transfer", "--values", "[1,2]", "--to", "peer2/cpu:0", "--path", "local"],
      "path 'local' needs both devices on one peer"),
-    (["transfer", "--values", "[1,2]", "--scheme", "q9x"], "q9x"),
+    (["transfer", "--values", "[1,2]", "--scheme", "q9x"], "unknown quantized value 'q9x'"),
     (["transfer", "--values", "[1,2]", "--backend", "tpu"], "unknown backend profile 'tpu'"),
     (["transfer"], "give the tensor with --values"),
     (["compare", "--scheme", "q8s:block=3", "--values", "[1,2]", "--backend", "ndarray"],
@@ -111,17 +113,17 @@ def test_simulate_runs_the_quantized_scenarios() -> None:
     (["transfer", "--values", "[1e39]"], "beyond f32's range"),
     (["compare", "--random", "4", "--seed", "-1"], "--seed must be >= 0"),
     (["compare", "--random", "100000,100000"], "RouterLab takes at most 2,147,483,648"),
-    (["validate", "no-such.toml"], "cannot read"),
+    (["validate", "no-such.toml"], "no scenario file 'no-such.toml'"),
     (["validate", str(SCENARIOS / "quantized-local.toml"), "--policy", "x"],
      "unknown transfer policy 'x'"),
 ])
-def test_bad_input_is_one_line_and_exit_1(args: list[str], message: str,
-                                          monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_is_one_line_with_its_exit_code(
+        args: list[str], message: str, expected_exit: Callable[[str], int],
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys, "argv", ["routerlab", *args])
     with pytest.raises(SystemExit) as done:
         app_module.main()
-    assert done.value.code == 1
+    assert done.value.code == expected_exit(message)
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
 

@@ -4,6 +4,7 @@ both editable (how `./run` installs it) and as a wheel in a fresh virtual enviro
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,32 +55,108 @@ def _clean_copy(target: Path) -> Path:
     return target
 
 
-@pytest.mark.slow
-def test_wheel_installs_into_a_fresh_venv_and_runs_doctor(tmp_path: Path) -> None:
-    source = _clean_copy(tmp_path / "src")
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a clean copy of this checkout (once for the module)."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = _clean_copy(work / "src")
     built = _run(sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
-                 tmp_path / "dist", source)
+                 work / "dist", source)
     assert built.returncode == 0, built.stdout + built.stderr
-    (wheel,) = (tmp_path / "dist").glob("routerlab-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
+    (found,) = (work / "dist").glob("routerlab-*.whl")
+    return found
+
+
+@pytest.mark.slow
+def test_the_wheel_is_the_package_with_its_notebooks_scenarios_and_docs(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"routerlab"}, f"wheel ships top-level entries {tops}"
     assert "routerlab/core/__init__.py" in names and "routerlab/cli/app.py" in names
-    assert {"routerlab/present/html.py", "routerlab/notebook/plots.py",
-            "routerlab/exercises/catalog/index.toml", "routerlab/py.typed"} <= set(names)
-    # the checkout is the package: only its layers ship, not the files and folders beside them
+    assert {"routerlab/present/html.py", "routerlab/notebook/plots.py", "routerlab/shipped.py",
+            "routerlab/exercises/catalog/index.toml", "routerlab/py.typed"} <= names
+    # the checkout is the package: its layers and its shipped data, not the rest beside them
     assert not [n for n in names if n.startswith(("routerlab/setup.py", "routerlab/tests/",
                                                   "routerlab/benchmarks/", "routerlab/run"))]
+    shipped = {f"routerlab/{p.relative_to(ROOT).as_posix()}"
+               for pattern in ("notebooks/*.ipynb", "scenarios/**/*.toml", "docs/*.md")
+               for p in ROOT.glob(pattern)}
+    assert shipped <= names, sorted(shipped - names)
+    linked = {f"routerlab/docs/{name}" for nb in ROOT.glob("notebooks/*.ipynb")
+              for name in re.findall(r"\.\./docs/([\w-]+\.md)", nb.read_text())}
+    assert linked and linked <= names, sorted(linked - names)
 
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    env_bin = env_dir / "bin"
-    installed = _run(env_bin / "python", "-m", "pip", "install", "-q",
-                     "--disable-pip-version-check", wheel)
-    assert installed.returncode == 0, installed.stderr
-    doctor = _run(env_bin / "routerlab", "doctor", "--json", cwd=tmp_path)
-    assert doctor.returncode == 0, doctor.stderr
-    assert '"name": "numpy"' in doctor.stdout
-    site = Path(_run(env_bin / "python", "-c", "import sysconfig;"
+
+def _fresh_venv(where: Path, wheel: Path) -> Path:
+    """A new virtual environment holding the wheel and nothing of the checkout: installed with
+    --no-deps (offline), its dependencies read from this interpreter's site-packages through a
+    .pth line (a plain path: the editable install's finder there is never run)."""
+    venv.EnvBuilder(with_pip=False).create(where)
+    python = where / "bin" / "python"
+    site = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+                .stdout.strip())
+    here = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (site / "zz_routerlab_test_deps.pth").write_text("\n".join(sorted(here)) + "\n")
+    installed = _run(sys.executable, "-m", "pip", "--python", python, "install", "-q",
+                     "--no-deps", "--no-index", "--disable-pip-version-check", wheel)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return where / "bin"
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_is_a_whole_routerlab_in_an_empty_folder(wheel: Path,
+                                                                     tmp_path: Path) -> None:
+    """The README's promise for `pip install`: with no checkout anywhere on the path, a shipped
+    scenario runs by its name, `lab` copies the notebooks and docs into the workspace, and the
+    exercises start and check."""
+    bin_dir = _fresh_venv(tmp_path / "venv", wheel)
+    empty, home = tmp_path / "empty", tmp_path / "home"
+    empty.mkdir()
+    home.mkdir()
+    keep = {"LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"}
+    env = {**{k: v for k, v in os.environ.items() if k in keep}, "HOME": str(home),
+           "PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", "NO_COLOR": "1",
+           "COLUMNS": "100"}
+
+    def routerlab(*argv: str | Path, cwd: Path = empty) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(bin_dir / "routerlab"), *map(str, argv)], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    where = subprocess.run([str(bin_dir / "python"), "-c", "import routerlab, routerlab.shipped as "
+                            "s; print(routerlab.__file__); print(s.folder('notebooks'))"],
+                           cwd=empty, env=env, capture_output=True, text=True, timeout=60)
+    assert where.returncode == 0, where.stderr
+    assert all(Path(line).is_relative_to(tmp_path / "venv") for line in where.stdout.split())
+    assert not any(Path(line).is_relative_to(ROOT) for line in where.stdout.split())
+
+    listed = routerlab("simulate", "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert {"shared-add", "peers/kill-mid-transfer"} <= {
+        line.split()[0] for line in listed.stdout.splitlines()}
+    for scenario in ("shared-add", "scenarios/shared-add.toml"):
+        ran = routerlab("simulate", scenario, "--plain")
+        assert ran.returncode == 0, ran.stderr
+        assert "A float add with a shared input" in ran.stdout and "Step 3" in ran.stdout
+    assert routerlab("validate", "quantized-local").returncode == 0
+
+    copied = routerlab("lab", "--dir", "ws", "--no-start")
+    assert copied.returncode == 0, copied.stderr
+    notebooks = sorted(p.name for p in (empty / "ws" / "notebooks").glob("*.ipynb"))
+    assert notebooks == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert (empty / "ws" / "docs" / "transfers.md").read_text() == (
+        ROOT / "docs" / "transfers.md").read_text()
+    assert str(tmp_path / "venv") in copied.stdout
+    dry = routerlab("lab", "--dir", "ws", "--dry-run")
+    assert dry.returncode == 0 and "Command: " in dry.stdout, dry.stderr
+
+    init = routerlab("exercises", "init", "class", "--student", "Ada")
+    assert init.returncode == 0, init.stderr
+    assert "&& routerlab exercises check" in init.stdout  # on PATH here: the short name
+    check = routerlab("exercises", "check", cwd=empty / "class")
+    assert check.returncode == 1, check.stdout + check.stderr  # a starter fails its checks
+    assert "Edit exercises/" in check.stdout and "Traceback" not in check.stderr
+    doctor = routerlab("doctor", "--json")
+    assert doctor.returncode == 0 and '"name": "numpy"' in doctor.stdout, doctor.stderr
+    site = Path(_run(bin_dir / "python", "-c", "import sysconfig;"
                      "print(sysconfig.get_paths()['purelib'])").stdout.strip())
     assert not {"core", "cli", "exercises"} & _top_level_names(site)

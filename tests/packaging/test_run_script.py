@@ -44,3 +44,14 @@ def test_run_refuses_an_old_python_with_one_line() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr.strip().startswith("RouterLab needs Python 3.11 or newer")
+
+
+def test_run_resolves_a_relative_path_from_the_callers_folder(tmp_path: Path) -> None:
+    """`<checkout>/run simulate mine.toml` typed in another folder reads that folder's file
+    (the `.venv` is already set up by the `./run test` that runs this)."""
+    (tmp_path / "mine.toml").write_text((ROOT / "scenarios" / "move-unique.toml").read_text()
+                                        .replace("A unique tensor moves", "My own tensor moves"))
+    done = subprocess.run([sys.executable, str(ROOT / "run"), "simulate", "mine.toml", "--plain"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "My own tensor moves" in done.stdout
