@@ -43,6 +43,7 @@ EVENTS: dict[str, str] = {
     "panic": "Burn panics here: the session ends",
     "lost": "a served peer went away: its sessions ended, and the tensors it held are lost",
     "failed": "the operation failed; its events and registry changes were rolled back",
+    "batch": "the client's outgoing batch left for the server: its tasks, bytes and why now",
     "note": "a remark of the model, not an event of Burn's",
 }
 """Every kind of event the model records (`routerlab.core` calls `Trace.record(kind, ...)`)."""

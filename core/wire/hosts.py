@@ -33,11 +33,11 @@ class SessionInfo:
     """The handshake's answer (pump.rs:61-69)."""
 
     device_count: int
-    settings: str = "default"
+    settings: str = "DeviceSettings::default()"
     version: int = PROTOCOL_VERSION
 
     @classmethod
-    def of(cls, enumerated: int, settings: str = "default") -> SessionInfo:
+    def of(cls, enumerated: int, settings: str = "DeviceSettings::default()") -> SessionInfo:
         return cls(host_devices(enumerated), settings)
 
     def device_names(self, kind: str) -> list[str]:

@@ -14,8 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ...core import READ_ONLY, DType, MissingHandleError, Runtime, TensorId, TensorIr
-from ...core.ir import ExposeLocalOp
+from ...core import READ_ONLY, DType, ExposeLocalOp, MissingHandleError, Runtime, TensorId, TensorIr
 from .base import CheckFailure, Observation, Subject, Suite
 
 rendezvous = Suite("transfer-3")
