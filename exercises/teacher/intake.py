@@ -18,6 +18,7 @@ string a student controls crosses, checked once here and trusted nowhere else.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import fields, is_dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ FILE_LIMIT = 256 * 1024
 """Bytes of a submission file read at most (the predict reader's `SOURCE_LIMIT` too)."""
 
 T = TypeVar("T")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Refused(GradesError):
@@ -38,11 +40,7 @@ class Refused(GradesError):
 
 def clean(text: str) -> str:
     """`text` as valid Unicode: every lone surrogate replaced by U+FFFD, nothing else changed."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return text
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def clean_result(value: T) -> T:

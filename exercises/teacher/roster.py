@@ -90,8 +90,8 @@ def workspace_id(folder: Path) -> str | None:
     from ..learner.workspace import MARKER
 
     marker = folder / MARKER
-    if marker.is_symlink() or not marker.is_file():  # a link is not the student's own file
-        return None
+    if folder.is_symlink() or marker.is_symlink() or not marker.is_file():
+        return None  # a link is not the student's own folder or file: it names nobody
     try:
         meta = load_toml(marker)
     except Exception:  # noqa: BLE001 - an unreadable marker identifies nobody
