@@ -29,7 +29,7 @@ from ...core.safe_io import load_json
 from ..errors import GradesError
 from ..learner.state import Record
 from .classroom import StudentResult
-from .gradebook import Journal
+from .gradebook import Journal, read_plan
 from .intake import inside
 
 PREDICT = "predict"
@@ -139,9 +139,8 @@ def load_results(grades_dir: Path) -> list[StudentResult]:
 
 def load_plan(grades_dir: Path) -> list[dict[str, str]]:
     """The class as the latest `teacher recheck` planned it: one entry per student (id, key,
-    folder, status), those with no submission too; [] for a journal without one."""
-    plans = [plan for journal in sorted(grades_dir.glob("*.jsonl"))
-             if (plan := Journal(journal).plan())]
+    folder, status), those with no submission too; [] where no plan was written."""
+    plans = [plan for journal in sorted(grades_dir.glob("*.jsonl")) if (plan := read_plan(journal))]
     return plans[-1] if plans else []
 
 

@@ -26,9 +26,10 @@ The digest file (`NAME.sha256`, `sha256sum` format) names every graded file by i
 to the submissions folder, and the CSV too, so `cd SUBMISSIONS && sha256sum -c DIGEST` shows any
 later edit of either; its first line records the catalog version the grades were computed with.
 
-The journal (`NAME.jsonl`) holds the class's plan (every row, those with no submission too) and
-one `StudentResult` per line, appended and flushed as each student is graded; the CSV is
-rewritten after each student, through a temporary file and a rename. A full disk never leaves
+The journal (`NAME.jsonl`) holds one `StudentResult` per line, appended and flushed as each
+student is graded; beside it `NAME.class.json` lists every row of the class (those with no
+submission too). The CSV is rewritten after each student, through a temporary file and a
+rename. A full disk never leaves
 half a record behind: a failed append is cut back, and a line torn by a crash is skipped when the
 journal is read and cut off before `--resume` appends to it.
 """
@@ -46,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...core.safe_io import load_json
 from ..engine.scoring import grade_number
 from ..errors import GradesError
 from ..files import describe, write_text
@@ -162,8 +164,8 @@ def write_digest(path: Path, submissions: Path, results: Iterable[StudentResult]
 
 
 class Journal:
-    """The resume file: the plan, then one result per line, each flushed to disk when written
-    (see the module docstring)."""
+    """The resume file: one result per line, each flushed to disk when written (see the module
+    docstring)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -171,32 +173,19 @@ class Journal:
     def read(self) -> dict[str, StudentResult]:
         """The results already written, keyed by submission folder (the last one of each); a
         line cut short by a crash is ignored."""
-        return {r.submission or r.student_id: r for r in self._records()
-                if isinstance(r, StudentResult)}
-
-    def plan(self) -> list[dict[str, str]]:
-        """The latest plan written: one entry per row (id, name, key, folder, status)."""
-        plans = [r for r in self._records() if isinstance(r, list)]
-        return plans[-1] if plans else []
-
-    def _records(self) -> list[StudentResult | list[dict[str, str]]]:
         if not self.path.is_file():
-            return []
-        out: list[StudentResult | list[dict[str, str]]] = []
+            return {}
+        done: dict[str, StudentResult] = {}
         with self.path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
                 with contextlib.suppress(ValueError, KeyError, TypeError, RecursionError):
-                    data = json.loads(line)
-                    if isinstance(data, dict) and data.get("format") == PLAN_FORMAT:
-                        out.append([{k: str(v) for k, v in row.items()}
-                                    for row in data["students"] if isinstance(row, dict)])
-                    else:
-                        out.append(StudentResult.from_json(data))
-        return out
+                    result = StudentResult.from_json(json.loads(line))
+                    done[result.submission or result.student_id] = result
+        return done
 
-    def start(self, keep: bool, plan: list[dict[str, str]] | None = None) -> None:
+    def start(self, keep: bool) -> None:
         """Begin a run: a fresh journal, or (`keep`, for `--resume`) the old one without a line
-        a crash tore; then the plan, when given."""
+        a crash tore, so the next record starts on a line of its own."""
         try:
             if not keep:
                 with contextlib.suppress(FileNotFoundError):
@@ -208,8 +197,6 @@ class Journal:
                         handle.truncate(data.rfind(b"\n") + 1)
         except OSError as problem:
             raise GradesError(describe(problem, "write the resume file")) from None
-        if plan is not None:
-            self._append({"format": PLAN_FORMAT, "students": plan})
 
     def append(self, result: StudentResult) -> None:
         self._append(result.to_json())
@@ -233,6 +220,32 @@ class Journal:
             raise GradesError(describe(problem, "write the resume file")) from None
         finally:
             os.close(fd)
+
+
+def plan_path(journal: Path) -> Path:
+    """Where the class's plan is kept beside its journal (`NAME.jsonl` -> `NAME.class.json`)."""
+    return journal.with_suffix(".class.json")
+
+
+def write_plan(journal: Path, students: list[dict[str, str]]) -> Path:
+    """Every row of the class (those with no submission too), whole or not at all: what
+    `teacher report` counts the class by."""
+    return write_text(plan_path(journal), json.dumps({"format": PLAN_FORMAT,
+                                                      "students": students}) + "\n",
+                      "class file", GradesError)
+
+
+def read_plan(journal: Path) -> list[dict[str, str]]:
+    """The plan written beside `journal`; [] when there is none or it cannot be read."""
+    path = plan_path(journal)
+    if not path.is_file():
+        return []
+    try:
+        data = load_json(path, what="class file", error=GradesError)
+        return [{str(k): str(v) for k, v in row.items()} for row in data["students"]
+                if isinstance(row, dict)]
+    except (GradesError, KeyError, TypeError, AttributeError):
+        return []
 
 
 def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:

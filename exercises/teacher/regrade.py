@@ -31,7 +31,16 @@ from .classroom import (
     catalog_at,
     catalog_version,
 )
-from .gradebook import FORMATS, Journal, Row, csv_text, status, write_digest
+from .gradebook import (
+    FORMATS,
+    Journal,
+    Row,
+    csv_text,
+    plan_path,
+    status,
+    write_digest,
+    write_plan,
+)
 from .roster import Student, match, read_roster, workspace_id
 
 
@@ -131,7 +140,8 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     for path, what in ((outputs.csv, "grades CSV"), (outputs.digest, "digest file"),
-                       (outputs.journal, "resume file")):
+                       (outputs.journal, "resume file"),
+                       (plan_path(outputs.journal), "class file")):
         check_target(path, what, GradesError)
     if outputs.feedback is not None:
         try:
@@ -145,7 +155,8 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     keys = {_where(p.folder): p.name for p in plan.rows if p.folder is not None}
     results = {keys[where]: r for where, r in _resumed(journal, version, options).items()
                if where in keys} if resume else {}
-    journal.start(keep=resume, plan=[_planned_json(p) for p in plan.rows])
+    journal.start(keep=resume)
+    write_plan(outputs.journal, [_planned_json(p) for p in plan.rows])
     jobs = [GradeJob(p.student.id, _where(p.folder),
                      str(catalog_dir) if catalog_dir else None, options)
             for p in plan.rows if p.folder is not None and p.name not in results]

@@ -118,7 +118,8 @@ def test_a_hostile_class_costs_each_attacker_its_own_points_and_the_control_none
         "--catalog", str(course), "--jobs", "2", "--feedback", str(feedback), "--plain"])
     assert done.exit_code == 0, done.output
     rows = {r["id"]: r for r in csv.DictReader(grades.open(encoding="utf-8"))}
-    assert {sid: float(r["points"]) for sid, r in rows.items()} == points, rows
+    assert {sid: float(r["points"]) for sid, r in rows.items()} == points, [
+        (r["id"], r["points"], r["status"]) for r in rows.values()]
     assert rows["honest"]["status"] == "ok"
     results = {r.student_id: r for r in Journal(grades.with_suffix(".jsonl")).read().values()}
     by = {sid: {e.id: e for e in r.exercises} for sid, r in results.items()}
@@ -233,7 +234,7 @@ def test_two_folders_with_one_id_and_no_roster_keep_a_row_and_a_feedback_file_ea
     assert sorted(summary.results) == ["victim.attacker", "victim.victim"]
     pages = {p.stem: json.loads(p.read_text())["points"] for p in out.feedback.glob("*.json")}
     assert pages == {"victim.attacker": 10, "victim.victim": 3}
-    assert len(out.journal.read_text().splitlines()) == 3  # the plan, then both results
+    assert len(out.journal.read_text().splitlines()) == 2  # both results, neither replaced
 
 
 class _Slow:
@@ -288,7 +289,7 @@ def test_a_full_disk_leaves_whole_files_and_resume_skips_what_a_crash_tore(
     assert done.stdout.count("\n") == 1 and "File too large" in done.stdout, done.stdout
     assert "Traceback" not in done.stderr
     # whole files only: no temporary file left, the journal ends with a whole record
-    assert sorted(p.name for p in grades.parent.iterdir()) == ["g.csv", "g.jsonl"]
+    assert sorted(p.name for p in grades.parent.iterdir()) == ["g.class.json", "g.csv", "g.jsonl"]
     assert grades.with_suffix(".jsonl").read_bytes().endswith(b"\n")
     # no false zeros: only the graded student is listed, not s2 (refused) nor s3 (no folder)
     rows = list(csv.DictReader(grades.open()))
