@@ -17,11 +17,15 @@ as it is ready, in any order (`LocalExecutor`: a pool of threads on this machine
 its student's jail; the jails are the processes that do the work). `grade_job(job)` is the
 top-level function a remote worker calls.
 
-How one student is graded: implement exercises run in the student's jail
+How one student is graded: each file is read once, where it enters this process
+(`routerlab.exercises.teacher.intake`: no link, nothing outside the student's folder, the bytes
+hashed as handed in) and graded from the teacher's own copy; implement exercises run in the
+student's jail
 (`routerlab.exercises.engine.jail`: the model imported once, one fork per exercise, the graded
 function absent); predict answers are read from the file's literals and never run
 (`routerlab.exercises.engine.literals`); the verdict is computed here, from data, against answers
-that never enter the jail.
+that never enter the jail. Every string of the result is made valid Unicode on its way out, so
+no text a student shapes can stop the class's CSV, journal or feedback from being written.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from .gradebook import (
     write_digest,
     write_plan,
 )
+from .intake import clean
 from .roster import Student, match, read_roster, workspace_id
 
 
@@ -84,23 +85,24 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
         duplicated = set(matched.duplicates)
         rows = [Planned(s, matched.folders.get(s.id),
                         "" if s.id in matched.folders else "no submission",
-                        f"id claimed twice: graded {matched.folders[s.id].name}"
+                        f"id claimed twice: graded {clean(matched.folders[s.id].name)}"
                         if s.id in duplicated and s.id in matched.folders else "")
                 for s in matched.students]
-        return Plan(rows, folders[0], matched.problems())
-    ids = [workspace_id(folder) or folder.name for folder in folders]
+        return Plan(rows, folders[0], [clean(p) for p in matched.problems()])
+    ids = [clean(workspace_id(folder) or folder.name) for folder in folders]
     problems = [f"{sid}: {ids.count(sid)} folders have this id; each graded on its own row and "
                 "feedback file, check by hand" for sid in dict.fromkeys(ids) if ids.count(sid) > 1]
     rows: list[Planned] = []
     used: set[str] = set()
     for folder, sid in zip(folders, ids, strict=True):
         twice = ids.count(sid) > 1
-        key = f"{sid}.{folder.name}" if twice else sid
+        key = f"{sid}.{clean(folder.name)}" if twice else sid
         while key in used:
             key += "_"
         used.add(key)
         rows.append(Planned(Student(sid, "", ""), folder,
-                            note=f"id claimed twice: this row is {folder.name}" if twice else "",
+                            note=f"id claimed twice: this row is {clean(folder.name)}" if twice
+                            else "",
                             key=key))
     root = Path(os.path.commonpath([str(f.resolve()) for f in folders]))
     return Plan(rows, root if len(folders) > 1 else folders[0].resolve().parent, problems)
@@ -152,7 +154,7 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     catalog = catalog_at(catalog_dir)
     version = catalog_version(catalog)
     journal = Journal(outputs.journal)
-    keys = {_where(p.folder): p.name for p in plan.rows if p.folder is not None}
+    keys = {clean(_where(p.folder)): p.name for p in plan.rows if p.folder is not None}
     results = {keys[where]: r for where, r in _resumed(journal, version, options).items()
                if where in keys} if resume else {}
     journal.start(keep=resume)
@@ -194,8 +196,9 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
 
 
 def _where(folder: Path) -> str:
-    """A submission folder as jobs and results name it: absolute, links not followed (so a
-    folder that is a link is seen as one, and refused), the same from any working folder."""
+    """A submission folder as jobs name it: absolute, links not followed (so a folder that is
+    a link is seen as one, and refused), the same from any working folder. Its result names it
+    `clean`ed (`routerlab.exercises.teacher.intake`), as the keys do."""
     return os.path.abspath(folder)
 
 
@@ -208,7 +211,7 @@ def _row(planned: Planned, result: StudentResult | None) -> Row:
 
 def _planned_json(planned: Planned) -> dict[str, str]:
     return {"id": planned.student.id, "name": planned.student.name, "key": planned.name,
-            "folder": _where(planned.folder) if planned.folder is not None else "",
+            "folder": clean(_where(planned.folder)) if planned.folder is not None else "",
             "status": planned.flag}
 
 

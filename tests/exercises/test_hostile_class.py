@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -93,6 +94,8 @@ def _class(tmp_path: Path) -> tuple[Path, Path, dict[str, float]]:
     _hand_in(subs / "linkdir", {})
     (subs / "linkdir" / "exercises").symlink_to(subs / "honest")
     (subs / "linkfolder").symlink_to(subs / "honest")
+    # §1: a folder whose name is no UTF-8 (not on the roster: a warning, in clean text)
+    os.mkdir(bytes(subs) + b"/\xff-stranger")
     # §4: one Latin-1 byte in a comment of an otherwise honest file
     _hand_in(subs / "latin1", {"registry_1.py": honest["registry_1.py"].encode() + b"# caf\xe9\n",
                                "registry_2.py": honest["registry_2.py"]})
@@ -117,6 +120,7 @@ def test_a_hostile_class_costs_each_attacker_its_own_points_and_the_control_none
         "teacher", "recheck", str(subs), "--roster", str(roster), "--out", str(grades),
         "--catalog", str(course), "--jobs", "2", "--feedback", str(feedback), "--plain"])
     assert done.exit_code == 0, done.output
+    assert "\ufffd-stranger: a submission whose id is not on the roster" in done.output
     rows = {r["id"]: r for r in csv.DictReader(grades.open(encoding="utf-8"))}
     assert {sid: float(r["points"]) for sid, r in rows.items()} == points, [
         (r["id"], r["points"], r["status"]) for r in rows.values()]
@@ -224,17 +228,20 @@ class _ByFolder:
 
 def test_two_folders_with_one_id_and_no_roster_keep_a_row_and_a_feedback_file_each(
         tmp_path: Path) -> None:
-    plan = plan_class(_victims(tmp_path / "subs"), None)
+    stranger = Path(os.fsdecode(bytes(tmp_path) + b"/subs/\xe9l\xe8ve"))  # a name no UTF-8
+    stranger.mkdir(parents=True)
+    plan = plan_class([*_victims(tmp_path / "subs"), stranger], None)
     assert any("victim: 2 folders have this id" in p for p in plan.problems)
     out = Outputs.beside(tmp_path / "g.csv", tmp_path / "feedback")
     summary = regrade(plan, out, _ByFolder())
     rows = list(csv.DictReader(out.csv.open()))
-    assert [(r["id"], r["points"]) for r in rows] == [("victim", "3"), ("victim", "10")]
-    assert all("id claimed twice" in r["status"] for r in rows)
-    assert sorted(summary.results) == ["victim.attacker", "victim.victim"]
+    assert [(r["id"], r["points"]) for r in rows] == [("victim", "3"), ("victim", "10"),
+                                                      ("\ufffdl\ufffdve", "3")]
+    assert all("id claimed twice" in r["status"] for r in rows[:2])
+    assert sorted(summary.results) == ["victim.attacker", "victim.victim", "\ufffdl\ufffdve"]
     pages = {p.stem: json.loads(p.read_text())["points"] for p in out.feedback.glob("*.json")}
-    assert pages == {"victim.attacker": 10, "victim.victim": 3}
-    assert len(out.journal.read_text().splitlines()) == 2  # both results, neither replaced
+    assert pages == {"victim.attacker": 10, "victim.victim": 3, "_l_ve": 3}
+    assert len(out.journal.read_text().splitlines()) == 3  # every result, none replaced
 
 
 class _Slow:
