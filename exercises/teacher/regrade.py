@@ -89,6 +89,12 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
                         if s.id in duplicated and s.id in matched.folders else "")
                 for s in matched.students]
         return Plan(rows, folders[0], [clean(p) for p in matched.problems()])
+    return _plan_folders(folders)
+
+
+def _plan_folders(folders: list[Path]) -> Plan:
+    """Without a roster: one row per folder; two folders that claim one id get a row each,
+    named apart (`Planned.key`)."""
     ids = [clean(workspace_id(folder) or folder.name) for folder in folders]
     problems = [f"{sid}: {ids.count(sid)} folders have this id; each graded on its own row and "
                 "feedback file, check by hand" for sid in dict.fromkeys(ids) if ids.count(sid) > 1]
