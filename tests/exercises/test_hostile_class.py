@@ -314,3 +314,27 @@ def test_a_full_disk_leaves_whole_files_and_resume_skips_what_a_crash_tore(
     rows = list(csv.DictReader(grades.open()))
     assert [(r["id"], r["status"]) for r in rows] == [("s1", "ok"), ("s2", "ok"),
                                                       ("s3", "no submission")]
+
+
+def test_a_linked_marker_or_progress_file_is_never_read(course: Path, tmp_path: Path) -> None:
+    """The workspace marker names the student and the progress file feeds the report: a link in
+    either place would make the teacher's process read a file of the teacher's own."""
+    from routerlab.exercises.teacher.analytics import progress_records
+    from routerlab.exercises.teacher.classroom import GradeOptions, grade_student
+    from routerlab.exercises.teacher.roster import workspace_id
+
+    secret = tmp_path / "teacher.toml"
+    secret.write_text(f'student_id = "{SECRET}"\nstudent = "{SECRET}"\n')
+    folder = tmp_path / "mallory"
+    (folder / ".routerlab").mkdir(parents=True)
+    (folder / MARKER).symlink_to(secret)
+    (folder / ".routerlab" / "state.json").symlink_to(tmp_path / "teacher.json")
+    (tmp_path / "teacher.json").write_text(json.dumps({"version": 1, "exercises": {
+        "registry-1": {"status": "passed", "attempts": 1, "hint_level": 0}}}))
+    assert workspace_id(folder) is None
+    result = grade_student(folder, course, GradeOptions(isolation=False), "mallory")
+    assert "link" in result.error and SECRET not in json.dumps(result.to_json())
+    assert progress_records(result) is None
+    (folder / ".routerlab" / "state.json").unlink()
+    (folder / ".routerlab" / "state.json").write_text((tmp_path / "teacher.json").read_text())
+    assert progress_records(result) is not None  # the student's own file is read
