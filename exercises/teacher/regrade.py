@@ -95,6 +95,12 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
 def _plan_folders(folders: list[Path]) -> Plan:
     """Without a roster: one row per folder; two folders that claim one id get a row each,
     named apart (`Planned.key`)."""
+    from ..learner.workspace import MARKER, open_workspace
+
+    for folder in folders:
+        marker = folder / MARKER
+        if marker.is_file() and not marker.is_symlink() and not folder.is_symlink():
+            open_workspace(folder)  # a broken marker is named now, before anyone is graded
     ids = [clean(workspace_id(folder) or folder.name) for folder in folders]
     problems = [f"{sid}: {ids.count(sid)} folders have this id; each graded on its own row and "
                 "feedback file, check by hand" for sid in dict.fromkeys(ids) if ids.count(sid) > 1]
