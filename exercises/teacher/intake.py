@@ -24,10 +24,11 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..engine.literals import SOURCE_LIMIT
 from ..errors import GradesError
 
-FILE_LIMIT = 256 * 1024
-"""Bytes of a submission file read at most (the predict reader's `SOURCE_LIMIT` too)."""
+FILE_LIMIT = SOURCE_LIMIT
+"""Bytes of a submission file read at most: the limit the predict reader and the jail keep."""
 
 T = TypeVar("T")
 _SURROGATE = re.compile("[\ud800-\udfff]")
