@@ -226,10 +226,12 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
                                      help="Students graded side by side (default: one per "
                                           "core, at most 8)."),
             roster: Path = typer.Option(None, "--roster", exists=True, dir_okay=False,
-                                        help="roster.csv (id,name,email[,section]): rows in "
-                                             "roster order, matched on the id."),
+                                        help="roster.csv (id,name,email[,section,lms_id]): rows "
+                                             "in roster order, matched on the id; lms_id goes "
+                                             "into the LMS layouts."),
             fmt: str = typer.Option("plain", "--format",
-                                    help="CSV layout: plain, canvas or moodle."),
+                                    help="CSV layout: plain, canvas (points) or moodle "
+                                         "(percent, for a grade item out of 100)."),
             feedback: Path = typer.Option(None, "--feedback", file_okay=False,
                                           help="Write one HTML page and one JSON file per "
                                                "student into this folder."),
@@ -276,8 +278,9 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     if no_isolation:
         console.print(UNISOLATED_NOTE, style=rich_style("warn"), highlight=False, markup=False)
     for row in summary.rows:
-        console.print(f"{row.student.id}: {row.points:g} points ({row.status})",
-                      highlight=False, markup=False)
+        shown = f"{row.points:g} points" if row.graded else "no grade"
+        console.print(f"{row.student.id}: {shown} ({row.status})", highlight=False,
+                      markup=False)
     outputs = summary.outputs
     console.print(f"{len(summary.results)} graded in {time.monotonic() - started:.1f} s"
                   f"{f' ({summary.resumed} from the journal)' if summary.resumed else ''}; "

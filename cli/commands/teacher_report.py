@@ -36,16 +36,18 @@ def report(
                              "'routerlab[notebooks]'")
     from ...exercises.errors import GradesError
     from ...exercises.files import check_target, write_text
-    from ...exercises.teacher.analytics import analyse, load_results
+    from ...exercises.teacher.analytics import analyse, load_plan, load_results
     from ...exercises.teacher.class_report import report_html
     from ..render import make_console
 
     check_target(html_out, "report", GradesError)
-    data = analyse(load_results(grades_dir))
+    data = analyse(load_results(grades_dir), load_plan(grades_dir))
     path = write_text(html_out, report_html(data), "report", GradesError)
     hardest = data.hardest(1)
     console = make_console(plain)
-    console.print(f"{len(data.students)} students, {len(data.exercises)} exercises"
+    console.print(f"{data.class_size} students, {len(data.exercises)} exercises"
                   + (f"; hardest check: {hardest[0].exercise_id} / {hardest[0].name}"
                      if hardest else ""), highlight=False, markup=False)
+    console.print(f"{len(data.students)} regraded, {len(data.errors)} not graded, "
+                  f"{len(data.absent)} handed in nothing", highlight=False, markup=False)
     console.print(f"report written to {path}", highlight=False, markup=False)

@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...core.safe_io import load_json, load_toml
+from ...core.safe_io import load_json, load_toml, shorten
 from ..catalog import Catalog, Exercise, load_catalog, read_entry
 from ..errors import CatalogError, WorkspaceError
 from ..files import check_target, os_errors, write_text
 
 COURSE_FILE = "course.toml"
+BUNDLE_FORMAT = 1
+"""The `format` of `course.toml` this RouterLab writes and reads; any other is refused."""
 VISIBLE_FILE = "visible.json"
 SOLUTIONS_FORMAT = "routerlab-solutions"
 CLASS_HINTS = 2
@@ -85,7 +87,7 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
                 _write_exercise(staging / exercise.id, exercise, hints)
             info = CourseInfo(course_id, _digest(staging), title or course_id,
                               datetime.now(UTC).isoformat(timespec="seconds"), __version__, hints)
-            _write(staging / COURSE_FILE, _toml({"format": 1, **asdict(info)}))
+            _write(staging / COURSE_FILE, _toml({"format": BUNDLE_FORMAT, **asdict(info)}))
             if out.exists():
                 out.rmdir()
             os.replace(staging, out)
@@ -119,7 +121,12 @@ def read_course(folder: Path, error: type[CatalogError] | type[WorkspaceError] =
     if not (folder / COURSE_FILE).is_file():
         raise error(f"{folder} is not a course bundle (no {COURSE_FILE}); your teacher makes one "
                     "with `routerlab teacher release OUT`")
+    _refuse_links(folder, error)
     meta = load_toml(folder / COURSE_FILE, what="course file", error=error)
+    if meta.get("format") != BUNDLE_FORMAT:
+        raise error(f"{folder / COURSE_FILE}: bundle format {shorten(repr(meta.get('format')))}; "
+                    f"this RouterLab reads format {BUNDLE_FORMAT} (release it again with this "
+                    "RouterLab's `routerlab teacher release`)")
     try:
         info = CourseInfo(str(meta["id"]), str(meta["version"]), str(meta["title"]),
                           str(meta["released"]), str(meta["routerlab"]), int(meta["hints"]))
@@ -127,6 +134,20 @@ def read_course(folder: Path, error: type[CatalogError] | type[WorkspaceError] =
         raise error(f"{folder / COURSE_FILE} is malformed ({problem!r})") from None
     _check_id(info.id, f"{folder / COURSE_FILE}: course id", error)
     return info
+
+
+def _refuse_links(folder: Path, error: type[CatalogError] | type[WorkspaceError]) -> None:
+    """A bundle is plain files and folders: a link in it (a starter linked to /etc/shadow)
+    would make `init` copy whatever it points at into a workspace."""
+    if folder.is_symlink():
+        raise error(f"{folder}: the course bundle is a link; give the folder itself")
+    with os_errors("read the course bundle", error):
+        for parent, dirs, names in os.walk(folder):
+            for name in dirs + names:
+                path = Path(parent) / name
+                if path.is_symlink():
+                    raise error(f"{path}: a link in a course bundle is refused (a bundle holds "
+                                "only plain files and folders)")
 
 
 def open_bundle(folder: Path, error: type[CatalogError] | type[WorkspaceError] = CatalogError,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import operator
 import time
 from pathlib import Path
@@ -27,6 +28,11 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
               ast.Pow: operator.pow}
 _MAX_EXPONENT = 1024
+MAX_ANSWER_BITS = 4096
+"""The largest integer an answer's arithmetic may make (or a float's exponent may reach): far
+above any answer, far below what would keep the teacher's process busy. `**` and `*` are
+bounded by the size of their result before it is computed, so `((10**1024)**1024)**1024` is
+refused at once instead of holding the teacher's process for hours."""
 
 
 class NotData(ValueError):
@@ -83,6 +89,8 @@ def _value(node: ast.expr) -> Any:
             raise NotData("arithmetic on something that is not a number")
         if isinstance(node.op, ast.Pow) and abs(right) > _MAX_EXPONENT:
             raise NotData("an exponent too large to be an answer")
+        if _result_bits(node.op, left, right) > MAX_ANSWER_BITS:
+            raise NotData("a number too large to be an answer")
         try:
             return _OPERATORS[type(node.op)](left, right)
         except (ArithmeticError, ValueError) as error:
@@ -97,6 +105,23 @@ def _value(node: ast.expr) -> Any:
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         kind = type(node).__name__
         raise NotData(f"a {kind} expression, not a plain value") from None
+
+
+def _bits(value: int | float) -> int:
+    """How many bits the integer part of `value` needs (a float's binary exponent)."""
+    if isinstance(value, float):
+        return 0 if value == 0 or value != value or value in (float("inf"), float("-inf")) \
+            else max(0, math.frexp(value)[1])
+    return abs(value).bit_length()
+
+
+def _result_bits(op: ast.operator, left: int | float, right: int | float) -> int:
+    """An upper bound on the bits of `left OP right`, found without computing it."""
+    if isinstance(op, ast.Mult):
+        return _bits(left) + _bits(right)
+    if isinstance(op, ast.Pow) and right > 0:
+        return max(_bits(left), 1) * math.ceil(right)
+    return max(_bits(left), _bits(right)) + 1
 
 
 def literal_reply(path: Path, suite: PredictSuite) -> dict[str, Any]:

@@ -176,7 +176,7 @@ def init_workspace(directory: Path, student: str | None = None, course: Path | N
                               student_id, info)
                 fresh[1].write_text(_README, encoding="utf-8")
             if copied and course is not None:
-                shutil.copytree(_absolute(course), copy)
+                shutil.copytree(_absolute(course), copy, symlinks=True)  # links: refused above
         workspace = open_workspace(directory)
         added = upgrade_workspace(workspace).added
     except WorkspaceError:
@@ -346,7 +346,7 @@ def replace_course(workspace: Workspace, bundle: Path) -> Workspace:
     incoming = workspace.root / STATE_DIR / "course.incoming"
     with os_errors("replace the course copy"):
         shutil.rmtree(incoming, ignore_errors=True)
-        shutil.copytree(bundle, incoming)
+        shutil.copytree(bundle, incoming, symlinks=True)
         if kept.exists():
             shutil.rmtree(kept)
         workspace.course_dir.rename(kept)

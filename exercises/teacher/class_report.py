@@ -68,12 +68,15 @@ def _section(heading: str, *body: str) -> str:
 def _summary(data: ClassAnalytics) -> str:
     n = len(data.students)
     items = [f"{n} students regraded" + (f"; {len(data.errors)} could not be graded"
-                                          if data.errors else "")]
+                                          if data.errors else "")
+             + (f"; {len(data.absent)} handed in nothing ({', '.join(data.absent[:20])}"
+                f"{', …' if len(data.absent) > 20 else ''})" if data.absent else "")
+             + f"; {data.class_size} in the class"]
     if data.totals:
         items.append(f"Points: median {statistics.median(data.totals):g} of "
                      f"{data.points_possible}, mean {statistics.fmean(data.totals):.1f}, "
                      f"lowest {min(data.totals):g}, highest {max(data.totals):g}")
-    ranked = sorted((e for e in data.exercises if e.students), key=lambda e: e.pass_rate)
+    ranked = sorted((e for e in data.exercises if e.tried), key=lambda e: e.pass_rate)
     if ranked:
         items.append(f"Most failed exercise: {ranked[0].id} ({ranked[0].title}), passed by "
                      f"{ranked[0].pass_rate:.0%}; most passed: {ranked[-1].id}, "

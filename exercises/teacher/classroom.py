@@ -17,17 +17,22 @@ as it is ready, in any order (`LocalExecutor`: a pool of threads on this machine
 its student's jail; the jails are the processes that do the work). `grade_job(job)` is the
 top-level function a remote worker calls.
 
-How one student is graded: implement exercises run in the student's jail
+How one student is graded: each file is read once, where it enters this process
+(`routerlab.exercises.teacher.intake`: no link, nothing outside the student's folder, the bytes
+hashed as handed in) and graded from the teacher's own copy; implement exercises run in the
+student's jail
 (`routerlab.exercises.engine.jail`: the model imported once, one fork per exercise, the graded
 function absent); predict answers are read from the file's literals and never run
 (`routerlab.exercises.engine.literals`); the verdict is computed here, from data, against answers
-that never enter the jail.
+that never enter the jail. Every string of the result is made valid Unicode on its way out, so
+no text a student shapes can stop the class's CSV, journal or feedback from being written.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -42,6 +47,7 @@ from ..catalog import Catalog, Exercise, load_catalog
 from ..engine.scoring import score
 from ..learner.workspace import MARKER, open_workspace
 from ..report import CheckReport
+from .intake import Refused, check_folder, clean_result, read_file
 
 RESULT_FORMAT = "routerlab-student-result"
 ISOLATED, UNISOLATED = "jail", "none"
@@ -99,6 +105,8 @@ class ExerciseResult:
     seconds: float = 0.0
     output: str = ""
     """The end of what the student's code printed (control characters shown escaped)."""
+    starter: bool = False
+    """The file handed in is the exercise's starter, byte for byte: not tried."""
 
 
 @dataclass
@@ -139,7 +147,7 @@ class StudentResult:
         fields = {k: v for k, v in data.items() if k != "format"}
         exercises = [ExerciseResult(**{**e, "checks": [CheckResult(**c) for c in e["checks"]]})
                      for e in fields.pop("exercises")]
-        return cls(exercises=exercises, **fields)
+        return clean_result(cls(exercises=exercises, **fields))  # a worker's, the journal's
 
 
 @dataclass(frozen=True)
@@ -188,7 +196,8 @@ def catalog_version(catalog: Catalog) -> str:
 def grade_student(submission: Path, catalog_dir: Path | None = None,
                   options: GradeOptions = GradeOptions(), student_id: str | None = None
                   ) -> StudentResult:
-    """Grade one student's folder from scratch; never raises (see the module's docstring)."""
+    """Grade one student's folder from scratch; never raises (see the module's docstring).
+    Every string of the result is clean Unicode (`routerlab.exercises.teacher.intake`)."""
     started = time.monotonic()
     result = StudentResult(student_id or submission.name, str(submission),
                            isolation=ISOLATED if options.isolation else UNISOLATED,
@@ -201,37 +210,38 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
         result.error = f"{type(error).__name__}: {error}"
         result.error += "" if str(error) else " (" + traceback.format_exc(limit=-1).strip() + ")"
     result.seconds = round(time.monotonic() - started, 3)
-    return result
+    return clean_result(result)
 
 
 def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
                 options: GradeOptions) -> None:
-    from ..engine.literals import read_source
     from ..engine.runner import Candidate, run_checks
-    from ..errors import GradesError
 
-    if not submission.is_dir():
-        raise FileNotFoundError(f"{submission} is not a folder")
+    root = check_folder(submission)
     name, files = submission_files(submission, catalog)
     result.name = name
     jail = _jail(catalog) if options.isolation else None
-    with jail or contextlib.nullcontext():
+    with jail or contextlib.nullcontext(), tempfile.TemporaryDirectory(
+            prefix="routerlab-intake-") as staging:
         for exercise in catalog:
             path = files.get(exercise.id)
-            if path is None or not path.is_file():
+            if path is None or not (path.is_file() or path.is_symlink()):
                 result.exercises.append(_missing(exercise))
                 continue
             try:
-                source = read_source(path)
-            except GradesError as error:  # too large to be an exercise file: that exercise's
+                data = read_file(root, path)
+            except Refused as error:  # a link, too large, not a file: that exercise's 0
                 result.exercises.append(_missing(exercise, f"not graded: {error}"))
                 continue
-            report = run_checks(exercise, Candidate(path, path.name),
+            copy = Path(staging) / path.name  # the bytes read once, graded from the teacher's copy
+            copy.write_bytes(data)
+            report = run_checks(exercise, Candidate(copy, path.name),
                                 timeout=exercise.timeout * options.timeout_scale, jail=jail,
                                 predict_as_data=True)
             graded = _exercise(exercise, report, score(exercise, report, options.per_part))
-            graded.sha256 = hashlib.sha256(source.encode()).hexdigest()
+            graded.sha256 = hashlib.sha256(data).hexdigest()
             graded.file = path.relative_to(submission).as_posix()
+            graded.starter = data == exercise.starter().encode("utf-8")
             result.exercises.append(graded)
 
 
@@ -288,13 +298,20 @@ class LocalExecutor:
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures: dict[Future[StudentResult], GradeJob] = {
                 pool.submit(grade_job, job): job for job in jobs}
-            for future in as_completed(futures):
-                job = futures[future]
-                try:
-                    yield future.result()
-                except Exception as error:  # noqa: BLE001 - grade_student never raises; belt
-                    yield StudentResult(job.student_id, job.submission,
-                                        error=f"{type(error).__name__}: {error}")
+            try:
+                yield from self._arrivals(futures)
+            finally:  # the caller stopped (a full disk, ^C): start no other student
+                pool.shutdown(wait=True, cancel_futures=True)
+
+    @staticmethod
+    def _arrivals(futures: dict[Future[StudentResult], GradeJob]) -> Iterator[StudentResult]:
+        for future in as_completed(futures):
+            job = futures[future]
+            try:
+                yield future.result()
+            except Exception as error:  # noqa: BLE001 - grade_student never raises; belt
+                yield clean_result(StudentResult(job.student_id, job.submission,
+                                                 error=f"{type(error).__name__}: {error}"))
 
 
 def grade_class(jobs: Iterable[GradeJob], executor: Executor,
@@ -302,9 +319,15 @@ def grade_class(jobs: Iterable[GradeJob], executor: Executor,
     """Grade every job through `executor`, handing each result to `on_result` as it arrives
     (to write its row and move the progress bar); the results, in arrival order."""
     out = []
-    for result in executor.run(list(jobs)):
-        on_result(result)
-        out.append(result)
+    arrivals = executor.run(list(jobs))
+    try:
+        for result in arrivals:
+            on_result(result)
+            out.append(result)
+    finally:  # `on_result` failed (a full disk): the executor starts nobody else
+        close = getattr(arrivals, "close", None)
+        if close is not None:
+            close()
     return out
 
 
@@ -312,6 +335,8 @@ def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Pat
     """The student and their file per exercise: a workspace (its marker names the student), or
     any folder holding files named like a workspace's (`registry_1.py`, or the numbered
     `01_registry_1.py` of older RouterLabs), named after the folder. State files are ignored."""
+    if (folder / MARKER).is_symlink():
+        raise Refused(f"{MARKER} is a link, not the student's own workspace file")
     if (folder / MARKER).is_file():
         workspace = open_workspace(folder)
         return workspace.student, {e.id: workspace.file_for(e) for e in catalog}
@@ -319,7 +344,7 @@ def submission_files(folder: Path, catalog: Catalog) -> tuple[str, dict[str, Pat
     for exercise in catalog:
         found: list[Path] = []
         for base in (folder, folder / "exercises"):
-            found += [p for p in [base / exercise.file_name] if p.is_file()]
+            found += [p for p in [base / exercise.file_name] if p.is_file() or p.is_symlink()]
             found += sorted(base.glob(f"[0-9][0-9]_{exercise.file_name}"))
         files[exercise.id] = found[0] if found else None
     return folder.name, files

@@ -49,9 +49,12 @@ def feedback_json(result: StudentResult) -> dict[str, Any]:
     }
 
 
-def write_feedback(folder: Path, result: StudentResult) -> tuple[Path, Path]:
-    """Write `ID.json` and `ID.html` under `folder`; GradesError names a path that failed."""
-    stem = file_stem(result.student_id)
+def write_feedback(folder: Path, result: StudentResult, name: str | None = None
+                   ) -> tuple[Path, Path]:
+    """Write `NAME.json` and `NAME.html` under `folder` (`name`: the row's own name, distinct
+    when two folders claim one id; default the student id); GradesError names a path that
+    failed."""
+    stem = file_stem(name or result.student_id)
     data = feedback_json(result)
     page = write_text(folder / f"{stem}.html", feedback_html(result), "feedback page",
                       GradesError)

@@ -2,13 +2,21 @@
 
 Formats (`--format`), each one a published import layout:
 - `plain`: the roster id first, then name, email, section, points, points possible, exercises
-  passed, a status ("ok", or why the student could not be graded), one column per exercise.
+  passed, a status ("ok", or why the student could not be graded), one column per exercise. A
+  student graded nothing (no submission, grading failed) has 0 points and the status says why.
+  Graded with `--no-isolation`, its first row is a warning, above the header.
 - `canvas`: Canvas's Gradebook import: `Student, ID, SIS User ID, SIS Login ID, Section`, then one
-  column per assignment, and a `Points Possible` row under the header. The roster id goes in
-  `SIS User ID`, which Canvas matches students on; the email in `SIS Login ID`; `ID` (Canvas's
-  own number) stays empty.
-- `moodle`: Moodle's CSV grade import: `ID number, Email address, First name, Last name`, then one
-  column per grade item; the import page maps "ID number" (or "Email address") to the user.
+  column per assignment, and a `Points Possible` row under the header. The roster's LMS id
+  (`lms_id`, else its id) goes in `SIS User ID`, which Canvas matches students on; the email in
+  `SIS Login ID`; `ID` (Canvas's own number) stays empty. Points out of the course's total.
+- `moodle`: Moodle's CSV grade import: `ID number, Email address, First name, Last name`, then
+  the grade as a *percentage* of the course's points (0 to 100, Moodle's default maximum for a
+  grade item, so the import never refuses one as above the maximum) and the status, which the
+  import page can map to the item's feedback. "ID number" holds the LMS id (else the id).
+
+In the LMS layouts a student with nothing graded (no submission, or grading that failed) has an
+empty grade, never 0: both imports then leave that grade alone, and the plain CSV and the summary
+say why. Neither LMS layout holds anything above its header.
 
 Every text cell is neutralised for spreadsheets: a leading `= + - @`, tab or carriage return gets
 a `'` in front, and so does any of them after a `;` or `,` inside the cell, since a
@@ -19,8 +27,11 @@ to the submissions folder, and the CSV too, so `cd SUBMISSIONS && sha256sum -c D
 later edit of either; its first line records the catalog version the grades were computed with.
 
 The journal (`NAME.jsonl`) holds one `StudentResult` per line, appended and flushed as each
-student is graded; the CSV is rewritten from it after each student. `--resume` reads it back and
-grades only the students not in it.
+student is graded; beside it `NAME.class.json` lists every row of the class (those with no
+submission too). The CSV is rewritten after each student, through a temporary file and a
+rename. A full disk never leaves
+half a record behind: a failed append is cut back, and a line torn by a crash is skipped when the
+journal is read and cut off before `--resume` appends to it.
 """
 
 from __future__ import annotations
@@ -36,9 +47,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...core.safe_io import load_json
 from ..engine.scoring import grade_number
 from ..errors import GradesError
-from ..files import write_text
+from ..files import describe, write_text
 from .classroom import StudentResult
 from .roster import Student
 
@@ -46,6 +58,9 @@ FORMATS = ("plain", "canvas", "moodle")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_COLUMNS = ("ID number", "Email address", "First name", "Last name")
 ASSIGNMENT = "RouterLab exercises"
+MOODLE_GRADE = f"{ASSIGNMENT} (%)"
+MOODLE_FEEDBACK = f"{ASSIGNMENT} feedback"
+PLAN_FORMAT = "routerlab-class-plan"
 UNISOLATED_NOTE = ("WARNING: graded with --no-isolation: student code ran outside the OS jail, "
                    "so a student could have changed these grades")
 _RUNNABLE = re.compile(r"([;,]\s*)([=+\-@\t\r])")
@@ -68,17 +83,27 @@ class Row:
     status: str
 
     @property
+    def graded(self) -> bool:
+        """Whether anything was graded (a result without an error)."""
+        return self.result is not None and not self.result.error
+
+    @property
     def points(self) -> float:
         return self.result.points if self.result and not self.result.error else 0.0
+
+    @property
+    def lms_id(self) -> str:
+        return self.student.lms_id or self.student.id
 
 
 def csv_text(rows: list[Row], exercise_ids: list[str], total: int, fmt: str,
              isolated: bool) -> str:
-    """The gradebook in `fmt`; rows keep the roster's order."""
+    """The gradebook in `fmt`; rows keep the roster's order (see the module docstring)."""
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
-    lines: list[list[Any]] = [] if isolated else [[UNISOLATED_NOTE]]
+    lines: list[list[Any]] = []
     if fmt == "plain":
+        lines += [] if isolated else [[UNISOLATED_NOTE]]
         lines.append(["id", "name", "email", "section", "points", "points_possible", "passed",
                       "status", *exercise_ids])
         for row in rows:
@@ -93,13 +118,15 @@ def csv_text(rows: list[Row], exercise_ids: list[str], total: int, fmt: str,
         lines.append(["Points Possible", "", "", "", "", total])
         for row in rows:
             s = row.student
-            lines.append([s.name, "", s.id, s.email, s.section, grade_number(row.points)])
+            lines.append([s.name, "", row.lms_id, s.email, s.section,
+                          grade_number(row.points) if row.graded else ""])
     else:
-        lines.append([*MOODLE_COLUMNS, ASSIGNMENT])
+        lines.append([*MOODLE_COLUMNS, MOODLE_GRADE, MOODLE_FEEDBACK])
         for row in rows:
             first, _, last = row.student.name.partition(" ")
-            lines.append([row.student.id, row.student.email, first, last,
-                          grade_number(row.points)])
+            percent = grade_number(round(100 * row.points / total, 2)) if total else 0
+            lines.append([row.lms_id, row.student.email, first, last,
+                          percent if row.graded else "", row.status])
     out = io.StringIO(newline="")
     writer = csv.writer(out)
     for line in lines:
@@ -107,14 +134,15 @@ def csv_text(rows: list[Row], exercise_ids: list[str], total: int, fmt: str,
     return out.getvalue()
 
 
-def status(result: StudentResult | None, flagged: str = "") -> str:
-    if flagged:
-        return flagged
+def status(result: StudentResult | None, flagged: str = "", note: str = "") -> str:
+    """A row's status: ok, or why nothing was graded; then any warning (`note`)."""
     if result is None:
-        return "no submission"
-    if result.error:
-        return f"not graded: {result.error}"
-    return "ok"
+        base = flagged or "not graded: no result came back"
+    elif result.error:
+        base = f"not graded: {result.error}"
+    else:
+        base = "ok"
+    return f"{base}; {note}" if note else base
 
 
 def write_digest(path: Path, submissions: Path, results: Iterable[StudentResult],
@@ -136,33 +164,88 @@ def write_digest(path: Path, submissions: Path, results: Iterable[StudentResult]
 
 
 class Journal:
-    """The resume file: one result per line, each flushed to disk when written."""
+    """The resume file: one result per line, each flushed to disk when written (see the module
+    docstring)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def read(self) -> dict[str, StudentResult]:
-        """The results already written (a line cut short by a crash is ignored)."""
+        """The results already written, keyed by submission folder (the last one of each); a
+        line cut short by a crash is ignored."""
         if not self.path.is_file():
             return {}
         done: dict[str, StudentResult] = {}
-        with self.path.open(encoding="utf-8") as handle:
+        with self.path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
-                with contextlib.suppress(ValueError, KeyError, TypeError):
+                with contextlib.suppress(ValueError, KeyError, TypeError, RecursionError):
                     result = StudentResult.from_json(json.loads(line))
-                    done[result.student_id] = result
+                    done[result.submission or result.student_id] = result
         return done
 
     def start(self, keep: bool) -> None:
-        if not keep:
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
+        """Begin a run: a fresh journal, or (`keep`, for `--resume`) the old one without a line
+        a crash tore, so the next record starts on a line of its own."""
+        try:
+            if not keep:
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()
+            elif self.path.is_file():
+                data = self.path.read_bytes()
+                if data and not data.endswith(b"\n"):
+                    with self.path.open("r+b") as handle:
+                        handle.truncate(data.rfind(b"\n") + 1)
+        except OSError as problem:
+            raise GradesError(describe(problem, "write the resume file")) from None
 
     def append(self, result: StudentResult) -> None:
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(result.to_json()) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        self._append(result.to_json())
+
+    def _append(self, record: dict[str, Any]) -> None:
+        """One whole line, or none: a write the disk refuses is cut back off."""
+        line = (json.dumps(record) + "\n").encode("utf-8")
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as problem:
+            raise GradesError(describe(problem, "write the resume file")) from None
+        size = os.fstat(fd).st_size
+        try:
+            done = 0
+            while done < len(line):
+                done += os.write(fd, line[done:])
+            os.fsync(fd)
+        except OSError as problem:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise GradesError(describe(problem, "write the resume file")) from None
+        finally:
+            os.close(fd)
+
+
+def plan_path(journal: Path) -> Path:
+    """Where the class's plan is kept beside its journal (`NAME.jsonl` -> `NAME.class.json`)."""
+    return journal.with_suffix(".class.json")
+
+
+def write_plan(journal: Path, students: list[dict[str, str]]) -> Path:
+    """Every row of the class (those with no submission too), whole or not at all: what
+    `teacher report` counts the class by."""
+    return write_text(plan_path(journal), json.dumps({"format": PLAN_FORMAT,
+                                                      "students": students}) + "\n",
+                      "class file", GradesError)
+
+
+def read_plan(journal: Path) -> list[dict[str, str]]:
+    """The plan written beside `journal`; [] when there is none or it cannot be read."""
+    path = plan_path(journal)
+    if not path.is_file():
+        return []
+    try:
+        data = load_json(path, what="class file", error=GradesError)
+        return [{str(k): str(v) for k, v in row.items()} for row in data["students"]
+                if isinstance(row, dict)]
+    except (GradesError, KeyError, TypeError, AttributeError):
+        return []
 
 
 def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:

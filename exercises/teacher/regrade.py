@@ -2,18 +2,23 @@
 
 `plan_class` turns the command line into one `Planned` row per student: with `--roster`, every
 roster id in roster order (matched on the id, `routerlab.exercises.teacher.roster`); without, each
-folder named, identified by its class workspace's id or its folder name. `regrade` then grades every
-row that has a folder through an `Executor` (`routerlab.exercises.teacher.classroom`) and, as each
-student's result arrives: appends it to the journal, rewrites the CSV, writes their feedback, and
-reports progress. A student whose grading fails gets a row with the reason; nothing one student does
-stops the class. `resume=True` grades only the students the journal does not hold yet.
+folder named, identified by its class workspace's id or its folder name. Two folders that claim
+one id get a row each, with distinct names for their results and feedback files (`Planned.name`),
+so one never replaces the other. `regrade` then grades every row that has a folder through an
+`Executor` (`routerlab.exercises.teacher.classroom`) and, as each student's result arrives:
+appends it to the journal, rewrites the CSV, writes their feedback, and reports progress.
+
+No false zeros: while the run goes on (and after a crash) the CSV lists only the students graded
+so far, each with its status; the students with no submission get their rows at the end. A
+student whose grading fails gets a row with the reason; nothing one student does stops the
+class. `resume=True` grades only the folders the journal does not hold yet.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import GradesError
@@ -26,7 +31,17 @@ from .classroom import (
     catalog_at,
     catalog_version,
 )
-from .gradebook import FORMATS, Journal, Row, csv_text, status, write_digest
+from .gradebook import (
+    FORMATS,
+    Journal,
+    Row,
+    csv_text,
+    plan_path,
+    status,
+    write_digest,
+    write_plan,
+)
+from .intake import clean
 from .roster import Student, match, read_roster, refuse_unmatched, workspace_id
 
 
@@ -35,7 +50,16 @@ class Planned:
     student: Student
     folder: Path | None
     flag: str = ""
-    """Why this row is not graded ("no submission"), or a warning ("id claimed twice")."""
+    """Why this row is not graded ("no submission")."""
+    note: str = ""
+    """A warning its status carries ("id claimed twice")."""
+    key: str = ""
+    """The row's own name, unique in the plan (the id, or id.FOLDER when two folders claim one
+    id): results and feedback files are keyed by it, so one row never replaces another."""
+
+    @property
+    def name(self) -> str:
+        return self.key or self.student.id
 
 
 @dataclass
@@ -61,24 +85,38 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
         refuse_unmatched(matched, roster, folders[0])
         duplicated = set(matched.duplicates)
         rows = [Planned(s, matched.folders.get(s.id),
-                        "no submission" if s.id not in matched.folders else
-                        ("id claimed twice: graded " + matched.folders[s.id].name
-                         if s.id in duplicated else ""))
+                        "" if s.id in matched.folders else "no submission",
+                        f"id claimed twice: graded {clean(matched.folders[s.id].name)}"
+                        if s.id in duplicated and s.id in matched.folders else "")
                 for s in matched.students]
-        return Plan(rows, folders[0], matched.problems())
+        return Plan(rows, folders[0], [clean(p) for p in matched.problems()])
+    return _plan_folders(folders)
+
+
+def _plan_folders(folders: list[Path]) -> Plan:
+    """Without a roster: one row per folder; two folders that claim one id get a row each,
+    named apart (`Planned.key`)."""
     from ..learner.workspace import MARKER, open_workspace
 
-    rows, seen, problems = [], set(), []
     for folder in folders:
-        if (folder / MARKER).is_file():
+        marker = folder / MARKER
+        if marker.is_file() and not marker.is_symlink() and not folder.is_symlink():
             open_workspace(folder)  # a broken marker is named now, before anyone is graded
-        sid = workspace_id(folder) or folder.name
-        flag = ""
-        if sid in seen:
-            problems.append(f"{sid}: two folders have this id; both graded, check by hand")
-            flag = "id claimed twice"
-        seen.add(sid)
-        rows.append(Planned(Student(sid, "", ""), folder, flag))
+    ids = [clean(workspace_id(folder) or folder.name) for folder in folders]
+    problems = [f"{sid}: {ids.count(sid)} folders have this id; each graded on its own row and "
+                "feedback file, check by hand" for sid in dict.fromkeys(ids) if ids.count(sid) > 1]
+    rows: list[Planned] = []
+    used: set[str] = set()
+    for folder, sid in zip(folders, ids, strict=True):
+        twice = ids.count(sid) > 1
+        key = f"{sid}.{clean(folder.name)}" if twice else sid
+        while key in used:
+            key += "_"
+        used.add(key)
+        rows.append(Planned(Student(sid, "", ""), folder,
+                            note=f"id claimed twice: this row is {clean(folder.name)}" if twice
+                            else "",
+                            key=key))
     root = Path(os.path.commonpath([str(f.resolve()) for f in folders]))
     return Plan(rows, root if len(folders) > 1 else folders[0].resolve().parent, problems)
 
@@ -98,6 +136,7 @@ class Outputs:
 @dataclass
 class Summary:
     results: dict[str, StudentResult]
+    """Keyed by each row's `Planned.name` (the student id unless two folders claim one)."""
     rows: list[Row]
     outputs: Outputs
     catalog_version: str
@@ -116,7 +155,8 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     for path, what in ((outputs.csv, "grades CSV"), (outputs.digest, "digest file"),
-                       (outputs.journal, "resume file")):
+                       (outputs.journal, "resume file"),
+                       (plan_path(outputs.journal), "class file")):
         check_target(path, what, GradesError)
     if outputs.feedback is not None:
         try:
@@ -127,51 +167,69 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     catalog = catalog_at(catalog_dir)
     version = catalog_version(catalog)
     journal = Journal(outputs.journal)
-    results = _resumed(journal, version, options) if resume else {}
+    keys = {clean(_where(p.folder)): p.name for p in plan.rows if p.folder is not None}
+    results = {keys[where]: r for where, r in _resumed(journal, version, options).items()
+               if where in keys} if resume else {}
     journal.start(keep=resume)
-    jobs = [GradeJob(p.student.id, str(p.folder), str(catalog_dir) if catalog_dir else None,
-                     options)
-            for p in plan.rows if p.folder is not None and p.student.id not in results]
+    write_plan(outputs.journal, [_planned_json(p) for p in plan.rows])
+    jobs = [GradeJob(p.student.id, _where(p.folder),
+                     str(catalog_dir) if catalog_dir else None, options)
+            for p in plan.rows if p.folder is not None and p.name not in results]
     summary = Summary(results, [], outputs, version, resumed=len(results))
     exercise_ids = [e.id for e in catalog]
     total = len(jobs) + len(results)
 
-    def write_csv() -> None:
-        summary.rows = [Row(p.student if p.student.name else
-                            Student(p.student.id, (results.get(p.student.id) or _no).name, ""),
-                            results.get(p.student.id), status(results.get(p.student.id), p.flag
-                                                              if p.folder is None else ""))
-                        for p in plan.rows]
+    def write_csv(final: bool) -> None:
+        summary.rows = [_row(p, results.get(p.name)) for p in plan.rows
+                        if final or p.name in results]
         write_text(outputs.csv, csv_text(summary.rows, exercise_ids, catalog.total_points, fmt,
                                          options.isolation), "grades CSV", GradesError)
 
     def arrived(result: StudentResult) -> None:
+        key = keys.get(result.submission, result.student_id)
         journal.append(result)
-        results[result.student_id] = result
-        write_csv()
+        results[key] = result
+        write_csv(final=False)
         if outputs.feedback is not None:
             from .feedback import write_feedback
 
-            write_feedback(outputs.feedback, result)
+            write_feedback(outputs.feedback, result, key)
         if progress is not None:
             progress(len(results), total, result)
 
     if progress is not None:
         progress(len(results), total, None)
-    write_csv()
+    write_csv(final=False)
     from .classroom import grade_class
 
     grade_class(jobs, executor, arrived)
-    write_csv()
+    write_csv(final=True)
     write_digest(outputs.digest, plan.submissions, results.values(), outputs.csv, version)
     return summary
 
 
-_no = StudentResult("", "")
+def _where(folder: Path) -> str:
+    """A submission folder as jobs name it: absolute, links not followed (so a folder that is
+    a link is seen as one, and refused), the same from any working folder. Its result names it
+    `clean`ed (`routerlab.exercises.teacher.intake`), as the keys do."""
+    return os.path.abspath(folder)
+
+
+def _row(planned: Planned, result: StudentResult | None) -> Row:
+    student = planned.student
+    if not student.name and result is not None:
+        student = replace(student, name=result.name)
+    return Row(student, result, status(result, planned.flag, planned.note))
+
+
+def _planned_json(planned: Planned) -> dict[str, str]:
+    return {"id": planned.student.id, "name": planned.student.name, "key": planned.name,
+            "folder": clean(_where(planned.folder)) if planned.folder is not None else "",
+            "status": planned.flag}
 
 
 def _resumed(journal: Journal, version: str, options: GradeOptions) -> dict[str, StudentResult]:
-    done = {sid: r for sid, r in journal.read().items() if not r.error}  # failures: again
+    done = {where: r for where, r in journal.read().items() if not r.error}  # failures: again
     for result in done.values():
         if result.catalog_version != version:
             raise GradesError(f"{journal.path}: graded against catalog {result.catalog_version}, "

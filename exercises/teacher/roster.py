@@ -1,11 +1,15 @@
 """A class roster, and which submission belongs to which roster id.
 
-`roster.csv` has the columns `id,name,email` and optionally `section` (a header row, in any
-order; more columns are ignored). Submissions are matched on the id, never on a typed name:
-`submitted/<id>/` (nbgrader's layout, what `teacher collect` writes), or a class workspace whose
-marker holds the id it was made with (`exercises init --course BUNDLE --student-id ID`). Every
-roster id without a submission, every submission whose id is not on the roster, and every id
-claimed twice (in the roster, or by two workspaces) is reported, never silently dropped.
+`roster.csv` has the columns `id,name,email` and optionally `section` and `lms_id` (a header
+row, in any order; more columns are ignored). Two ids, because at most schools they differ:
+`id` is the student's hub user name (what `teacher collect` names their folder, and what a
+class workspace is made with), `lms_id` the one the LMS matches grades on (Canvas's SIS User ID,
+Moodle's ID number); without it the LMS layouts use `id`. Submissions are matched on the id,
+never on a typed name: `submitted/<id>/` (nbgrader's layout, what `teacher collect` writes), or
+a class workspace whose marker holds the id it was made with (`exercises init --course BUNDLE
+--student-id ID`). Every roster id without a submission, every submission whose id is not on
+the roster, and every id claimed twice (in the roster, or by two workspaces) is reported, never
+silently dropped.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from ...core.safe_io import load_toml, read_bytes, shorten
 from ..errors import GradesError
 
 COLUMNS = ("id", "name", "email")
-OPTIONAL = ("section",)
+OPTIONAL = ("section", "lms_id")
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,8 @@ class Student:
     name: str
     email: str
     section: str = ""
+    lms_id: str = ""
+    """The id the LMS matches grades on, when it is not `id`."""
 
 
 @dataclass
@@ -70,7 +76,7 @@ def _students(path: Path, reader: csv.DictReader[str]) -> list[Student]:
     header = [h.strip().lower() for h in reader.fieldnames or []]
     lacking = [c for c in COLUMNS if c not in header]
     if lacking:
-        raise GradesError(f"{path}: the roster needs the columns id,name,email[,section]; "
+        raise GradesError(f"{path}: the roster needs the columns id,name,email[,section,lms_id]; "
                           f"{', '.join(lacking)} missing (header: {','.join(header) or 'none'})")
     students = []
     for line, row in enumerate(reader, start=2):
@@ -83,7 +89,7 @@ def _students(path: Path, reader: csv.DictReader[str]) -> list[Student]:
             raise GradesError(f"{path}, line {line}: {data['id']!r} is not an id (a folder "
                               "name: no slashes)")
         students.append(Student(data["id"], data.get("name", ""), data.get("email", ""),
-                                data.get("section", "")))
+                                data.get("section", ""), data.get("lms_id", "")))
     if not students:
         raise GradesError(f"{path}: the roster lists no student")
     return students
@@ -115,8 +121,8 @@ def workspace_id(folder: Path) -> str | None:
     from ..learner.workspace import MARKER
 
     marker = folder / MARKER
-    if not marker.is_file():
-        return None
+    if folder.is_symlink() or marker.is_symlink() or not marker.is_file():
+        return None  # a link is not the student's own folder or file: it names nobody
     try:
         meta = load_toml(marker)
     except Exception:  # noqa: BLE001 - an unreadable marker identifies nobody

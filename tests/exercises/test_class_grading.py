@@ -151,19 +151,50 @@ def test_plain_csv_starts_with_the_roster_id_and_says_when_isolation_was_off() -
     assert unjailed[0] == [UNISOLATED_NOTE] and unjailed[1][0] == "id"
 
 
-def test_canvas_and_moodle_layouts_follow_their_published_columns() -> None:
-    rows = [Row(Student("s1", "Ada Lovelace", "ada@example.org", "A"), _result("s1", 7.5), "ok")]
-    canvas = list(csv.reader(io.StringIO(csv_text(rows, ["quant-1"], 10, "canvas", True))))
-    # Canvas's Gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, assignments;
-    # the optional second row gives each assignment's points possible.
-    assert tuple(canvas[0][:5]) == CANVAS_COLUMNS == (
-        "Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-    assert canvas[1][0] == "Points Possible" and canvas[1][5] == "10"
-    assert canvas[2] == ["Ada Lovelace", "", "s1", "ada@example.org", "A", "7.5"]
-    moodle = list(csv.reader(io.StringIO(csv_text(rows, ["quant-1"], 10, "moodle", True))))
-    assert tuple(moodle[0][:4]) == MOODLE_COLUMNS == (
-        "ID number", "Email address", "First name", "Last name")
-    assert moodle[1] == ["s1", "ada@example.org", "Ada", "Lovelace", "7.5"]
+def _lms_rows() -> list[Row]:
+    return [Row(Student("s1", "Ada Lovelace", "ada@example.org", "A", "SIS-0001"),
+                _result("s1", 7.5), "ok"),
+            Row(Student("s2", "Bob Stone", "bob@example.org", "B"), None, "no submission"),
+            Row(Student("s3", "Cy Young", "cy@example.org", "A"),
+                _result("s3", 0, error="TimeoutError: stuck"), "not graded: TimeoutError")]
+
+
+def test_canvas_follows_its_published_columns_with_the_lms_id_and_no_false_zeros() -> None:
+    for isolated in (True, False):  # --no-isolation's warning never sits above the header
+        canvas = list(csv.reader(io.StringIO(csv_text(_lms_rows(), ["quant-1"], 10, "canvas",
+                                                      isolated))))
+        # Canvas's Gradebook import: Student, ID, SIS User ID, SIS Login ID, Section,
+        # assignments; the optional second row gives each assignment's points possible.
+        assert tuple(canvas[0][:5]) == CANVAS_COLUMNS == (
+            "Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+        assert canvas[1][0] == "Points Possible" and canvas[1][5] == "10"
+        assert canvas[2] == ["Ada Lovelace", "", "SIS-0001", "ada@example.org", "A", "7.5"]
+        # nothing graded: an empty grade (Canvas leaves it alone), never a 0
+        assert canvas[3] == ["Bob Stone", "", "s2", "bob@example.org", "B", ""]
+        assert canvas[4][2] == "s3" and canvas[4][5] == ""
+
+
+def test_moodle_gets_a_percentage_within_the_default_maximum_and_each_rows_status() -> None:
+    rows = [*_lms_rows(), Row(Student("s4", "Dee", "dee@example.org"), _result("s4", 10), "ok")]
+    for isolated in (True, False):
+        moodle = list(csv.reader(io.StringIO(csv_text(rows, ["quant-1"], 10, "moodle",
+                                                      isolated))))
+        assert tuple(moodle[0][:4]) == MOODLE_COLUMNS == (
+            "ID number", "Email address", "First name", "Last name")
+        assert moodle[0][4:] == ["RouterLab exercises (%)", "RouterLab exercises feedback"]
+        assert moodle[1] == ["SIS-0001", "ada@example.org", "Ada", "Lovelace", "75", "ok"]
+        assert moodle[2][0] == "s2" and moodle[2][4:] == ["", "no submission"]
+        assert moodle[3][4] == "" and moodle[3][5].startswith("not graded")
+        assert moodle[4][4] == "100"  # full marks: Moodle's default grade item maximum
+        assert all(float(r[4]) <= 100 for r in moodle[1:] if r[4])
+
+
+def test_a_roster_may_give_an_lms_id_beside_the_hub_id(tmp_path: Path) -> None:
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email,section,lms_id\nada,Ada,a@x,A,SIS-7\nbob,Bob,b@x,B,\n")
+    ada, bob = read_roster(roster)
+    assert (ada.id, ada.lms_id) == ("ada", "SIS-7") and (bob.id, bob.lms_id) == ("bob", "")
+    assert [Row(s, None, "").lms_id for s in (ada, bob)] == ["SIS-7", "bob"]
 
 
 @pytest.mark.parametrize("cell, shown", [
@@ -211,7 +242,7 @@ def test_results_round_trip_through_json_and_the_journal(tmp_path: Path) -> None
     journal.append(result)
     with journal.path.open("a") as handle:
         handle.write('{"format": "routerlab-student-result", "student_id": "cut sh')  # a crash
-    assert list(journal.read()) == ["s1"]
+    assert list(journal.read()) == ["/subs/s1"]  # keyed by folder: one id may claim two
 
 
 class _Fake:

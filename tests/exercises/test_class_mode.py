@@ -324,6 +324,13 @@ def test_a_hostile_bundle_is_refused_in_one_line_and_leaves_nothing(bundle: Path
         path.unlink()
         os.mkfifo(path)
 
+    secret = tmp_path / "shadow"  # a teacher's file, as /etc/shadow would be
+    secret.write_text("root:$6$secret-hash:19000:0:99999:7:::\n")
+
+    def relink(path: Path, target: Path) -> None:
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+        path.symlink_to(target)
+
     cases = [
         broken("fifo-index", lambda b: fifo(b / "index.toml")),
         broken("fifo-starter", lambda b: fifo(b / "quant-1" / "starter.py")),
@@ -336,12 +343,25 @@ def test_a_hostile_bundle_is_refused_in_one_line_and_leaves_nothing(bundle: Path
             (b / "course.toml").read_text().replace('"burn-router-2027"', '"=cmd|x"'))),
         broken("other-checks", lambda b: (b / "quant-1" / "visible.json").write_text(
             '{"checks": [{"name": "not a check of this RouterLab", "expected": []}]}')),
+        # issue 33 §3: a bundle is plain files, in the one format this RouterLab reads
+        broken("format-9", lambda b: (b / "course.toml").write_text(
+            (b / "course.toml").read_text().replace("format = 1", "format = 9"))),
+        broken("linked-starter", lambda b: relink(b / "quant-1" / "starter.py", secret)),
+        broken("linked-exercise", lambda b: relink(b / "quant-2", b / "quant-1")),
     ]
     for case in cases:
         with pytest.raises(WorkspaceError) as refused:
             init_workspace(tmp_path / f"ws-{case.name}", None, case, "s1")
         assert "\n" not in str(refused.value) and str(case) in str(refused.value)
         assert not (tmp_path / f"ws-{case.name}").exists()
+    assert "format 9" in _refusal(tmp_path, tmp_path / "format-9")
+    assert "link" in _refusal(tmp_path, tmp_path / "linked-starter")
+
+
+def _refusal(tmp_path: Path, bundle: Path) -> str:
+    with pytest.raises(WorkspaceError) as refused:
+        init_workspace(tmp_path / "ws-again", None, bundle, "s1")
+    return str(refused.value)
 
 
 def test_the_give_up_attack_gains_nothing_at_grading(tmp_path: Path, reference: Reference

@@ -123,3 +123,48 @@ def test_the_report_page_in_chromium(tmp_path: Path) -> None:
     assert shown["headings"][:2] == ["Summary", "Exercises"]
     assert "self-reported" in shown["text"] and "'gpu:0'" in shown["text"]
     assert "4 students regraded; 1 could not be graded" in shown["text"]
+
+
+def test_the_report_counts_the_whole_class_alike_from_any_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: graded with relative paths, the report reads the same from any working folder;
+    a roster student who handed in nothing is counted; a check of an exercise nobody tried
+    (a starter handed back, or no file) is never a "hardest check"."""
+    pytest.importorskip("matplotlib", reason="the report draws with matplotlib (notebooks extra)")
+    from routerlab.exercises.catalog import catalog_root, load_catalog
+
+    course = tmp_path / "course"
+    shutil.copytree(Path(str(catalog_root())), course)
+    (course / "index.toml").write_text('order = ["registry-1", "registry-2"]\n')
+    catalog = load_catalog(str(course.resolve()))
+    ada, bob = tmp_path / "submitted" / "ada", tmp_path / "submitted" / "bob"
+    for folder in (ada, bob):
+        folder.mkdir(parents=True)
+    (ada / "registry_2.py").write_text("ADD_STATUSES = ['ReadOnly', 'ReadOnly']\n")
+    (ada / ".routerlab").mkdir()
+    (ada / ".routerlab" / "state.json").write_text(json.dumps({"version": 1, "exercises": {
+        "registry-2": {"status": "failed", "attempts": 3, "hint_level": 1}}}))
+    (bob / "registry_1.py").write_text(catalog.get("registry-1").starter())  # untouched
+    (tmp_path / "roster.csv").write_text("id,name,email\nada,A,a@x\nbob,B,b@x\ncy,C,c@x\n")
+    (tmp_path / "grades").mkdir()
+    monkeypatch.chdir(tmp_path)
+    graded = CliRunner().invoke(app, [
+        "teacher", "recheck", "submitted", "--roster", "roster.csv", "--out", "grades/g.csv",
+        "--catalog", "course", "--no-isolation", "--plain"])
+    assert graded.exit_code == 0, graded.output
+    shown = []
+    for where in (tmp_path, tmp_path / "submitted", Path("/")):
+        monkeypatch.chdir(where)
+        done = CliRunner().invoke(app, ["teacher", "report", str(tmp_path / "grades"), "--html",
+                                        str(tmp_path / "r.html"), "--plain"])
+        assert done.exit_code == 0, done.output
+        shown.append((done.output.split("report written")[0], (tmp_path / "r.html").read_text()
+                      .count("progress files (1 of 2 found)")))
+    assert shown[0] == shown[1] == shown[2] and shown[0][1] == 1, shown
+    said = " ".join(shown[0][0].split())
+    assert "3 students, 2 exercises; hardest check: registry-2 /" in said
+    assert "2 regraded, 0 not graded, 1 handed in nothing" in said
+    data = analyse(load_results(tmp_path / "grades"))
+    assert {c.exercise_id for c in data.checks} == {"registry-2"}  # nobody tried registry-1
+    assert [(e.id, e.tried) for e in data.exercises] == [("registry-1", 0), ("registry-2", 1)]
+    assert data.self_reported == 1
