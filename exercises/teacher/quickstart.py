@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,8 +62,22 @@ def quickstart(root: Path, catalog: Catalog) -> SampleCourse:
     with os_errors("create the sample course", GradesError):
         if root.exists() and (not root.is_dir() or any(root.iterdir())):
             raise GradesError(f"{root} exists and is not an empty folder; choose a new one")
+        made = not root.exists()
         root.mkdir(parents=True, exist_ok=True)
-    root = root.resolve()
+    try:
+        return _fill(root.resolve(), catalog)
+    except BaseException:  # all or nothing: a course half made is removed, a given folder emptied
+        for child in list(root.iterdir()):
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        if made:
+            root.rmdir()
+        raise
+
+
+def _fill(root: Path, catalog: Catalog) -> SampleCourse:
     course = SampleCourse(root, root / "release", root / "roster.csv", root / "submitted",
                           root / "grades" / "grades.csv", root / "feedback",
                           root / "report.html")

@@ -56,3 +56,16 @@ def test_it_writes_only_into_a_new_or_empty_folder(tmp_path: Path) -> None:
     with pytest.raises(GradesError, match="not an empty folder"):
         quickstart(tmp_path / "taken", load_catalog())
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["notes.txt"]
+
+
+def test_a_course_that_fails_half_made_leaves_no_folder_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from routerlab.exercises.teacher import quickstart as module
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise GradesError("disk full")
+
+    monkeypatch.setattr(module, "init_workspace", broken)
+    with pytest.raises(GradesError, match="disk full"):
+        quickstart(tmp_path / "course", load_catalog())
+    assert not (tmp_path / "course").exists()

@@ -334,6 +334,8 @@ def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, 
         "give-up": [["exercises", "give-up", e, "-y", "--dir", good] for e in bad_ids],
         "collect": _collect_cases(d, fifo),
         "report": _report_cases(d, fifo),
+        "quickstart": [["teacher", "quickstart", p]
+                       for p in [fifo, "/dev/zero", "/dev/null/x", str(d)]],
     }
     for command in ("list", "progress", "check", "hint", "solution", "reset", "give-up"):
         extra = {"hint": ["registry-1"], "solution": ["registry-1"],
