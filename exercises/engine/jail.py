@@ -59,6 +59,10 @@ OPEN_FILES = 256
 STARTUP_LIMIT = 60.0
 """Seconds the warm host may take to import numpy and the model, and a fork to get ready to
 run the student's code (a loaded machine must not fail a student for RouterLab's start-up)."""
+START_ATTEMPTS = 2
+"""Starts of a jail tried before an exercise fails with "the grading jail did not start": no
+student code has run yet, so a start that fails is RouterLab's trouble, and a second try is
+cheap next to a false fail."""
 JAIL_ROOT = "/jail"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
 """The only device nodes in the jail's /dev."""
@@ -307,10 +311,13 @@ class Jail:
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
         os.set_blocking(results_read, False)
-        ready = self._control(time.monotonic() + STARTUP_LIMIT, bytearray(), [0])
+        said = bytearray()  # before any student code runs: bubblewrap's or the host's words
+        ready = self._control(time.monotonic() + STARTUP_LIMIT, said, [0])
         if ready is None or not ready.get("ready"):
+            self._read_output(said, [0])
             self.close()
-            raise JailDied("the grading jail did not start")
+            why = said.decode(errors="replace").strip().splitlines()[-1:]
+            raise JailDied("the grading jail did not start" + (f": {why[0]}" if why else ""))
 
     def _control(self, deadline: float, output: bytearray, counted: list[int]
                  ) -> dict[str, Any] | None:
@@ -353,11 +360,14 @@ class Jail:
             ) -> dict[str, Any]:
         """Grade `source` for `exercise` in a fork of the warm host; the sandbox's reply shape."""
         started = time.monotonic()
-        try:
-            if self.process is None or self.process.poll() is not None:
-                self._start()
-        except JailDied as error:
-            return _failed(str(error), started)
+        for attempt in range(START_ATTEMPTS):
+            try:
+                if self.process is None or self.process.poll() is not None:
+                    self._start()
+                break
+            except JailDied as error:
+                if attempt + 1 == START_ATTEMPTS:
+                    return _failed(str(error), started)
         assert self.process is not None and self.process.stdin is not None
         request = {"exercise": exercise.id, "checks": exercise.checks, "source": source,
                    "file_name": exercise.file_name, "display": display,
