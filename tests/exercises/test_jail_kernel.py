@@ -3,7 +3,8 @@
 Each test runs student files through the class's own path (`run_checks` with a `Jail`, one fork
 per file) and reads what the file saw from its printed output, or the grade it got. One jail
 serves the whole module, so the forks here also show that nothing carries from one to the next.
-Skipped, with the reason, where bubblewrap cannot run.
+The jail's tests are skipped, with the reason, where bubblewrap cannot run; the sandbox's guard
+(a self-study check without bubblewrap) is tried on the same names everywhere.
 """
 
 from __future__ import annotations
@@ -21,16 +22,16 @@ from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.engine import seccomp
 from routerlab.exercises.engine.jail import DEVICES, SCRATCH_BYTES, Jail, unavailable
 from routerlab.exercises.engine.jail_image import BUILT_FROM, build_image, graded_targets
-from routerlab.exercises.engine.runner import Candidate, run_checks
+from routerlab.exercises.engine.runner import Candidate, judge_reply, run_checks, sandboxed
 from routerlab.exercises.report import CheckReport
-
-pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
 
 CATALOG = load_catalog()
 
 
 @pytest.fixture(scope="module")
 def jail() -> Iterator[Jail]:
+    if unavailable() is not None:
+        pytest.skip(str(unavailable()))
     image = build_image(frozenset(graded_targets(CATALOG)))
     with Jail(image, ["quant", "fix"]) as one:
         yield one
@@ -314,6 +315,19 @@ def test_a_submission_calling_any_name_the_graded_function_is_built_from_fails(
         assert "RouterLab's own" in message, (name, message,
                                                [o.message for o in report.outcomes][:2])
     assert _grade(jail, tmp_path, exercise_id, open_solution(CATALOG.get(exercise_id))).passed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("exercise_id", sorted(FORBIDDEN))
+def test_without_bubblewrap_the_sandbox_guard_refuses_the_same_names(tmp_path: Path,
+                                                                     exercise_id: str) -> None:
+    exercise = CATALOG.get(exercise_id)
+    path = tmp_path / exercise.file_name
+    for name, source in FORBIDDEN[exercise_id].items():
+        path.write_text("import numpy as np\n" + source)
+        report = judge_reply(exercise, sandboxed(exercise, Candidate(path, path.name), 10), 10)
+        message = report.problem.message if report.problem else ""
+        assert not report.passed and "RouterLab's own" in message, (name, message)
 
 
 PRINTS = """
