@@ -58,6 +58,7 @@ BUILT_FROM: dict[str, tuple[str, ...]] = {
         "routerlab.core.quant.calibration:flex_q_params"),
     "routerlab.core.quant.calibration:compute_range": (
         "routerlab.core.quant.calibration:flex_range",),
+    "routerlab.core.tensor:RouterTensor.drop": ("routerlab.core.tensor:RouterTensor._release",),
     "routerlab.core.fix.guard:is_quantized_handle": ("routerlab.core.fix.guard:_kind",),
     "routerlab.core.fix.guard:can_move_to_device": (
         "routerlab.core.fix.guard:_kind", "routerlab.core.policies:Policy.moves"),

@@ -202,6 +202,13 @@ def test_a_fork_that_leaves_what_the_wipe_cannot_remove_fails_and_the_next_gets_
     assert _grade(jail, tmp_path, "quant-1", honest).passed
 
 
+LIFECYCLE = """
+from routerlab.core import Runtime
+from routerlab.core.tensor import status_for as theirs
+def _refs(count):
+    tensor = Runtime(["cpu:0"]).tensor([1.0], "cpu:0", "f32")
+    return [tensor] + [tensor.clone() for _ in range(count - 1)]
+"""
 FORBIDDEN: dict[str, dict[str, str]] = {
     "quant-1": {
         "compute_q_params": """
@@ -248,6 +255,19 @@ def compute_scale(values, value):
     return model_scale(values, value)
 """,
     },
+    "lifecycle-1": {
+        name: LIFECYCLE + body for name, body in {
+            "status_for": "def status_for(count):\n    return theirs(count)\n",
+            "RouterTensor.into_ir": "def into_ir(count):\n"
+                                    "    used = _refs(count)[0].into_ir()\n"
+                                    "    return used.status, count - 1, False\n",
+            "RouterTensor.drop": "def drop(count):\n"
+                                 "    _refs(count)[0].drop()\n"
+                                 "    return count - 1, count == 1\n",
+            "RouterTensor._release": "def drop(count):\n"
+                                     "    _refs(count)[0]._release()\n"
+                                     "    return count - 1, count == 1\n",
+        }.items()},
     "fix-1": {
         "is_quantized_handle": """
 from routerlab.core.fix.guard import is_quantized_handle as theirs
