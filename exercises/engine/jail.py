@@ -87,7 +87,10 @@ def unavailable() -> str | None:
     found = bwrap()
     if found is None:
         return f"bubblewrap is not installed (install it: `{INSTALL}`)"
-    filtered = seccomp.filter_fd()
+    try:
+        filtered = seccomp.filter_fd()
+    except ValueError as error:  # an architecture the filter has no numbers for
+        return f"bubblewrap cannot run a jail here: {error}"
     try:
         done = subprocess.run([found, *_mounts(), "--seccomp", str(filtered), "--", _python(),
                                "-I", "-S", "-c", "pass"],
@@ -283,7 +286,10 @@ class Jail:
         config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
                   "checks": self.checks, "warm": self.warm}
         host = f"{JAIL_ROOT}/pkg/routerlab/exercises/engine/jailhost.py"
-        filtered = seccomp.filter_fd()
+        try:
+            filtered = seccomp.filter_fd()
+        except ValueError as error:
+            raise JailDied(str(error)) from None
         argv = [found, *_mounts(), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
                 "--remount-ro", "/", "--as-pid-1", "--seccomp", str(filtered), "--", _python(),
                 "-I", "-S", "-B", host, json.dumps(config)]

@@ -366,3 +366,21 @@ def test_printed_output_is_recorded_under_its_own_exercise(jail: Jail, tmp_path:
         source = PRINTS.replace("LINES", str(lines)).replace("TAG", str(turn))
         report = _grade(jail, tmp_path, "quant-1", source + SCALE)
         assert set(re.findall(r"MARK-(\d+)", report.output)) == {str(turn)}, turn
+
+
+def test_an_architecture_without_a_filter_makes_the_jail_unavailable_not_a_crash(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from routerlab.exercises.engine import jail as jail_module
+
+    if jail_module.bwrap() is None:
+        pytest.skip("bubblewrap is not installed")
+    monkeypatch.setattr(seccomp.platform, "machine", lambda: "riscv64")
+    jail_module.unavailable.cache_clear()
+    try:
+        assert "no seccomp filter for the riscv64" in str(jail_module.unavailable())
+    finally:
+        jail_module.unavailable.cache_clear()
+    image = build_image(frozenset(graded_targets(CATALOG)))
+    with Jail(image, ["quant"], warm=False) as one:
+        reply = one.run(CATALOG.get("quant-1"), SCALE, "quant_1.py", 10)
+    assert "riscv64" in reply["supervisor"] and one.started == 0
