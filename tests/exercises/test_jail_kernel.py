@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import platform
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -351,21 +353,38 @@ def test_without_bubblewrap_the_sandbox_guard_refuses_the_same_names(tmp_path: P
 
 
 PRINTS = """
-import sys
-for _ in range(LINES):
-    sys.stdout.write("MARK-TAG " * 2000 + "\\n")
+import fcntl, os, sys
 sys.stdout.flush()
+try:  # a pipe of 1 MiB (F_SETPIPE_SZ): the whole blob is in it before the fork ends
+    fcntl.fcntl(1, 1031, 1 << 20)
+except OSError:
+    pass
+blob = ("MARK-TAG " * 100 + "\\n").encode() * SIZE + b"MARK-TAG-END"
+while blob:
+    blob = blob[os.write(1, blob):]
 """
 
 
-def test_printed_output_is_recorded_under_its_own_exercise(jail: Jail, tmp_path: Path) -> None:
-    """A fork that prints half a megabyte up to its last moment, then one that prints one line:
-    the second's report (which keeps the end of what came) shows only its own line."""
-    for turn in range(6):
-        lines = 40 if turn % 2 == 0 else 1
-        source = PRINTS.replace("LINES", str(lines)).replace("TAG", str(turn))
+def test_printed_output_is_recorded_under_its_own_exercise(
+        jail: Jail, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork that writes most of a megabyte in one go as its last act, then one that prints one
+    line: each report keeps the true end of its own output, and only its own.
+
+    The teacher's process is made slow to read (as when its other threads hold the GIL, judging
+    another student), so the control line and the output are both waiting when it looks."""
+    control = Jail._control
+
+    def slow(self: Jail, deadline: float, *args: Any) -> Any:
+        time.sleep(1.5)  # the fork writes, ends, and the host says so meanwhile
+        return control(self, deadline + 1.5, *args)
+
+    monkeypatch.setattr(Jail, "_control", slow)
+    for turn in range(4):
+        size = 900 if turn % 2 == 0 else 1
+        source = PRINTS.replace("SIZE", str(size)).replace("TAG", str(turn))
         report = _grade(jail, tmp_path, "quant-1", source + SCALE)
         assert set(re.findall(r"MARK-(\d+)", report.output)) == {str(turn)}, turn
+        assert report.output.rstrip().endswith(f"MARK-{turn}-END"), turn  # all of it was read
 
 
 def test_an_architecture_without_a_filter_makes_the_jail_unavailable_not_a_crash(
