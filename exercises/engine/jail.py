@@ -105,13 +105,20 @@ def unavailable() -> str | None:
 
 @cache
 def _disables_userns() -> bool:
-    """Whether this bubblewrap has `--disable-userns` (0.8.0 and later)."""
+    """Whether this bubblewrap has `--disable-userns` (0.8.0 and later) and this kernel lets it
+    work (it nests one more user namespace, which a locked-down host may refuse: the seccomp
+    filter then is what refuses `unshare`)."""
     found = bwrap()
     if found is None:
         return False
-    done = subprocess.run([found, "--help"], capture_output=True, text=True, timeout=30,
-                          check=False)
-    return "--disable-userns" in done.stdout + done.stderr
+    helped = subprocess.run([found, "--help"], capture_output=True, text=True, timeout=30,
+                            check=False)
+    if "--disable-userns" not in helped.stdout + helped.stderr:
+        return False
+    tried = subprocess.run([found, "--unshare-user", "--disable-userns", "--ro-bind", "/", "/",
+                            "--", _python(), "-I", "-S", "-c", "pass"],
+                           capture_output=True, timeout=60, check=False)
+    return tried.returncode == 0
 
 
 def _python() -> str:
@@ -348,9 +355,7 @@ class Jail:
                         selector.unregister(key.fd)
                         continue
                     if key.data == "output":
-                        counted[0] += len(chunk)
-                        output += chunk
-                        del output[:-self.limits.output_bytes]
+                        self._keep(chunk, output, counted)
                         continue
                     line += chunk
                     if b"\n" in line or len(line) > 4096:
@@ -434,9 +439,13 @@ class Jail:
                 return
             if not chunk:
                 return
-            counted[0] += len(chunk)
-            into += chunk
-            del into[:-self.limits.output_bytes]
+            self._keep(chunk, into, counted)
+
+    def _keep(self, chunk: bytes, into: bytearray, counted: list[int]) -> None:
+        """Printed output: counted in full, its end kept (`Limits.output_bytes`)."""
+        counted[0] += len(chunk)
+        into += chunk
+        del into[:-self.limits.output_bytes]
 
     def _drain(self, into: bytearray) -> bool:
         """Read what the fork wrote on the results pipe; True when more than the cap came."""
