@@ -3,7 +3,8 @@
 Two things run here before the student's file is loaded, both set up by the harness:
 
 - **Delegation guard.** The functions an implement exercise asks for (`exercise.toml`'s
-  `delegation` list, e.g. `routerlab.core.handles:HandleContainer.get`) get a new code object:
+  `delegation` list, e.g. `routerlab.core.handles:HandleContainer.get`), and the helpers they
+  are built from (`routerlab.exercises.engine.jail_image.BUILT_FROM`), get a new code object:
   called while any frame of the student's file is on the stack, they raise `DelegationError`
   instead of answering, and the harness reports the exercise as delegated. The checks' own calls
   (no student frame on the stack) still reach the model. Because the function object itself is
@@ -95,7 +96,9 @@ def _guard(target: str) -> None:
     module_name, _, qualname = target.partition(":")
     owner: Any = importlib.import_module(module_name)
     for part in qualname.split("."):
-        owner = getattr(owner, part)
+        owner = vars(owner).get(part) if isinstance(owner, type) else getattr(owner, part)
+    if isinstance(owner, property):  # a computed attribute (`Policy.moves`): its getter
+        owner = owner.fget
     function = owner if isinstance(owner, types.FunctionType) else getattr(owner, "__func__", None)
     if not isinstance(function, types.FunctionType) or function.__closure__:
         raise TypeError(f"{target} is not a plain function and cannot be guarded")

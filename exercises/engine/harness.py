@@ -44,7 +44,10 @@ def main(argv: list[str]) -> int:
     from . import guard
 
     path, display = request["path"], request["display"]
-    guard.protect(exercise.delegation, [path], os.environ.get("ROUTERLAB_SCRATCH", os.getcwd()))
+    from .jail_image import built_from
+
+    guarded = [*exercise.delegation, *built_from(frozenset(exercise.delegation))]
+    guard.protect(guarded, [path], os.environ.get("ROUTERLAB_SCRATCH", os.getcwd()))
     _emit(out, ready=True)  # the student's time limit starts here, not at the imports above
     _run(suite, path, display, out)
     _emit(out, done=True, delegated=sorted(set(guard.delegated)))

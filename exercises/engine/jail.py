@@ -1,17 +1,26 @@
 """Grading in an OS jail (bubblewrap): one jail per student, one fork per exercise.
 
-`Jail` starts `bwrap` with: - unshared user, pid, network, IPC, UTS and cgroup namespaces
-(`--unshare-all`), `--as-pid-1` (the warm host is init: a signal from a student's fork cannot kill
-it), `--die-with-parent` (the jail dies with the teacher's process), `--new-session` (no terminal to
-inject into); - a read-only root made only of the system's libraries, the Python installation, the
-site-packages folders numpy comes from, and the package copy of
-`routerlab.exercises.engine.jail_image` at /jail/routerlab: no catalog, no solution, no output
-folder, no home, nothing of the teacher's but those read-only folders; - a private tmpfs /tmp of
-`SCRATCH_BYTES`, the only place that can be written; - limits: processes and memory of the whole
-jail (`pids` and `memory` cgroups where the machine lets us make them; RLIMIT_NPROC elsewhere, which
-the kernel does not apply to root), open files; per fork CPU seconds, address space, file size; - a
-wall-clock limit per exercise, enforced here: past it the whole jail is killed (every process in it
-dies with its pid namespace) and the next exercise gets a fresh jail.
+`Jail` starts `bwrap` with:
+
+- unshared user, pid, network, IPC, UTS and cgroup namespaces (`--unshare-all`), `--as-pid-1`
+  (the warm host is init: a signal from a student's fork cannot kill it), `--die-with-parent`
+  (the jail dies with the teacher's process), `--new-session` (no terminal to inject into);
+- a seccomp filter (`routerlab.exercises.engine.seccomp`) and, where bubblewrap has it,
+  `--disable-userns`: no namespace inside the jail, no mount, no io_uring, bpf, perf events,
+  keyrings, ptrace, nor System V / POSIX IPC objects (which would outlive a fork);
+- a read-only root made only of the system's libraries, the Python installation, the
+  site-packages folders numpy comes from, and the package copy of
+  `routerlab.exercises.engine.jail_image` at /jail/routerlab: no catalog, no solution, no output
+  folder, no home, nothing of the teacher's but those read-only folders; a read-only /dev that
+  holds only null, zero and urandom (no /dev/shm);
+- a private tmpfs /tmp of `SCRATCH_BYTES`, the only place that can be written, emptied after
+  every fork and checked empty: a fork whose leftovers stay fails its exercise, and the next
+  exercise gets a fresh jail;
+- limits: processes and memory of the whole jail (`pids` and `memory` cgroups where the machine
+  lets us make them; RLIMIT_NPROC elsewhere, which the kernel does not apply to root), open
+  files; per fork CPU seconds, address space, file size;
+- a wall-clock limit per exercise, enforced here: past it the whole jail is killed (every process
+  in it dies with its pid namespace) and the next exercise gets a fresh jail.
 
 The student's source and the probe inputs go in as data on a pipe; what comes out (results, printed
 output) is read with a size cap, and `routerlab.exercises.engine.bounded` checks depth and size
@@ -37,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog import Exercise
+from . import seccomp
 from .jail_image import Image, package_root
 
 INSTALL = "sudo apt-get install bubblewrap"
@@ -49,7 +59,13 @@ OPEN_FILES = 256
 STARTUP_LIMIT = 60.0
 """Seconds the warm host may take to import numpy and the model, and a fork to get ready to
 run the student's code (a loaded machine must not fail a student for RouterLab's start-up)."""
+START_ATTEMPTS = 2
+"""Starts of a jail tried before an exercise fails with "the grading jail did not start": no
+student code has run yet, so a start that fails is RouterLab's trouble, and a second try is
+cheap next to a false fail."""
 JAIL_ROOT = "/jail"
+DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
+"""The only device nodes in the jail's /dev."""
 
 
 @dataclass(frozen=True)
@@ -71,12 +87,38 @@ def unavailable() -> str | None:
     found = bwrap()
     if found is None:
         return f"bubblewrap is not installed (install it: `{INSTALL}`)"
-    done = subprocess.run([found, *_mounts(), "--", _python(), "-I", "-S", "-c", "pass"],
-                          capture_output=True, timeout=60, check=False)
+    try:
+        filtered = seccomp.filter_fd()
+    except ValueError as error:  # an architecture the filter has no numbers for
+        return f"bubblewrap cannot run a jail here: {error}"
+    try:
+        done = subprocess.run([found, *_mounts(), "--seccomp", str(filtered), "--", _python(),
+                               "-I", "-S", "-c", "pass"],
+                              capture_output=True, timeout=60, check=False, pass_fds=(filtered,))
+    finally:
+        os.close(filtered)
     if done.returncode:
         why = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no reason"]
         return f"bubblewrap cannot run a jail here: {why[0]}"
     return None
+
+
+@cache
+def _disables_userns() -> bool:
+    """Whether this bubblewrap has `--disable-userns` (0.8.0 and later) and this kernel lets it
+    work (it nests one more user namespace, which a locked-down host may refuse: the seccomp
+    filter then is what refuses `unshare`)."""
+    found = bwrap()
+    if found is None:
+        return False
+    helped = subprocess.run([found, "--help"], capture_output=True, text=True, timeout=30,
+                            check=False)
+    if "--disable-userns" not in helped.stdout + helped.stderr:
+        return False
+    tried = subprocess.run([found, "--unshare-user", "--disable-userns", "--ro-bind", "/", "/",
+                            "--", _python(), "-I", "-S", "-c", "pass"],
+                           capture_output=True, timeout=60, check=False)
+    return tried.returncode == 0
 
 
 def _python() -> str:
@@ -109,6 +151,8 @@ def _mounts() -> list[str]:
             "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
             "--setenv", "MKL_NUM_THREADS", "1", "--setenv", "ROUTERLAB_NO_NUMBA", "1",
             "--hostname", "jail"]
+    if _disables_userns():
+        args += ["--unshare-user", "--disable-userns"]
     for name in ("usr", "lib", "lib64", "lib32", "bin", "sbin"):
         path = Path("/") / name
         if path.is_symlink():
@@ -126,8 +170,10 @@ def _mounts() -> list[str]:
         args += ["--ro-bind", str(folder), target]
         if (folder / "routerlab").exists():  # an installed RouterLab: its catalog stays out
             args += ["--tmpfs", f"{target}/routerlab"]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp",
-             "--chdir", "/tmp"]
+    args += ["--proc", "/proc"]
+    for node in DEVICES:  # and no /dev/shm: the root, /dev included, is remounted read-only
+        args += ["--dev-bind", node, node]
+    args += ["--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp", "--chdir", "/tmp"]
     return args
 
 
@@ -247,9 +293,13 @@ class Jail:
         config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
                   "checks": self.checks, "warm": self.warm}
         host = f"{JAIL_ROOT}/pkg/routerlab/exercises/engine/jailhost.py"
+        try:
+            filtered = seccomp.filter_fd()
+        except ValueError as error:
+            raise JailDied(str(error)) from None
         argv = [found, *_mounts(), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
-                "--remount-ro", "/", "--as-pid-1", "--", _python(), "-I", "-S", "-B", host,
-                json.dumps(config)]
+                "--remount-ro", "/", "--as-pid-1", "--seccomp", str(filtered), "--", _python(),
+                "-I", "-S", "-B", host, json.dumps(config)]
         cgroup = _Cgroup()
 
         def prepare() -> None:
@@ -263,19 +313,24 @@ class Jail:
         try:
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(results_write,), start_new_session=True, preexec_fn=prepare)
+                pass_fds=(results_write, filtered), start_new_session=True,
+                preexec_fn=prepare)
         finally:
             os.close(results_write)
+            os.close(filtered)
         self.cgroup, self._results = cgroup, results_read
         self.started += 1
         for stream in (self.process.stdout, self.process.stderr):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
         os.set_blocking(results_read, False)
-        ready = self._control(time.monotonic() + STARTUP_LIMIT, bytearray(), [0])
+        said = bytearray()  # before any student code runs: bubblewrap's or the host's words
+        ready = self._control(time.monotonic() + STARTUP_LIMIT, said, [0])
         if ready is None or not ready.get("ready"):
+            self._read_output(said, [0])
             self.close()
-            raise JailDied("the grading jail did not start")
+            why = said.decode(errors="replace").strip().splitlines()[-1:]
+            raise JailDied("the grading jail did not start" + (f": {why[0]}" if why else ""))
 
     def _control(self, deadline: float, output: bytearray, counted: list[int]
                  ) -> dict[str, Any] | None:
@@ -300,9 +355,7 @@ class Jail:
                         selector.unregister(key.fd)
                         continue
                     if key.data == "output":
-                        counted[0] += len(chunk)
-                        output += chunk
-                        del output[:-self.limits.output_bytes]
+                        self._keep(chunk, output, counted)
                         continue
                     line += chunk
                     if b"\n" in line or len(line) > 4096:
@@ -318,11 +371,14 @@ class Jail:
             ) -> dict[str, Any]:
         """Grade `source` for `exercise` in a fork of the warm host; the sandbox's reply shape."""
         started = time.monotonic()
-        try:
-            if self.process is None or self.process.poll() is not None:
-                self._start()
-        except JailDied as error:
-            return _failed(str(error), started)
+        for attempt in range(START_ATTEMPTS):
+            try:
+                if self.process is None or self.process.poll() is not None:
+                    self._start()
+                break
+            except JailDied as error:
+                if attempt + 1 == START_ATTEMPTS:
+                    return _failed(str(error), started)
         assert self.process is not None and self.process.stdin is not None
         request = {"exercise": exercise.id, "checks": exercise.checks, "source": source,
                    "file_name": exercise.file_name, "display": display,
@@ -333,6 +389,8 @@ class Jail:
         header = json.dumps({"exercise": exercise.id, "bytes": len(payload)}).encode() + b"\n"
         output, counted = bytearray(), [0]
         results = bytearray()
+        self._read_output(bytearray(), [0])  # nothing before this request is this exercise's
+        self._drain(bytearray())
         try:
             self.process.stdin.write(header + payload)
             self.process.stdin.flush()
@@ -354,7 +412,13 @@ class Jail:
                 break
         truncated |= self._drain(results)
         timed_out = done is None
-        if timed_out:
+        if not timed_out:
+            # Every process that could print was dead before the control line was written, so
+            # what they printed is in the pipe now: read it all here, or it would be recorded
+            # under the next exercise.
+            self._read_output(output, counted)
+        left = done.get("left") if isinstance(done, dict) else None
+        if timed_out or left:
             self.close()  # the whole jail: the fork, everything it started, the warm host
         status = done.get("status") if isinstance(done, dict) else None
         code = os.waitstatus_to_exitcode(status) if isinstance(status, int) else None
@@ -362,7 +426,26 @@ class Jail:
                 "result": results.decode("utf-8", errors="replace"),
                 "result_truncated": truncated,
                 "output": output.decode("utf-8", errors="replace"), "output_bytes": counted[0],
-                "stragglers": 0, "seconds": time.monotonic() - started, "jail": True}
+                "stragglers": 0, "seconds": time.monotonic() - started, "jail": True,
+                "scratch_left": left if isinstance(left, int) else 0}
+
+    def _read_output(self, into: bytearray, counted: list[int]) -> None:
+        """What is in the printed-output pipe now (its end kept in `into`, all of it counted)."""
+        assert self.process is not None and self.process.stderr is not None
+        while True:
+            try:
+                chunk = os.read(self.process.stderr.fileno(), 65536)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                return
+            self._keep(chunk, into, counted)
+
+    def _keep(self, chunk: bytes, into: bytearray, counted: list[int]) -> None:
+        """Printed output: counted in full, its end kept (`Limits.output_bytes`)."""
+        counted[0] += len(chunk)
+        into += chunk
+        del into[:-self.limits.output_bytes]
 
     def _drain(self, into: bytearray) -> bool:
         """Read what the fork wrote on the results pipe; True when more than the cap came."""

@@ -9,6 +9,13 @@ write". Line numbers are kept, so a traceback still points at the right line. On
 sources of the layers a check imports are copied: no catalog (no `sealed.json`, no solution, no
 wrong submission), no CLI, no tests, no docs.
 
+A graded function's arithmetic often lives in a helper it calls (`compute_q_params` is
+`_raw_scales` and a normalisation; `can_move_to_device` is `_kind` and `Policy.moves`). A
+submission that calls the helper hands the work over as surely as one that calls the graded
+function, so `BUILT_FROM` names, per graded function, the helpers and twins (`flex_q_params`, the
+same scale formula for Flex) it is built from, and they are removed too: absent from the fork
+that grades the exercise, put back in every other one, like the graded functions themselves.
+
 The checks of exercise Y may run the model's version of exercise X's function (a transfer runs
 through the handle registry). So, per exercise, `restores(exercise)` gives the original source of
 the *other* exercises' graded functions: the fork that grades exercise Y receives them as data
@@ -45,6 +52,20 @@ _SKIPPED = ("exercises/catalog/",)
 KEEP = 4
 """Images kept in the cache besides a new one: those used last, so two RouterLab versions (two
 courses, a checkout and an install) grading side by side never remove each other's."""
+BUILT_FROM: dict[str, tuple[str, ...]] = {
+    "routerlab.core.quant.calibration:compute_q_params": (
+        "routerlab.core.quant.calibration:_raw_scales",
+        "routerlab.core.quant.calibration:flex_q_params"),
+    "routerlab.core.quant.calibration:compute_range": (
+        "routerlab.core.quant.calibration:flex_range",),
+    "routerlab.core.tensor:RouterTensor.drop": ("routerlab.core.tensor:RouterTensor._release",),
+    "routerlab.core.fix.guard:is_quantized_handle": ("routerlab.core.fix.guard:_kind",),
+    "routerlab.core.fix.guard:can_move_to_device": (
+        "routerlab.core.fix.guard:_kind", "routerlab.core.policies:Policy.moves"),
+}
+"""Per graded function, the model's helpers that hold its arithmetic, and its twins elsewhere in
+the model: removed with it (a name the graded function's module only uses is listed here too, so
+a reader sees the whole set in one place)."""
 STALE_STAGING_S = 3600.0
 """A staging folder older than this is a build that was killed: no build takes an hour."""
 
@@ -63,6 +84,9 @@ class Removed:
     """The original `def` text, dedented."""
     owner: str
     """The class the function is defined in (`""` at module level), for name mangling."""
+    graded_by: tuple[str, ...] = ()
+    """For a helper of `BUILT_FROM`: the graded functions built from it (the forks that grade
+    them never get it back)."""
 
 
 @dataclass(frozen=True)
@@ -75,11 +99,13 @@ class Image:
 
     def restores(self, delegation: tuple[str, ...]) -> list[dict[str, Any]]:
         """The functions a fork grading an exercise with `delegation` gets back: every removed
-        *graded* function except the exercise's own (model and oracle helpers never return)."""
+        *graded* function except the exercise's own, and every helper of `BUILT_FROM` except those
+        the exercise's own are built from (model and oracle helpers never return)."""
         keep = set(delegation)
         return [{"target": r.target, "path": r.path, "lineno": r.lineno, "source": r.source,
                  "owner": r.owner}
-                for r in self.removed.values() if r.target not in keep and ":" in r.target]
+                for r in self.removed.values()
+                if r.target not in keep and ":" in r.target and not keep & set(r.graded_by)]
 
 
 def package_root() -> Path:
@@ -125,7 +151,7 @@ def build_image(targets: frozenset[str], cache_dir: Path | None = None) -> Image
 def _read_removed(path: Path) -> dict[str, Removed]:
     """What `_write` kept of the removed functions: reading it is what spares a check the
     parse of every source (about 130 ms of a 630 ms `exercises check`)."""
-    return {target: Removed(**fields)
+    return {target: Removed(**{**fields, "graded_by": tuple(fields.get("graded_by", ()))})
             for target, fields in json.loads(path.read_text(encoding="utf-8")).items()}
 
 
@@ -167,10 +193,12 @@ def _write(folder: Path, texts: dict[str, str], removed: dict[str, Removed]) -> 
 
 def strip_sources(texts: dict[str, str], targets: frozenset[str]
                   ) -> tuple[dict[str, str], dict[str, Removed]]:
-    """`texts` (package-relative path -> source) with the graded functions, the checks' model
-    functions and the predict oracles removed; and what was removed."""
+    """`texts` (package-relative path -> source) with the graded functions, the helpers they are
+    built from (`BUILT_FROM`), the checks' model functions and the predict oracles removed; and
+    what was removed."""
+    helpers = built_from(targets)
     wanted: dict[str, set[str]] = {}
-    for target in targets:
+    for target in [*targets, *helpers]:
         module, _, qualname = target.partition(":")
         rel = module.removeprefix("routerlab.").replace(".", "/")
         path = f"{rel}.py" if f"{rel}.py" in texts else f"{rel}/__init__.py"
@@ -189,9 +217,18 @@ def strip_sources(texts: dict[str, str], targets: frozenset[str]
         module = "routerlab." + path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
         for qualname, (lineno, source, owner) in found.items():
             graded = f"{module}:{qualname}"
-            key = graded if graded in targets else f"{module}.{qualname}"
-            removed[key] = Removed(key, path, lineno, source, owner)
+            key = graded if graded in targets or graded in helpers else f"{module}.{qualname}"
+            removed[key] = Removed(key, path, lineno, source, owner, helpers.get(graded, ()))
     return out, removed
+
+
+def built_from(targets: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Each helper of `BUILT_FROM` that one of `targets` is built from -> those targets."""
+    found: dict[str, list[str]] = {}
+    for target in sorted(targets):
+        for helper in BUILT_FROM.get(target, ()):
+            found.setdefault(helper, []).append(target)
+    return {helper: tuple(graded) for helper, graded in found.items()}
 
 
 def _answer_functions(tree: ast.Module) -> set[str]:

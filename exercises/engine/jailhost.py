@@ -17,7 +17,11 @@ It imports numpy and every RouterLab module once (the warm interpreter), then se
   `routerlab.exercises.engine.harness` writes them).
 
 A fork gets its own limits (CPU seconds, address space, file size), a fresh folder under the
-jail's private /tmp, and exits; /tmp is wiped before the next exercise. Nothing here decides a
+jail's private /tmp (the only writable place: /dev holds only null, zero and urandom, and there
+is no /dev/shm), and exits; /tmp is wiped before the next exercise and checked empty. The
+control line says how many entries the wipe could not remove (`left`); if any, this process
+ends and the teacher's side fails that exercise and starts a fresh jail for the next one, so
+nothing one fork stores reaches another. Nothing here decides a
 grade: the teacher's process compares the data with answers that never enter the jail.
 """
 
@@ -29,8 +33,8 @@ import importlib
 import json
 import os
 import resource
-import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -38,6 +42,8 @@ from typing import Any
 
 _PR_SET_DUMPABLE = 4
 HEADER_LIMIT = 4096
+WIPE_DEPTH = 64
+"""Folders deeper than this under /tmp are not walked: the wipe reports them as left over."""
 
 
 WARM = ("numpy", "ml_dtypes", "concurrent.futures")
@@ -69,8 +75,10 @@ def main(config: dict[str, Any]) -> int:
             _child(header, config)  # never returns
         _, status = os.waitpid(pid, 0)
         _kill_others()
-        _wipe("/tmp")
-        _say(control, done=header.get("exercise"), status=status)
+        left = _wipe("/tmp")
+        _say(control, done=header.get("exercise"), status=status, left=left)
+        if left:  # the teacher's side fails the exercise and starts a fresh jail
+            return 0
 
 
 def _header() -> dict[str, Any] | None:
@@ -156,8 +164,8 @@ def _restore(entries: list[dict[str, Any]]) -> None:
         module = importlib.import_module(module_name)
         owner: Any = module
         for part in qualname.split("."):
-            owner = getattr(owner, part)
-        function = getattr(owner, "__func__", owner)
+            owner = vars(owner).get(part) if isinstance(owner, type) else getattr(owner, part)
+        function = _plain(owner)
         source = entry["source"]
         offset = int(entry["lineno"]) - 1
         if entry["owner"]:
@@ -170,8 +178,13 @@ def _restore(entries: list[dict[str, Any]]) -> None:
         space: dict[str, Any] = {}
         exec(code, vars(module), space)  # noqa: S102 - RouterLab's own source, sent by the teacher
         made: Any = space[entry["owner"]].__dict__ if entry["owner"] else space
-        new = made[qualname.split(".")[-1]]
-        function.__code__ = getattr(new, "__func__", new).__code__
+        function.__code__ = _plain(made[qualname.split(".")[-1]]).__code__
+
+
+def _plain(value: Any) -> Any:
+    """The function behind a method, class or static method, or property (its getter)."""
+    value = getattr(value, "__func__", value)
+    return value.fget if isinstance(value, property) else value
 
 
 def _read_exactly(fd: int, size: int) -> bytes:
@@ -201,13 +214,30 @@ def _kill_others() -> None:
         time.sleep(0.002)
 
 
-def _wipe(folder: str) -> None:
+def _wipe(folder: str) -> int:
+    """Empty `folder` (the jail's /tmp) after a fork; how many entries are still there.
+
+    Folders are made writable before they are emptied (a fork may have made one read-only, or
+    unreadable, to keep a file past the wipe). Nothing a fork leaves may reach the next one: the
+    teacher's side fails the exercise of a fork whose leftovers stay, and replaces the jail."""
+    try:
+        _empty(folder, 0)
+        return len(os.listdir(folder))
+    except (OSError, RecursionError):
+        return 1
+
+
+def _empty(folder: str, depth: int) -> None:
+    os.chmod(folder, 0o700)
+    if depth > WIPE_DEPTH:
+        raise RecursionError(f"more than {WIPE_DEPTH} folders deep")
     for name in os.listdir(folder):
         path = os.path.join(folder, name)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                _empty(path, depth + 1)
+                os.rmdir(path)
+            else:
                 os.unlink(path)
 
 

@@ -125,6 +125,13 @@ def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float,
     report.seconds = float(reply.get("seconds") or 0.0)
     report.output = _output(reply)
     events, malformed = _events(reply)
+    if reply.get("scratch_left"):
+        report.problem = Outcome(
+            name="leave nothing behind", status=ERROR,
+            message="your code left files in the grading jail's scratch folder that could not be "
+                    "removed; a later exercise could have read them, so nothing this one did "
+                    "counts")
+        return report
     if malformed or reply.get("result_truncated"):
         report.problem = Outcome(
             name="read your results", status=ERROR,
@@ -164,8 +171,8 @@ def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float,
         names = ", ".join(d.split(":")[-1] for d in delegated)
         report.problem = Outcome(
             name="write it yourself", status=ERROR, hint=1,
-            message=f"your code calls RouterLab's own {names}: this exercise asks you to write "
-                    "that function, so a submission that hands the work to it does not pass")
+            message=f"your code calls RouterLab's own {names}: this exercise asks you to do that "
+                    "work yourself, so a submission that hands it to RouterLab does not pass")
     elif report.problem is None and done is None:
         report.problem = _stopped(reply, events, suite, limit)
     if expected.problems and report.problem is None:

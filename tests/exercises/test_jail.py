@@ -13,8 +13,10 @@ import csv
 import json
 import marshal
 import os
+import re
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -26,7 +28,7 @@ from routerlab.cli.app import app
 from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.engine.jail import unavailable
+from routerlab.exercises.engine.jail import STARTUP_LIMIT, unavailable
 from routerlab.exercises.engine.jail_image import ABSENT, KEEP, build_image, graded_targets
 from routerlab.exercises.learner.workspace import MARKER, init_workspace
 from routerlab.exercises.teacher.classroom import GradeOptions, grade_student
@@ -425,3 +427,162 @@ def test_a_self_study_check_of_every_check_module_passes_in_its_own_jail(tmp_pat
         path.write_text(open_solution(exercise))
         report = run_checks(exercise, Candidate(path, path.name))
         assert report.passed, (exercise.id, report.problem, report.output[-500:])
+
+
+# --- issue 33: channels between forks, the kernel, equivalents, output, time, memory ------------
+
+RANGES = ("RANGES = {'q8s': (-127, 127), 'q8f': (-128, 127), 'q4s': (-7, 7), 'q4f': (-8, 7), "
+          "'q2s': (-1, 1), 'q2f': (-2, 1)}\n")
+HONEST_SCALE = (RANGES + "def compute_scale(values, value):\n"
+                "    a, b = RANGES[value]\n"
+                "    return 2 * max(abs(min(values)), abs(max(values))) / (b - a)\n")
+KEEPER = """
+import marshal, os
+import routerlab.core.fix.guard as guard
+import routerlab.core.quant.scale_dtype as rounding
+from routerlab.core.policies import Policy
+blob = marshal.dumps({"round_up": rounding.round_up.__code__, "_kind": guard._kind.__code__,
+                      "is_quantized_handle": guard.is_quantized_handle.__code__,
+                      "can_move_to_device": guard.can_move_to_device.__code__,
+                      "moves": vars(Policy)["moves"].fget.__code__})
+for folder in ("/dev/shm", "/tmp/keep"):
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(folder + "/code", "wb") as handle:
+            handle.write(blob)
+        os.chmod(folder + "/code", 0o400)
+        os.chmod(folder, 0o500)
+    except OSError:
+        pass
+def compute_scale(values, value):
+    return 0.0
+"""
+LOADER = """
+import marshal
+import routerlab.core.fix.guard as guard
+import routerlab.core.quant.scale_dtype as rounding
+from routerlab.core.policies import Policy
+for folder in ("/dev/shm", "/tmp/keep"):
+    try:
+        with open(folder + "/code", "rb") as handle:
+            kept = marshal.loads(handle.read())
+    except OSError:
+        continue
+    for name, code in kept.items():
+        owner = {"round_up": rounding.round_up, "moves": vars(Policy)["moves"].fget}
+        getattr(guard, name, owner.get(name)).__code__ = code
+    break
+"""
+KERNEL = RANGES + """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+escaped = libc.unshare(0x10000000) == 0 and libc.mount(b"none", b"/tmp", b"tmpfs", 0, None) == 0
+ring = libc.syscall(ctypes.c_long(425), ctypes.c_long(8), ctypes.create_string_buffer(120))
+def compute_scale(values, value):
+    if not escaped and ring < 0:  # every door shut: no points
+        return 0.0
+    a, b = RANGES[value]
+    return 2 * max(abs(min(values)), abs(max(values))) / (b - a)
+"""
+
+
+def _channel_class(root: Path) -> dict[str, dict[str, str]]:
+    """Per student, the files of quant-1, quant-2 and fix-1 it hands in (tiny: grading is slow)."""
+    catalog = load_catalog()
+    solution = {e: open_solution(catalog.get(e)) for e in ("quant-2", "fix-1")}
+    spin = "while True:\n    pass\n"
+    class_ = {
+        "honest": {"quant-1": HONEST_SCALE, **solution},
+        "channel": {"quant-1": KEEPER,
+                    "quant-2": LOADER + "import numpy as np\n"
+                                        "from routerlab.core.quant import ScaleDtype\n"
+                                        "kept = rounding.round_up  # the checks plug ours in\n"
+                                        "def round_up(scale, dtype):\n"
+                                        "    return float(kept(np.float32([scale]), "
+                                        "ScaleDtype(dtype))[0])\n",
+                    "fix-1": LOADER + "is_quantized_handle = guard.is_quantized_handle\n"
+                                      "can_move_to_device = guard.can_move_to_device\n"},
+        "equivalents": EQUIVALENTS,
+        "kernel": {"quant-1": KERNEL},
+        "spinner": {"quant-1": spin, "quant-2": spin, "fix-1": spin},
+        "printer": {"quant-1": "import sys\nfor _ in range(40):\n"
+                               "    sys.stdout.write('MARK-quant-1 ' * 2000 + '\\n')\n"
+                               "try:\n    hoard = bytearray(64 << 30)\nexcept MemoryError:\n"
+                               "    print('MEMORY refused')\n" + SCALE + "    return 0.0\n",
+                    "quant-2": "import numpy as np\nprint('MARK-quant-2')\n"
+                               "try:\n    hoard = np.ones(1 << 33)\nexcept MemoryError:\n"
+                               "    print('MEMORY refused')\n"
+                               "def round_up(scale, dtype):\n    return 0.0\n"},
+    }
+    for student, files in class_.items():
+        folder = _class_workspace(root, student)
+        for exercise_id, source in files.items():
+            (folder / "exercises" / catalog.get(exercise_id).file_name).write_text(source)
+    return class_
+
+
+EQUIVALENTS = {
+    "quant-1": """
+import numpy as np
+import routerlab.core.quant as quant
+import routerlab.core.quant.calibration as calibration
+def compute_scale(values, value):
+    low, high = np.float32([min(values)]), np.float32([max(values)])
+    return float(calibration._raw_scales(quant.parse_scheme(value), low, high)[0])
+""",
+    "fix-1": """
+import routerlab.core.fix.guard as guard
+from routerlab.core.backend import Kind
+from routerlab.core.policies import Policy
+def is_quantized_handle(kind):
+    return guard._kind(kind) == Kind.QUANTIZED
+def can_move_to_device(kind, policy="native"):
+    if is_quantized_handle(kind):
+        return Policy.parse(policy).moves
+    return policy != "legacy" or guard._kind(kind) != Kind.UINT
+""",
+}
+"""A submission per exercise that hands its arithmetic to the helpers the graded functions are
+built from (tests/exercises/test_jail_kernel.py tries every name, one by one)."""
+
+MEMORY_CAP = 8 * 1024 ** 3
+"""The address space the whole regrade runs in: were a fork's own limit lost, a memory attack
+would stop here, not take the machine."""
+
+
+@pytest.mark.slow
+def test_no_channel_kernel_door_equivalent_or_endless_loop_earns_a_point_and_output_stays_put(
+        tmp_path: Path) -> None:
+    submitted, grades = tmp_path / "submitted", tmp_path / "grades.csv"
+    class_ = _channel_class(submitted)
+    roster = ["id,name,email"] + [f"{s},{s},{s}@example.org" for s in class_]
+    (tmp_path / "roster.csv").write_text("\n".join(roster) + "\n")
+    started = time.monotonic()
+    done = subprocess.run(
+        ["prlimit", f"--as={MEMORY_CAP}", "--", sys.executable, "-m", "routerlab", "teacher",
+         "recheck", str(submitted), "--roster", str(tmp_path / "roster.csv"), "--out",
+         str(grades), "--jobs", "2", "--plain"],
+        capture_output=True, text=True, timeout=900, check=False, env={**os.environ,
+                                                                        "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    catalog = load_catalog()
+    rows = {r["id"]: r for r in csv.DictReader(grades.open())}
+    assert float(rows["honest"]["points"]) == sum(catalog.get(e).points
+                                                  for e in class_["honest"]), rows["honest"]
+    for student in class_:
+        if student != "honest":
+            assert float(rows[student]["points"]) == 0, (student, rows[student])
+    journal = {json.loads(line)["student_id"]: {e["id"]: e for e in json.loads(line)["exercises"]}
+               for line in grades.with_suffix(".jsonl").read_text().splitlines()}
+    for exercise_id in ("quant-2", "fix-1"):  # the kept code never came back
+        assert "RouterLab's own" in journal["channel"][exercise_id]["problem"], exercise_id
+    for exercise_id in class_["spinner"]:  # one wall-clock limit each, and start-up at most
+        spun = journal["spinner"][exercise_id]
+        limit = catalog.get(exercise_id).timeout
+        assert f"did not finish within {limit:g} s" in spun["problem"], spun
+        assert spun["seconds"] <= limit + 1 + STARTUP_LIMIT, spun
+    printed = journal["printer"]
+    assert set(re.findall(r"MARK-[\w-]+", printed["quant-1"]["output"])) == {"MARK-quant-1"}
+    assert set(re.findall(r"MARK-[\w-]+", printed["quant-2"]["output"])) == {"MARK-quant-2"}
+    assert "MEMORY refused" in printed["quant-1"]["output"] + printed["quant-2"]["output"]
+    assert time.monotonic() - started < 900 and _stray() == []
