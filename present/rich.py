@@ -53,27 +53,30 @@ class _FittedTable:
     def __init__(self, view: TableView) -> None:
         self.view = view
 
-    def _choose(self, max_width: int) -> Table:
+    def _choose(self, console: Console, options: ConsoleOptions) -> Table:
+        max_width = options.max_width
         room = max_width - _SLACK
         views = [self.view]
         if len(self.view.columns) >= _SIDEWAYS_FROM:
             views.append(_transposed(self.view))
-        for view in views:  # the first orientation that fits as it is
+        for view in views:  # the first orientation that fits and shows every word whole
             if _min_width(view) <= room:
-                return _table(view)
+                table = _table(view)
+                if _whole(console, options, table, view):
+                    return table
         if len(self.view.columns) > 2 and self.view.rows:
             return _records(self.view, max_width)  # one record per row, values wrap at spaces
         # Nothing narrower to turn to: headers wrap, prose columns fold.
         return _table(min(views, key=lambda v: _min_width(v, tight=True)), tight=True)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self._choose(options.max_width)
+        yield self._choose(console, options)
         if self.view.caption:  # under the table, but as wide as the terminal, not the table
             yield safe(self.view.caption, style=rich_style("muted"))
         yield from _legend(self.view, console)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement.get(console, options, self._choose(options.max_width))
+        return Measurement.get(console, options, self._choose(console, options))
 
 
 _EXPLAINED: WeakKeyDictionary[Console, set[str]] = WeakKeyDictionary()
@@ -112,10 +115,22 @@ def _column_widths(view: TableView, tight: bool = False) -> list[tuple[bool, int
         if atomic:
             header = column.split() if tight else [column]
             width = max([*map(len, header or [""]), *map(len, cells)])
-        else:  # prose wraps at spaces, and keeps room for its longest word
-            width = max(len(w) for text in [column, *cells] for w in text.split() or [""])
+        else:  # prose wraps at spaces, with room for a long word (up to 16 characters)
+            width = min(16, max(len(w) for text in [column, *cells] for w in text.split() or [""]))
         widths.append((atomic, width))
     return widths
+
+
+def _whole(console: Console, options: ConsoleOptions, table: Table, view: TableView) -> bool:
+    """Whether `table`, rendered at this width, shows every word of the view whole (a word
+    longer than the terminal cannot be, and is not asked for). The estimate of `_min_width` lets
+    a prose column be narrower than its longest word; this is the check that it was not."""
+    width = options.max_width
+    lines = console.render_lines(table, options.update_width(width), pad=False)
+    shown = "\n".join("".join(segment.text for segment in line) for line in lines)
+    words = {w for text in [*view.columns, *(format_cell(c) for row in view.rows for c in row)]
+             for w in text.split() if len(w) <= width - 2 * _SLACK}
+    return all(word in shown for word in words)
 
 
 def _min_width(view: TableView, tight: bool = False) -> int:

@@ -122,6 +122,12 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
     if shutil.which("bash") is None:
         pytest.skip("needs bash")
     base = tmp_path_factory.mktemp("docs")
+    if any("./run" in block.script for block in RUNNABLE if block.skip is None):
+        # `./run` reinstalls into .venv when pyproject.toml or setup.py changed: once, here,
+        # not in two documents at the same time
+        ready = subprocess.run([sys.executable, str(ROOT / "run"), "--version"],
+                               capture_output=True, text=True, timeout=TIMEOUT_S)
+        assert ready.returncode == 0, ready.stdout + ready.stderr
     by_doc: dict[str, list[Block]] = {}
     for block in RUNNABLE:
         by_doc.setdefault(block.doc, []).append(block)
