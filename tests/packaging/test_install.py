@@ -107,8 +107,8 @@ def _fresh_venv(where: Path, wheel: Path) -> Path:
 def test_the_installed_wheel_is_a_whole_routerlab_in_an_empty_folder(wheel: Path,
                                                                      tmp_path: Path) -> None:
     """The README's promise for `pip install`: with no checkout anywhere on the path, a shipped
-    scenario runs by its name, `lab` copies the notebooks and docs into the workspace, and the
-    exercises start and check."""
+    scenario runs by its name, `lab` copies the notebooks and docs into the workspace, the
+    exercises start and check, and `teacher quickstart` makes a sample course."""
     bin_dir = _fresh_venv(tmp_path / "venv", wheel)
     empty, home = tmp_path / "empty", tmp_path / "home"
     empty.mkdir()
@@ -157,6 +157,11 @@ def test_the_installed_wheel_is_a_whole_routerlab_in_an_empty_folder(wheel: Path
     assert "Edit exercises/" in check.stdout and "Traceback" not in check.stderr
     doctor = routerlab("doctor", "--json")
     assert doctor.returncode == 0 and '"name": "numpy"' in doctor.stdout, doctor.stderr
+    sample = routerlab("teacher", "quickstart", "course", "--plain")
+    assert sample.returncode == 0, sample.stderr
+    assert "routerlab teacher recheck" in sample.stdout  # the commands, as typed here
+    assert (empty / "course" / "release" / "course.toml").is_file()
+    assert len(list((empty / "course" / "submitted").iterdir())) == 3
     site = Path(_run(bin_dir / "python", "-c", "import sysconfig;"
                      "print(sysconfig.get_paths()['purelib'])").stdout.strip())
     assert not {"core", "cli", "exercises"} & _top_level_names(site)
