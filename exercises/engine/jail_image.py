@@ -122,6 +122,17 @@ def _sources(root: Path) -> list[Path]:
     return found
 
 
+@cache
+def source_digest() -> str:
+    """A digest of RouterLab's own sources (what the jail's image is built from): whatever is
+    computed from them is computed again when it changes."""
+    root = package_root()
+    digest = hashlib.sha256()
+    for path in _sources(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def graded_targets(catalog: Catalog) -> set[str]:
     return {target for exercise in catalog for target in exercise.delegation}
 
@@ -132,9 +143,7 @@ def build_image(targets: frozenset[str], cache_dir: Path | None = None) -> Image
     folder) unless a complete one for the same sources is already there."""
     root = package_root()
     sources = _sources(root)
-    digest = hashlib.sha256(repr(sorted(targets)).encode())
-    for path in sources:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    digest = hashlib.sha256(repr(sorted(targets)).encode() + source_digest().encode())
     base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     folder = base / "routerlab" / "jail" / digest.hexdigest()[:20]
     mark = folder / "complete"

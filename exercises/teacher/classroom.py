@@ -48,6 +48,7 @@ from ..engine.scoring import score
 from ..learner.workspace import MARKER, open_workspace
 from ..report import CheckReport
 from .intake import Refused, check_folder, clean_result, read_file
+from .truths import TruthStore
 
 RESULT_FORMAT = "routerlab-student-result"
 ISOLATED, UNISOLATED = "jail", "none"
@@ -218,6 +219,7 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
     from ..engine.runner import Candidate, run_checks
 
     root = check_folder(submission)
+    truths = TruthStore.default()  # the model's results, kept once per catalog version
     name, files = submission_files(submission, catalog)
     result.name = name
     jail = _jail(catalog) if options.isolation else None
@@ -236,7 +238,8 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
             copy = Path(staging) / path.name  # the bytes read once, graded from the teacher's copy
             copy.write_bytes(data)
             report = run_checks(exercise, Candidate(copy, path.name),
-                                timeout=exercise.timeout * options.timeout_scale, jail=jail,
+                                timeout=exercise.timeout * options.timeout_scale,
+                                expected=truths.expected(exercise), jail=jail,
                                 predict_as_data=True)
             graded = _exercise(exercise, report, score(exercise, report, options.per_part))
             graded.sha256 = hashlib.sha256(data).hexdigest()
