@@ -21,7 +21,15 @@ def load(path: Path) -> dict:
 
 
 def test_the_series_is_complete_and_numbered(notebook_dir: Path, series: list[str]) -> None:
+    """Every notebook is in the series, each number once, starting at 00 and ending with the
+    capstone; every one has its row of what it shows."""
+    from expectations import EXPECTED
+
     assert sorted(p.stem for p in notebook_dir.glob("*.ipynb")) == series
+    numbers = [int(name[:2]) for name in series]
+    assert numbers[0] == 0 and len(set(numbers)) == len(numbers), numbers
+    assert series[-1].endswith("capstone-router"), "the capstone closes the series"
+    assert set(EXPECTED) == set(series)
 
 
 def test_committed_without_outputs(notebook_path: Path) -> None:
