@@ -58,10 +58,10 @@ class Lesson:
         answered yet: nothing is checked or counted (running the notebook top to bottom must
         not add an attempt to every checkpoint)."""
         unanswered = [name for name, value in values.items() if value is ...]
-        unwritten = [item.__name__ for item in code if _unwritten(item)]
-        if unanswered or unwritten:
+        stubs = [item.__name__ for item in code if unwritten(item)]
+        if unanswered or stubs:
             what = (f"Replace the ... of {', '.join(unanswered)} with your prediction" if unanswered
-                    else f"Write the body of {', '.join(unwritten)}")
+                    else f"Write the body of {', '.join(stubs)}")
             return Callout("info", f"{exercise_id}: not answered yet",
                            f"{what} and run the cell again.")
         return face.check(exercise_id, *code, dir=self.workspace.root, **values)
@@ -126,7 +126,7 @@ class Lesson:
                        "`routerlab exercises list`.")
 
 
-def _unwritten(item: Any) -> bool:
+def unwritten(item: Any) -> bool:
     """Whether a function (or every method of a class) is still a starter: a body of only a
     docstring, `...`, `pass` or `raise NotImplementedError`."""
     try:

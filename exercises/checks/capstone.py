@@ -69,6 +69,11 @@ FLOW_SCHEME = "q4s:block=8:scale=ue4m3:global=f32:store=packed-u32"
 u32 words (`pack_u32`)."""
 
 
+def flow_values() -> np.ndarray:
+    """The tensor quantized with `FLOW_SCHEME`: 2 × 16 values from -2 to 3."""
+    return np.linspace(-2.0, 3.0, 32, dtype=F32).reshape(2, 16)
+
+
 def model_register(backend: Any, handles: Any, tensor_id: TensorId, q: Any) -> None:
     """The model's arm in the learner's signature: `q_to_device`, then register."""
     handles.register(tensor_id, model_q_to_device(backend, q))
@@ -192,8 +197,7 @@ def _(sub: Subject) -> Observation:
 @capstone.visible("every piece at work: block scales in UE4M3, a global scale and u32 words on "
                   "the cubecl profile", hint=2)
 def _(sub: Subject) -> Observation:
-    x = np.linspace(-2.0, 3.0, 32, dtype=F32).reshape(2, 16)
-    return tour_flow(sub, x, FLOW_SCHEME, "cubecl")
+    return tour_flow(sub, flow_values(), FLOW_SCHEME, "cubecl")
 
 
 @capstone.hidden("seeded random tensors and schemes on the flex, ndarray and cubecl profiles")

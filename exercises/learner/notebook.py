@@ -284,6 +284,27 @@ def _names_used(item: Any) -> set[str]:
         names.update(i.argval for i in dis.get_instructions(code)
                      if i.opname in ("LOAD_GLOBAL", "LOAD_NAME"))
         codes += [c for c in code.co_consts if hasattr(c, "co_names")]
+    return names | _signature_names(item)
+
+
+def _signature_names(item: Any) -> set[str]:
+    """The names a `def` line evaluates where it is written (annotations, defaults,
+    decorators): not in the function's code, yet the saved file needs them (`-> Any`)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(item)))
+    except (TypeError, OSError, SyntaxError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        args = node.args
+        parts: list[ast.AST | None] = [node.returns, *node.decorator_list, *args.defaults,
+                                       *args.kw_defaults]
+        parts += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                         args.vararg, args.kwarg] if a is not None]
+        names.update(n.id for part in parts if part is not None for n in ast.walk(part)
+                     if isinstance(n, ast.Name))
     return names
 
 

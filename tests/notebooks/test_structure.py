@@ -74,11 +74,13 @@ def checkpoints(cells: list[dict]) -> dict[str, str]:
 
 
 def test_three_to_five_checkpoints_of_the_catalog(notebook_path: Path) -> None:
-    """Every checkpoint is a catalog exercise that names this notebook, and every exercise that
+    """Three to five checkpoints (the capstone may be one: it grades every earlier piece at
+    once). Every checkpoint is a catalog exercise that names this notebook, and every exercise that
     names this notebook is one of its checkpoints."""
     cells = load(notebook_path)["cells"]
     found = checkpoints(cells)
-    assert 3 <= len(found) <= 5, f"{notebook_path.stem} has {len(found)} checkpoints"
+    fewest = 1 if notebook_path.stem.endswith("capstone-router") else 3  # one, of every piece
+    assert fewest <= len(found) <= 5, f"{notebook_path.stem} has {len(found)} checkpoints"
     mine = {e.id for e in load_catalog() if e.notebook == notebook_path.stem}
     assert set(found) == mine, "checkpoints and the catalog's `notebook =` fields disagree"
     code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
