@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..exercises.errors import NoWorkspaceError
+from ..exercises.errors import ExerciseError, NoWorkspaceError
 from ..exercises.learner import notebook as face
 from ..exercises.learner.course import Course
 from ..exercises.learner.render import ProgressView, ReportView, TextView
@@ -57,6 +57,9 @@ class Lesson:
         A prediction still `...`, or a function whose body is still the starter's `...`, is not
         answered yet: nothing is checked or counted (running the notebook top to bottom must
         not add an attempt to every checkpoint)."""
+        refused = face.invented_answers(Course(self.workspace).catalog.get(exercise_id), values)
+        if refused is not None:
+            return Callout("error", f"{exercise_id}: no such answer", refused)
         unanswered = [name for name, value in values.items() if value is ...]
         stubs = [item.__name__ for item in code if unwritten(item)]
         if unanswered or stubs:
@@ -64,7 +67,10 @@ class Lesson:
                     else f"Write the body of {', '.join(stubs)}")
             return Callout("info", f"{exercise_id}: not answered yet",
                            f"{what} and run the cell again.")
-        return face.check(exercise_id, *code, dir=self.workspace.root, **values)
+        try:
+            return face.check(exercise_id, *code, dir=self.workspace.root, **values)
+        except ExerciseError as error:  # the learner's cell and line, never RouterLab's frames
+            return Callout("error", f"{exercise_id}: not checked", str(error), pre=True)
 
     def hint(self, exercise_id: str, level: int | None = None) -> TextView:
         """The next hint (1 nudge, 2 concept, 3 near solution), or the given level."""
