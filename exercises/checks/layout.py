@@ -188,7 +188,7 @@ def _(sub: Subject) -> Observation:
 
 
 @grid.visible("a block with more extents than the shape keeps its FIRST ones (Burn's "
-              "to_dim_vec copies storage[..len])", hint=3)
+              "to_dim_vec copies storage[..len])", hint=2)
 def _(sub: Subject) -> Observation:
     return _cases(sub, [([64], [4, 32]), ([8, 64], [2, 4, 32])])
 
