@@ -78,12 +78,12 @@ clones = PredictSuite(
 
 
 def _ids_answers() -> dict[str, Any]:
-    """Run flow-3's program (a clone, an add, a move, a new tensor) and read the ids of z and w
-    and the two registries."""
+    """Run flow-3's program (clones, an add, a move, a new tensor) and read the ids of z and w
+    and the two registries; x stays alive (notebook 00 uses it again)."""
     rt = Runtime(["cpu:0", "cpu:1"])
     x = rt.tensor([[1, 2], [3, 4]], "cpu:0", "f32")
     y = rt.clone(x)
-    z = rt.to_device(rt.add(x, y), "cpu:1")
+    z = rt.to_device(rt.add(y, rt.clone(y)), "cpu:1")
     w = rt.tensor([7.0], "cpu:0", "f32")
     return {"Z_ID": int(z.id), "W_ID": int(w.id), "CPU0_IDS": rt.handle_ids("cpu:0"),
             "CPU1_IDS": rt.handle_ids("cpu:1")}
