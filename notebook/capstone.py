@@ -22,6 +22,7 @@ from ..exercises.checks.capstone import (
     ARM,
     FLOW_SCHEME,
     PIECES,
+    TOUR_VALUES,
     capstone,
     flow_values,
     model_register,
@@ -29,7 +30,7 @@ from ..exercises.checks.capstone import (
 )
 from ..present import html as present_html
 from ..present import text as present_text
-from ..teaching.tour import EXAMPLE, SCHEME
+from ..teaching.tour import SCHEME
 from .lesson import unwritten
 
 __all__ = ["RouterReport", "written", "your_router"]
@@ -37,7 +38,8 @@ __all__ = ["RouterReport", "written", "your_router"]
 MODELS_PIECE = "the model's: still to write"
 """How a piece the learner has not written yet is marked."""
 
-FLOWS = ((f"the tour: x = {list(EXAMPLE)} as {SCHEME} on flex", EXAMPLE, SCHEME, "flex"),
+FLOWS = ((f"the tour's flow: x = {list(TOUR_VALUES)} as {SCHEME} on flex", TOUR_VALUES, SCHEME,
+          "flex"),
          (f"every piece at work: {FLOW_SCHEME} on cubecl", flow_values(), FLOW_SCHEME, "cubecl"))
 
 
