@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         DeviceLike,
         Path,
         automatic_path,
+        check_topology,
         parse_device,
     )
     from .dtypes import (

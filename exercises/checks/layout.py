@@ -19,9 +19,8 @@ from typing import Any
 import numpy as np
 
 from ...core import Profile
+from ...core.quant import BlockSize, quantize_dynamic, unpack_u32
 from ...core.quant import params_shape as model_params_shape
-from ...core.quant import quantize_dynamic, unpack_u32
-from ...core.quant.scheme import BlockSize
 from .base import CheckFailure, Observation, Subject, Suite
 from .quant import _rebound
 

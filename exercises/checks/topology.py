@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import Device, RouterLabError, Runtime, automatic_path, parse_device
-from ...core.devices import check_topology
+from ...core import Device, RouterLabError, Runtime, automatic_path, check_topology, parse_device
 from .base import CheckFailure, Observation, Subject, Suite
 
 PATHS = ("same", "local", "bytes")
