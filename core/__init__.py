@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requ
         DeviceLike as DeviceLike,
         Path as Path,
         automatic_path as automatic_path,
+        check_topology as check_topology,
         parse_device as parse_device,
     )
     from .dtypes import (
@@ -121,7 +122,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "backend": ("Backend", "HandleKind", "Kind", "Primitive", "kind_of", "make_backend"),
     "data": ("TensorData",),
     "deployment": ("Deployment",),
-    "devices": ("Device", "DeviceLike", "Path", "automatic_path", "parse_device"),
+    "devices": ("Device", "DeviceLike", "Path", "automatic_path", "check_topology",
+                "parse_device"),
     "dtypes": ("AnyDType", "DType", "QFloat", "is_quantized"),
     "errors": (
         "BurnPanic", "BurnTodo", "BurnUnimplemented", "DeadlockError", "DeviceError", "DTypeError",

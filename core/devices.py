@@ -158,11 +158,18 @@ def check_topology(devices: list[Device]) -> None:
                 f"{device} cannot join {peer}: it already hosts {first.kind}@{first.profile} "
                 f"({first}), and a burn-remote server hosts one backend "
                 "(RemoteServerBuilder<B>, crates/burn-remote/src/server/builder.rs:77-89); put "
-                f"{device} on a peer of its own, e.g. peer2/{_bare(device)}")
+                f"{device} on a peer of its own, e.g. {_free_peer(devices)}/{_bare(device)}")
 
 
 def _bare(device: Device) -> str:
     return str(Device(device.kind, device.index, LOCAL_PEER, device.profile))
+
+
+def _free_peer(devices: list[Device]) -> str:
+    """A peer name the topology does not use yet (`peer2`, else `peer3`, ...): a suggestion
+    must not name the peer that just refused the device."""
+    used = {device.peer for device in devices}
+    return next(f"peer{n}" for n in range(2, len(used) + 3) if f"peer{n}" not in used)
 
 
 def check_forced_path(path: Path, source: Device, target: Device) -> None:

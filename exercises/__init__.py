@@ -2,7 +2,7 @@
 
 In a notebook inside a workspace (made by `routerlab exercises init DIR`):
 
-    from . import check, hint, solution, progress
+    from routerlab.exercises import check, hint, solution, progress
     check("registry-1")
 
 The terminal twin is `routerlab exercises ...`; both share the workspace's progress file. The

@@ -63,6 +63,9 @@ class CheckReport:
     """For a passed predict exercise, the key that opens its sealed solution."""
     attempt: int = 0
     first_pass: bool = False
+    untouched: bool = False
+    """The file is still the starter: checked, but not counted as an attempt (as a notebook
+    does not count a checkpoint whose code is still the starter's)."""
 
     @property
     def passed(self) -> bool:

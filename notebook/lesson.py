@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..exercises.errors import NoWorkspaceError
+from ..exercises.errors import ExerciseError, NoWorkspaceError
 from ..exercises.learner import notebook as face
 from ..exercises.learner.course import Course
 from ..exercises.learner.render import ProgressView, ReportView, TextView
@@ -57,14 +57,20 @@ class Lesson:
         A prediction still `...`, or a function whose body is still the starter's `...`, is not
         answered yet: nothing is checked or counted (running the notebook top to bottom must
         not add an attempt to every checkpoint)."""
+        refused = face.invented_answers(Course(self.workspace).catalog.get(exercise_id), values)
+        if refused is not None:
+            return Callout("error", f"{exercise_id}: no such answer", refused)
         unanswered = [name for name, value in values.items() if value is ...]
-        unwritten = [item.__name__ for item in code if _unwritten(item)]
-        if unanswered or unwritten:
+        stubs = [item.__name__ for item in code if unwritten(item)]
+        if unanswered or stubs:
             what = (f"Replace the ... of {', '.join(unanswered)} with your prediction" if unanswered
-                    else f"Write the body of {', '.join(unwritten)}")
+                    else f"Write the body of {', '.join(stubs)}")
             return Callout("info", f"{exercise_id}: not answered yet",
                            f"{what} and run the cell again.")
-        return face.check(exercise_id, *code, dir=self.workspace.root, **values)
+        try:
+            return face.check(exercise_id, *code, dir=self.workspace.root, **values)
+        except ExerciseError as error:  # the learner's cell and line, never RouterLab's frames
+            return Callout("error", f"{exercise_id}: not checked", str(error), pre=True)
 
     def hint(self, exercise_id: str, level: int | None = None) -> TextView:
         """The next hint (1 nudge, 2 concept, 3 near solution), or the given level."""
@@ -133,7 +139,7 @@ class Lesson:
                        "`routerlab exercises list`.")
 
 
-def _unwritten(item: Any) -> bool:
+def unwritten(item: Any) -> bool:
     """Whether a function (or every method of a class) is still a starter: a body of only a
     docstring, `...`, `pass` or `raise NotImplementedError`."""
     try:

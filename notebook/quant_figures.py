@@ -163,6 +163,11 @@ def drift_sliders(x: np.ndarray, bits: int = 4, hops: int = 4, max_hops: int = 1
                    hops=list(range(1, max_hops + 1)))
 
 
+_NESTED = (190, 90, 25)
+"""The sizes of dequantize's three squares, Q8F outermost: its points coincide (4 bytes a value,
+no error), so they are drawn one inside the other, hollow, and labelled together."""
+
+
 def frontier(x: np.ndarray, hops: int = 4) -> Any:
     """Bytes moved per value and hop against the error added after `hops` hops, for Q8F, Q4F
     and Q2F on the GPU layout, per policy. Bytes are on a log2 axis, so Q2F's and Q4F's
@@ -172,15 +177,22 @@ def frontier(x: np.ndarray, hops: int = 4) -> Any:
 
     figure, ax = plt.subplots()
     top = 0.0
-    for policy, marker in (("native", "o"), ("dequantize", "s"), ("requantize", "^")):
+    for (policy, marker), colour in zip((("native", "o"), ("dequantize", "s"), ("requantize", "^")),
+                                        PLOT_COLOURS, strict=False):
         points = [measure_transfer(x, s, policy=policy, hops=hops, source="cpu:0@cubecl",
                                    target="cpu:1@cubecl") for s in ("q8f", "q4f", "q2f")]
         xs = [m.bytes_moved / (x.size * hops) for m in points]
         ys = [m.hops[-1].max_abs_error_total for m in points]
-        ax.scatter(xs, ys, marker=marker, s=60, label=policy, clip_on=False)
         top = max(top, *ys)
-        if policy == "dequantize":  # its three points sit at (4, 0), under requantize's Q8F
+        if policy == "dequantize":  # three exact points on one spot: nested, and one label
+            for size, px, py in zip(_NESTED, xs, ys, strict=True):
+                ax.scatter([px], [py], marker=marker, s=size, facecolors="none",
+                           edgecolors=colour, linewidths=1.5, clip_on=False,
+                           label=policy if size == _NESTED[0] else None)
+            ax.annotate("q8f, q4f, q2f\n(outer to inner)", (xs[0], ys[0]),
+                        textcoords="offset points", xytext=(-14, 6), ha="right", color=colour)
             continue
+        ax.scatter(xs, ys, marker=marker, s=60, label=policy, clip_on=False, color=colour)
         for m, px, py in zip(points, xs, ys, strict=True):
             below = policy == "native"
             ax.annotate(m.scheme.split(":")[0], (px, py), textcoords="offset points",

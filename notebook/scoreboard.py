@@ -20,6 +20,7 @@ __all__ = ["Scoreboard", "byte_regions", "graph_board"]
 
 _WIRE_EVENTS = ("copy", "publish", "download", "bridge", "dispatch")
 _BOARD_COLUMNS = ["move", "path", "ids", "source", "host bytes", "device bytes", "copies"]
+_FATE = ("ids", "source")
 
 
 class Scoreboard:
@@ -29,9 +30,12 @@ class Scoreboard:
     bytes from the trace events of the move, the buffer copies from the backends' counters.
     """
 
-    def __init__(self, rt: Any) -> None:
+    def __init__(self, rt: Any, costs_only: bool = False) -> None:
         self.rt = rt
         self.rows: list[dict[str, Any]] = []
+        self.columns = [c for c in _BOARD_COLUMNS if not costs_only or c not in _FATE]
+        """What the board shows: `costs_only` leaves out the ids and whether the source kept
+        the tensor (an experiment that asks for them must not answer itself)."""
 
     def move(self, tensor: Any, device: str, path: str | None = None, **options: Any) -> Any:
         """`rt.to_device(tensor, device, path, **options)`, scored; returns the moved tensor."""
@@ -56,8 +60,8 @@ class Scoreboard:
         return sum(self.rt.counters(d)[1] for d in self.rt.devices)
 
     def view(self) -> TableView:
-        rows = [[row[c] if row[c] != 0 else None for c in _BOARD_COLUMNS] for row in self.rows]
-        return TableView("Transfer scoreboard", _BOARD_COLUMNS, rows,
+        rows = [[row[c] if row[c] != 0 else None for c in self.columns] for row in self.rows]
+        return TableView("Transfer scoreboard", self.columns, rows,
                          caption="host bytes: read back to TensorData on the source plus uploaded "
                                  "on the target (across the network between peers, or through "
                                  "the client for Dispatch); device bytes: handed from buffer to "

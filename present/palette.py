@@ -39,8 +39,10 @@ GREY = Hue("#8c8c8c", "bright_black")
 
 PLOT_COLOURS = [h.hex for h in (BLUE, AMBER, GREEN, RED, PURPLE, CYAN, PINK)]
 """The colour cycle of plots, in this order (a series keeps its colour across notebooks)."""
-INK = GREY.hex
-"""Text, ticks, spines and grid of plots: a mid grey that keeps its contrast on both themes."""
+INK = "#707070"
+"""Text, ticks, spines and grid of plots, on a transparent figure: the grey with the most
+contrast on both JupyterLab themes at once, 4.9:1 on the light one's white and 3.8:1 on the dark
+one's #111111 (the mid grey before it, #8c8c8c, read at 3.4:1 on white: pale)."""
 
 
 @dataclass(frozen=True)

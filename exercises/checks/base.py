@@ -51,6 +51,11 @@ class Subject:
     def value(self, name: str) -> Any:
         raise NotImplementedError
 
+    def optional(self, name: str) -> Callable[..., Any] | None:
+        """A function the subject may leave out (a capstone's earlier pieces): None means the
+        model's own runs in its place. The model leaves every one out."""
+        return None
+
 
 class Submission(Subject):
     """The student's loaded file, with lookups that fail in plain language."""
@@ -64,6 +69,10 @@ class Submission(Subject):
             raise CheckFailure(f"your file has no function `{name}`; keep the name and signature "
                                "the starter file gives", hint=1)
         return found
+
+    def optional(self, name: str) -> Callable[..., Any] | None:
+        found = getattr(self.module, name, None)
+        return found if callable(found) else None
 
     def value(self, name: str) -> Any:
         if not hasattr(self.module, name):

@@ -13,6 +13,7 @@ are the model's answer.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -177,24 +178,46 @@ def _arms(sub: Subject) -> QuantizedTransfers | None:
     source, their `q_to_device` where the native carrier moves a primitive (None: the model's)."""
     if sub.is_model:
         return None
-    student_get, student_q_to_device = sub.function("get_tensor"), sub.function("q_to_device")
+    student_q_to_device = sub.function("q_to_device")
+
+    def place(interp: Any, id: TensorId, q: Any) -> Any:
+        moved = student_q_to_device(interp.backend, q)
+        interp.handles.register(id, moved)
+        return moved
+
+    return native_arms(sub.function("get_tensor"), place)
+
+
+Place = Callable[[Any, TensorId, Any], Any]
+"""The target side of a native move: register the arrived primitive under the id on the
+interpreter's device and return it."""
+
+
+def native_arms(get_tensor: Callable[..., HandleKind] | None,
+                place: Place | None) -> QuantizedTransfers:
+    """The quantized extension whose native arms are a learner's (None: the model's): `get_tensor`
+    takes the source's handle, `place` registers the arrival; every other policy is the model's.
+    The copy is traced as the model's own arm traces it."""
 
     class PluggedArms(QuantizedTransfers):
         def get_tensor(self, interp: Any, ir: TensorIr, policy: Policy) -> HandleKind:
-            if policy is not Policy.NATIVE:
+            if policy is not Policy.NATIVE or get_tensor is None:
                 return super().get_tensor(interp, ir, policy)
-            return student_get(interp.handles, ir)  # type: ignore[no-any-return]
+            return get_tensor(interp.handles, ir)
 
         def register_tensor_to_device(self, interp: Any, id: TensorId, tensor: HandleKind,
                                       policy: Policy) -> None:
-            if policy is not Policy.NATIVE:
+            if policy is not Policy.NATIVE or place is None:
                 return super().register_tensor_to_device(interp, id, tensor, policy)
             before = interp.backend.bytes_copied
-            moved = student_q_to_device(interp.backend, tensor.primitive)
+            moved = place(interp, id, tensor.primitive)
+            if moved is None:
+                raise CheckFailure(f"nothing was registered under id {int(id)} on "
+                                   f"{interp.device}: the arriving tensor must be registered",
+                                   hint=2)
             record_arrival(interp, id, moved, tensor.primitive.dtype,
-                            interp.backend.bytes_copied - before,
-                            f"native: {tensor.primitive.device} -> {interp.device}")
-            interp.handles.register(id, moved)
+                           interp.backend.bytes_copied - before,
+                           f"native: {tensor.primitive.device} -> {interp.device}")
             return None
 
     return PluggedArms()

@@ -78,10 +78,12 @@ clones = PredictSuite(
 
 
 def _ids_answers() -> dict[str, Any]:
-    """Create flow-3's three tensors and read their ids and the two registries."""
+    """Run flow-3's program (clones, an add, a move, a new tensor) and read the ids of z and w
+    and the two registries; x stays alive (notebook 00 uses it again)."""
     rt = Runtime(["cpu:0", "cpu:1"])
-    rt.tensor([[1, 2], [3, 4]], "cpu:0", "f32")
-    z = rt.tensor([0.5], "cpu:1", "f32")
+    x = rt.tensor([[1, 2], [3, 4]], "cpu:0", "f32")
+    y = rt.clone(x)
+    z = rt.to_device(rt.add(y, rt.clone(y)), "cpu:1")
     w = rt.tensor([7.0], "cpu:0", "f32")
     return {"Z_ID": int(z.id), "W_ID": int(w.id), "CPU0_IDS": rt.handle_ids("cpu:0"),
             "CPU1_IDS": rt.handle_ids("cpu:1")}
@@ -90,8 +92,8 @@ def _ids_answers() -> dict[str, Any]:
 ids = PredictSuite(
     "flow-3",
     parts=[
-        Part("Z_ID", "the id of z, created on cpu:1", _count),
-        Part("W_ID", "the id of w, created on cpu:0 after z", _count),
+        Part("Z_ID", "the id of z, the sum moved to cpu:1", _count),
+        Part("W_ID", "the id of w, created on cpu:0 after the move", _count),
         Part("CPU0_IDS", "the ids in cpu:0's registry", _id_list),
         Part("CPU1_IDS", "the ids in cpu:1's registry", _id_list),
     ],

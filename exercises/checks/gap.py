@@ -2,8 +2,10 @@
 the server leaves behind (crates/burn-router/src/interpreter.rs:88-127,
 crates/burn-remote/src/server/worker.rs; docs/burn.md#7-the-quantized-walls).
 
-Both are predict exercises: the oracle runs the model's `legacy` policy, which replays Burn's
-walls, on a fresh runtime.
+gap-1 is an implement exercise: the student's `burn_arm` is Burn's dispatch in `get_tensor`
+(by burn-std's predicates, crates/burn-std/src/tensor/dtype.rs:78-95), put in a legacy runtime's
+interpreter (`Runtime(interpreter=...)`): a dtype that falls through panics there, as in Burn.
+gap-2 is a predict exercise: its oracle runs the model's `legacy` policy on a fresh runtime.
 """
 
 from __future__ import annotations
@@ -12,12 +14,21 @@ from typing import Any
 
 import numpy as np
 
-from ...core import RouterLabError, Runtime
-from .base import Part, PredictSuite, choice
+from ...core import (
+    BurnTodo,
+    DType,
+    HandleKind,
+    Kind,
+    QFloat,
+    RouterLabError,
+    Runtime,
+    TensorInterpreter,
+    TensorIr,
+)
+from ...core.quant import parse_scheme
+from .base import CheckFailure, Observation, Part, PredictSuite, Subject, Suite, choice
 from .forms import yes_no
 
-_FUNCTIONS = choice("get_tensor", "register_tensor_to_device", "read_tensor_async",
-                    "register_tensor_data_id")
 _STATES = choice("alive", "panicked", "hung")
 
 
@@ -25,38 +36,112 @@ def _quantized(rt: Runtime) -> Any:
     return rt.quantize(rt.tensor(np.ones(8), device="cpu:0", dtype="f32"), "q4s")
 
 
-# --- gap-1: which wall fires ------------------------------------------------------------------
+# --- gap-1: Burn's dispatch, and the wall it falls into ------------------------------------------
+
+ARMS = ("Float", "Int", "Bool", "todo!")
+"""What Burn 2c06be3's `get_tensor` does with a dtype: one of its three arms, or the `todo!()`
+it falls through to (interpreter.rs:88-100)."""
+
+dispatch = Suite("gap-1")
 
 
-def _wall_answers() -> dict[str, Any]:
-    """Plan a legacy move of a quantized tensor on each path and read the walls it meets."""
-    rt = Runtime()
-    q = _quantized(rt)
-    local = rt.plan_transfer(q, "cpu:1", policy="legacy")
-    remote = rt.plan_transfer(q, "peer2/cpu:0", policy="legacy")
-    target_arm = next(w for w in local.walls if w.function.endswith("register_tensor_to_device"))
-    return {"LOCAL_FIRST": _first_panic(local), "BYTES_FIRST": _first_panic(remote),
-            "TARGET_ARM_REACHED": bool(target_arm.reached)}
+def model_burn_arm(dtype: Any) -> str:
+    """The arm of `get_tensor`'s if-chain a dtype takes at Burn 2c06be3, by burn-std's
+    predicates (crates/burn-std/src/tensor/dtype.rs:78-95)."""
+    if dtype.is_float():
+        return "Float"
+    if dtype.is_int():
+        return "Int"
+    return "Bool" if dtype.is_bool() else "todo!"
 
 
-def _first_panic(plan: Any) -> str:
-    """The bare name of the interpreter function whose wall a legacy transfer hits first."""
-    wall = plan.channel_wall
-    assert wall is not None, "a legacy quantized transfer meets a wall in a session"
-    return str(wall.function.split("::")[-1])
+dispatch.model(burn_arm=model_burn_arm)
+_GET_TENSOR = "crates/burn-router/src/interpreter.rs:98"
+"""Where Burn's fall-through panics (the model's own legacy interpreter says the same)."""
+_DTYPES = ("f64", "f32", "flex32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16",
+           "u8", "bool")
 
 
-walls = PredictSuite(
-    "gap-1",
-    parts=[
-        Part("LOCAL_FIRST", "the interpreter function that panics first on the same-peer path",
-             _FUNCTIONS),
-        Part("BYTES_FIRST", "the interpreter function that panics first on the bytes path",
-             _FUNCTIONS),
-        Part("TARGET_ARM_REACHED", "whether any call reaches the target's Quantized arm", yes_no),
-    ],
-    oracle=_wall_answers,
-)
+def _arm(sub: Subject, dtype: Any) -> str:
+    got = sub.function("burn_arm")(dtype)
+    if got not in ARMS:
+        raise CheckFailure(f"burn_arm({dtype}) must return one of "
+                           f"{', '.join(repr(a) for a in ARMS)}", got=repr(got), hint=1)
+    return str(got)
+
+
+def _burn_interpreter(sub: Subject) -> type[TensorInterpreter] | None:
+    """Burn's `get_tensor` with the student's dispatch: an arm builds the `HandleKind` of that
+    kind, `todo!` panics as Burn does (None: the model's own legacy interpreter)."""
+    if sub.is_model:
+        return None
+    kinds = {"Float": Kind.FLOAT, "Int": Kind.INT, "Bool": Kind.BOOL}
+
+    class BurnInterpreter(TensorInterpreter):
+        def get_tensor(self, tensor: TensorIr, request: Any = None) -> HandleKind:
+            arm = _arm(sub, tensor.dtype)
+            if arm == "todo!":
+                raise BurnTodo(_GET_TENSOR, f"Local transfer of {tensor.dtype} tensors is not "
+                                            "supported yet")
+            return HandleKind(kinds[arm], self.handles.get_tensor_handle(tensor))
+
+    return BurnInterpreter
+
+
+@dispatch.visible("float, int and bool dtypes take their arms", hint=1)
+def _(sub: Subject) -> Observation:
+    return [(f"burn_arm({d})", _arm(sub, DType.parse(d))) for d in ("f32", "i32", "bool")]
+
+
+@dispatch.visible("an unsigned int is not an int to burn-std: it falls through", hint=2)
+def _(sub: Subject) -> Observation:
+    return [(f"burn_arm({d})", _arm(sub, DType.parse(d))) for d in ("u8", "u32", "i8")]
+
+
+@dispatch.visible("a quantized dtype is not a float to burn-std: it falls through", hint=2)
+def _(sub: Subject) -> Observation:
+    return [(f"burn_arm(QFloat({s}))", _arm(sub, QFloat(parse_scheme(s))))
+            for s in ("q8s", "q4f:block=32")]
+
+
+def _legacy_moves(sub: Subject) -> Observation:
+    """A tensor of each kind moved cpu:0 -> cpu:1 under `legacy` through Burn's dispatch, each on
+    a fresh runtime (a panic ends the source's session, as Burn's worker has no catch_unwind)."""
+    plugged = _burn_interpreter(sub)
+    seen: Observation = []
+    for name in ("f32", "i32", "u8", "bool", "q8s"):
+        rt = Runtime(["cpu:0", "cpu:1"], **({} if plugged is None else {"interpreter": plugged}))
+        if name == "q8s":
+            tensor = rt.quantize(rt.tensor(np.linspace(-1, 1, 8), "cpu:0", "f32"), "q8s")
+        else:
+            tensor = rt.tensor(np.arange(4) % 2, device="cpu:0", dtype=name)
+        try:
+            moved = rt.to_device(tensor, "cpu:1", policy="legacy")
+            outcome: Any = ["moved", rt.handle_ids("cpu:1") == [int(moved.id)]]
+        except RouterLabError as error:
+            outcome = ["panics", type(error).__name__, getattr(error, "source", "")]
+        alive = rt.session("cpu:0").ended is None
+        seen.append((f"a {name} tensor moved cpu:0 -> cpu:1 under legacy: what happens, and is "
+                     "cpu:0's session alive", [outcome, alive]))
+    return seen
+
+
+@dispatch.visible("in the router (legacy): the tensors whose dtype falls through panic in the "
+                  "source's get_tensor, before the target's arm", hint=2)
+def _(sub: Subject) -> Observation:
+    return _legacy_moves(sub)
+
+
+@dispatch.hidden("every plain dtype")
+def _(sub: Subject) -> Observation:
+    return [(f"burn_arm({d})", _arm(sub, DType.parse(d))) for d in _DTYPES]
+
+
+@dispatch.hidden("quantized dtypes of every scheme", hint=2)
+def _(sub: Subject) -> Observation:
+    schemes = ("q8s", "q8f", "q4s", "q4f", "q2s", "q2f", "q8s:block=32:scale=f16",
+               "q4s:block=16:scale=ue4m3:global=f32")
+    return [(f"burn_arm(QFloat({s}))", _arm(sub, QFloat(parse_scheme(s)))) for s in schemes]
 
 
 # --- gap-2: panic, dead session, hung peer ------------------------------------------------------

@@ -236,9 +236,12 @@ statuses.visible("status_for: the last reference is ReadWrite, a shared one Read
 
 
 def _status_plugged_class(sub: Subject) -> type[RouterTensor]:
+    return status_class(sub.function("status_for"))
+
+
+def status_class(student_status: Callable[[int], Any]) -> type[RouterTensor]:
     """A RouterTensor whose `into_ir` asks the student for the status of the use, then does what
     the model's does with it (the bump for ReadWrite, the release that may send Drop)."""
-    student_status = sub.function("status_for")
 
     class Plugged(_KeepsClass):
         __slots__ = ()

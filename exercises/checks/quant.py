@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -147,24 +147,69 @@ def _rounded(sub: Subject, scale: float, dtype: str) -> float:
 def _storing_through(sub: Subject) -> Iterator[None]:
     """The model's quantizer stores its scales through `sub`'s `round_up`: the student's, where
     their code is graded (the model's own is absent there), the model's in the teacher's."""
-    if sub.is_model:
+    with storing_through(None if sub.is_model else sub.function("round_up")):
+        yield
+
+
+@contextmanager
+def storing_through(round_up: Callable[[float, str], Any] | None) -> Iterator[None]:
+    """The model's quantizer stores its scales through a learner's `round_up(scale, dtype)`
+    (None: the model's own)."""
+    if round_up is None:
         yield
         return
 
     def store(scales: Any, dtype: ScaleDtype) -> np.ndarray:
         flat = np.asarray(scales, dtype=F32).reshape(-1)
-        out = [_rounded(sub, float(s), dtype.value) for s in flat]
+        out = [float(F32(_number(round_up(float(s), dtype.value),
+                                 f"round_up({float(s)!r}, {dtype.value!r})"))) for s in flat]
         return np.array(out, dtype=F32).reshape(np.shape(scales))
 
-    users = [m for name, m in list(sys.modules.items()) if name.startswith("routerlab.core.")
-             and getattr(m, "round_up", None) is model_round_up]
+    with _rebound("round_up", model_round_up, store):
+        yield
+
+
+@contextmanager
+def packing_through(pack_row: Callable[[list[int], int], Any] | None) -> Iterator[None]:
+    """The model's quantizer packs its q values into u32 words with a learner's
+    `pack_u32(row, bits)`, one row of the packed axis at a time (None: the model's own)."""
+    if pack_row is None:
+        yield
+        return
+
+    def pack(q: Any, bits: int, axis: int = -1) -> np.ndarray:
+        rows = np.moveaxis(np.asarray(q), axis, -1)
+        words = [_row_words(pack_row(row.tolist(), bits), f"pack_u32(row, bits={bits})")
+                 for row in rows.reshape(-1, rows.shape[-1])]
+        return np.moveaxis(np.array(words, dtype=np.uint32).reshape(*rows.shape[:-1], -1),
+                           -1, axis)
+
+    with _rebound("pack_u32", model_pack_u32, pack):
+        yield
+
+
+def _row_words(got: Any, call: str) -> list[int]:
+    if not isinstance(got, list | tuple) or not all(isinstance(w, int | np.integer) for w in got):
+        raise CheckFailure(f"{call} must return a list of ints (one per u32 word)",
+                           got=repr(got)[:200], hint=1)
+    if any(not 0 <= int(w) <= 0xFFFFFFFF for w in got):
+        raise CheckFailure(f"{call} returned a word outside 0..2**32-1", got=repr(got)[:200],
+                           hint=2)
+    return [int(w) for w in got]
+
+
+@contextmanager
+def _rebound(name: str, model: Any, learner: Any) -> Iterator[None]:
+    """Every core module that calls the model's `name` calls the learner's meanwhile."""
+    users = [m for key, m in list(sys.modules.items()) if key.startswith("routerlab.core.")
+             and getattr(m, name, None) is model]
     for module in users:
-        setattr(module, "round_up", store)  # noqa: B010 - a module attribute mypy cannot see
+        setattr(module, name, learner)
     try:
         yield
     finally:
         for module in users:
-            setattr(module, "round_up", model_round_up)  # noqa: B010
+            setattr(module, name, model)
 
 
 @rounding.visible("f32 stores a scale as it is", hint=2)

@@ -54,6 +54,12 @@ statuses.model(get_handle=_model_get_handle)
 def student_runtime(get_handle: Callable[..., Any],
                     devices: tuple[str, ...] = ("cpu:0",)) -> Runtime:
     """A real runtime whose every handle container reads through `get_handle`."""
+    return Runtime(devices, interpreter=plugged_interpreter(get_handle))  # the documented hook
+
+
+def plugged_interpreter(get_handle: Callable[..., Any]) -> type[TensorInterpreter]:
+    """An interpreter class whose registry (`TensorInterpreter.container`) reads every handle
+    through `get_handle`, keeping the model's journal entry and trace line."""
 
     class PluggedContainer(HandleContainer):
         __slots__ = ()
@@ -69,7 +75,7 @@ def student_runtime(get_handle: Callable[..., Any],
     class PluggedInterpreter(TensorInterpreter):
         container = PluggedContainer
 
-    return Runtime(devices, interpreter=PluggedInterpreter)  # the runtime's documented hook
+    return PluggedInterpreter
 
 
 @statuses.visible("a ReadOnly get returns the handle and leaves it registered", hint=2)

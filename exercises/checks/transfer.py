@@ -25,9 +25,7 @@ from ...core import (
     TensorInterpreter,
     TensorIr,
     TransferRequest,
-    automatic_path,
     kind_of,
-    parse_device,
 )
 from .base import (
     CheckFailure,
@@ -186,9 +184,6 @@ def _tensor_id(value: Any) -> int:
     return value
 
 
-_path = choice("same", "local", "bytes", "bridge")
-
-
 def _transfer2_answers() -> dict[str, Any]:
     """Run transfer-2's program on the model and observe."""
     rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
@@ -203,10 +198,9 @@ def _transfer2_answers() -> dict[str, Any]:
     b = rt.to_device(y, "cpu:1")
     second = look()
     c = rt.to_device(a, "cpu:1")
-    rt.to_device(b, "peer2/cpu:0")
+    far = rt.to_device(b, "peer2/cpu:0")
     return {"AFTER_FIRST": first, "AFTER_SECOND": second, "SAME_DEVICE_ID": int(c.id),
-            "PEER_PATH": str(automatic_path(parse_device("cpu:1"), parse_device("peer2/cpu:0"))),
-            "AFTER_PEER": look()}
+            "PEER_ID": int(far.id), "AFTER_PEER": look()}
 
 
 moved_or_copied = PredictSuite(
@@ -215,7 +209,7 @@ moved_or_copied = PredictSuite(
         Part("AFTER_FIRST", "both registries after the first move", _registries),
         Part("AFTER_SECOND", "both registries after the second move", _registries),
         Part("SAME_DEVICE_ID", "the id of c", _tensor_id),
-        Part("PEER_PATH", "the path picked for cpu:1 -> peer2/cpu:0", _path),
+        Part("PEER_ID", "the id of the tensor that arrives on peer2/cpu:0", _tensor_id),
         Part("AFTER_PEER", "both local registries after the move to peer2", _registries),
     ],
     oracle=_transfer2_answers,

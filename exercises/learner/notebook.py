@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import difflib
 import dis
 import inspect
 import linecache
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.safe_io import read_bytes
+from ..catalog import Exercise, Kind
 from ..errors import ExerciseError, WorkspaceError
 from ..files import os_errors
 from .course import Course
@@ -54,6 +56,8 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
     """Check an exercise: the workspace file, or the functions/values given here."""
     course = _course(dir)
     exercise = course.catalog.get(exercise_id)
+    if (refused := invented_answers(exercise, values)) is not None:
+        raise ExerciseError(refused)
     placed: list[_Placed] = []
     if code or values:
         added, placed = _notebook_code(code, values, exercise.starter())
@@ -74,6 +78,30 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
             if outcome is not None and outcome.traceback:
                 outcome.traceback = _in_cells(outcome.traceback, placed)
     return _report_view(report, exercise, NOTEBOOK)
+
+
+def invented_answers(exercise: Exercise, values: dict[str, Any]) -> str | None:
+    """Why the names given as answers are refused, or None: a prediction (or experiment)
+    answers exactly the `NAME = ...` lines of its starter, so a name it does not ask for is a
+    typo, said as such, never echoed back as if it were the checkpoint's."""
+    if exercise.kind is Kind.IMPLEMENT or not values:
+        return None
+    asked = answer_names(exercise.starter())
+    invented = [name for name in values if name not in asked]
+    if not invented:
+        return None
+    close = {name: difflib.get_close_matches(name, asked, n=1) for name in invented}
+    also = "; ".join(f"did you mean {found[0]} for {name}?" for name, found in close.items()
+                     if found)
+    return (f"{exercise.id} has no answer named {', '.join(invented)}: it asks for "
+            f"{', '.join(asked)}" + (f" ({also})" if also else ""))
+
+
+def answer_names(starter: str) -> list[str]:
+    """The answers a predict starter asks for: its top-level `NAME = ...` lines, in order."""
+    return [target.id for node in ast.parse(starter).body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant) and node.value.value is ...
+            for target in node.targets if isinstance(target, ast.Name)]
 
 
 def hint(exercise_id: str, level: int | None = None, dir: str | Path | None = None) -> TextView:
@@ -199,9 +227,27 @@ def _with_helpers(code: tuple[Any, ...], starter: str,
                 constants[name] = found
     missing -= {getattr(c, "__name__", "") for c in chosen}
     if missing:
+        where = [spot for name in sorted(missing)
+                 if (spot := next((_use_of(name, c) for c in chosen if _use_of(name, c)), None))]
         raise ExerciseError(f"your code uses {', '.join(sorted(missing))}, which no cell "
-                            "defines (define it, or give it to check() too)")
+                            "defines (define it, or give it to check() too)"
+                            + "".join(f"\n  {spot}" for spot in where))
     return chosen, constants, imports
+
+
+def _use_of(name: str, item: Any) -> str | None:
+    """Where `item` first uses `name`, as the learner sees it: `Cell In[5], line 3: total =
+    x + y` (None when its source cannot be read or the name is not in it)."""
+    try:
+        lines, first = inspect.getsourcelines(item)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (TypeError, OSError, SyntaxError):
+        return None
+    used = sorted(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name)
+    if not used:
+        return None
+    return (f"{_cell_name(item)}, line {max(first, 1) + used[0] - 1}: "
+            f"{lines[used[0] - 1].strip()}")
 
 
 def _cell_imports(item: Any) -> list[str]:
@@ -284,6 +330,27 @@ def _names_used(item: Any) -> set[str]:
         names.update(i.argval for i in dis.get_instructions(code)
                      if i.opname in ("LOAD_GLOBAL", "LOAD_NAME"))
         codes += [c for c in code.co_consts if hasattr(c, "co_names")]
+    return names | _signature_names(item)
+
+
+def _signature_names(item: Any) -> set[str]:
+    """The names a `def` line evaluates where it is written (annotations, defaults,
+    decorators): not in the function's code, yet the saved file needs them (`-> Any`)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(item)))
+    except (TypeError, OSError, SyntaxError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        args = node.args
+        parts: list[ast.AST | None] = [node.returns, *node.decorator_list, *args.defaults,
+                                       *args.kw_defaults]
+        parts += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                         args.vararg, args.kwarg] if a is not None]
+        names.update(n.id for part in parts if part is not None for n in ast.walk(part)
+                     if isinstance(n, ast.Name))
     return names
 
 

@@ -116,6 +116,8 @@ def report_view(report: CheckReport, exercise: Exercise, face: str = TERMINAL) -
     passed, total = report.counts()
     name = f"{exercise.id} · {exercise.title}"
     attempt = f" (attempt {report.attempt})" if report.attempt else ""
+    if report.untouched:
+        attempt = " (your file is still the starter: not counted as an attempt)"
     if report.passed and report.at_grading:
         headline = (f"✓ {name}: all {total} visible checks pass; {report.at_grading} hidden "
                     f"{'check runs' if report.at_grading == 1 else 'checks run'} when your "

@@ -47,9 +47,9 @@ Each file in `exercises/` is one exercise: read its docstring, replace the `TODO
     routerlab exercises export          a results file to hand in (re-checks every file)
     routerlab exercises upgrade         after updating RouterLab: add new exercises, keep yours
 
-In a notebook started anywhere inside this folder:
+In a notebook started anywhere inside this folder (`routerlab lab` starts one):
 
-    from .. import check
+    from routerlab.exercises import check, hint, progress
     check("registry-1")
 
 Your progress is in `.routerlab/state.json`; the terminal and the notebook share it.

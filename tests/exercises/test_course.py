@@ -41,8 +41,11 @@ def test_the_workspace_is_found_from_a_subfolder_or_refused_with_advice(
 def test_starter_fails_solution_passes_and_unchanged_code_is_not_a_new_attempt(
         course: Course, solve: Solve,
 ) -> None:
-    first = course.check("quant-1")
-    assert not first.passed and first.attempt == 1
+    first = course.check("quant-1")  # the starter, untouched: checked, not an attempt
+    assert not first.passed and first.untouched and first.attempt == 0
+    mine = course.workspace.file_for(course.catalog.get("quant-1"))
+    mine.write_text(mine.read_text("utf-8") + "\n# not yet\n", "utf-8")
+    assert course.check("quant-1").attempt == 1
     assert course.check("quant-1").attempt == 1, "re-checking the same code is not an attempt"
     solve(course.workspace, "quant-1")
     passed = course.check("quant-1")
@@ -119,6 +122,8 @@ def test_corrupted_progress_is_reported_once_and_other_progress_survives(
 ) -> None:
     solve(course.workspace, "quant-3")
     course.check("quant-3")
+    mine = course.workspace.file_for(course.catalog.get("quant-1"))
+    mine.write_text(mine.read_text("utf-8") + "\n# a first try\n", "utf-8")  # an attempt
     course.check("quant-1")
     text = course.workspace.state_path.read_text()
     course.workspace.state_path.write_text(text.replace('"hint_level": 0', '"hint_level": -1', 1))

@@ -33,7 +33,7 @@ def test_export_lists_every_exercise_with_points_attempts_and_hints(
     assert list(entries) == [e.id for e in load_catalog()]
     quant3 = entries["quant-3"]
     assert (quant3["passed"], quant3["points"], quant3["attempts"],
-            quant3["attempts_to_pass"]) == (True, 10, 2, 2)
+            quant3["attempts_to_pass"]) == (True, 10, 1, 1)  # the untouched starter is none
     assert entries["quant-1"]["hint_level"] == 1 and not entries["quant-1"]["passed"]
     assert document["points"] == 10 and document["points_possible"] == load_catalog().total_points
 
@@ -64,10 +64,11 @@ def test_grades_merge_a_folder_into_a_csv_and_a_summary(tmp_path: Path, solve: S
     rows = list(csv.DictReader(book.write_csv(tmp_path / "grades.csv").open()))
     assert [(r["student"], r["points"], r["passed"]) for r in rows] == [
         ("ada", "20", "2"), ("bob", "10", "1"), ("cy", "0", "0")]
-    assert rows[0]["quant-3 attempts"] == "2" and rows[2]["quant-1 hints"] == "1"
+    # the starter checked untouched is no attempt: the solution is each one's first
+    assert rows[0]["quant-3 attempts"] == "1" and rows[2]["quant-1 hints"] == "1"
     summary = {s.id: s for s in book.summaries()}
     assert summary["quant-3"].pass_rate == pytest.approx(2 / 3)
-    assert summary["quant-3"].median_attempts == 2
+    assert summary["quant-3"].median_attempts == 1
     assert summary["quant-1"].hint_users == 2 and summary["registry-1"].passed == 0
 
 

@@ -71,8 +71,48 @@ def marks(value: Any) -> list[re.Pattern[str]]:
             return []
         return [re.compile(re.escape(_squeeze(json.dumps(value, sort_keys=False))))]
     if isinstance(value, list | tuple) and len(value) >= 2:
-        return [re.compile(re.escape(_squeeze(json.dumps(list(value)))))]
+        whole = [re.compile(re.escape(_squeeze(json.dumps(list(value)))))]
+        return whole + [p for item in value if isinstance(item, float) and not item.is_integer()
+                        for p in marks(item)]  # a series shown item by item (0.6 → 0.8 → …)
     return []
+
+
+def doc_marks(value: Any) -> list[re.Pattern[str]]:
+    """The patterns that find `value` in a documentation page, which is stricter about what is
+    distinctive than a cell: a page names every choice (the concept it documents), and gives
+    line numbers, ranges, block sizes and sizes in every paragraph. So: fractions (each one of a
+    numeric list too), list literals, and whole numbers of three digits or more that are not
+    part of a range, a line number or a version; never a choice name."""
+    if isinstance(value, str | bool) or value is None:
+        return []
+    if isinstance(value, int):
+        if abs(value) < 100:
+            return []
+        return [re.compile(rf"(?<![\w.:\-#]){p}(?![\w\-]|\.\d)")
+                for p in (re.escape(str(value)), re.escape(f"{value:,}"))]
+    if isinstance(value, Mapping):
+        return marks(value)
+    if isinstance(value, list | tuple):
+        return marks(value) if len(value) >= 2 else []
+    return marks(value)
+
+
+def doc_leaks(text: str, answers: Mapping[str, Any], question: str = "") -> list[str]:
+    """Each answer stated in a documentation page: 'line N: NAME = value (pattern)'. A line is
+    searched as written and without its spaces (how literals are compared). A value the
+    exercise's own statement (`question`) shows is one of its inputs, not searched for."""
+    lines = [(line, _squeeze(line)) for line in text.splitlines()]
+    found = []
+    for name, value in answers.items():
+        if any(p.search(question) or p.search(_squeeze(question)) for p in doc_marks(value)):
+            continue
+        for pattern in doc_marks(value):
+            hit = next((n for n, (line, squeezed) in enumerate(lines, 1)
+                        if pattern.search(line) or pattern.search(squeezed)), None)
+            if hit is not None:
+                found.append(f"line {hit}: {name} = {value!r} ({pattern.pattern})")
+                break
+    return found
 
 
 def _squeeze(text: str) -> str:

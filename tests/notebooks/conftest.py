@@ -19,11 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).parent))  # `expectations` and `notebook_counts`, shared
 NOTEBOOK_DIR = ROOT / "notebooks"
 ARTIFACTS = ROOT / "test-artifacts"
-SERIES = [
-    "00-welcome", "01-handles", "02-router-flow", "03-moving-tensors",
-    "04-quantization", "05-the-gap", "06-the-fix", "07-gpu", "08-real-peers", "09-the-wire",
-]
-"""The guided series, in order: `notebooks/<name>.ipynb`."""
+SERIES = sorted(path.stem for path in NOTEBOOK_DIR.glob("[0-9][0-9]-*.ipynb"))
+"""The guided series, in order: every `notebooks/NN-name.ipynb` (a new notebook joins by being
+there; `test_structure.py` checks the numbering and `expectations.py` must have its row)."""
 KERNEL_NAME = "routerlab-test-venv"
 
 

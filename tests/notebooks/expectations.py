@@ -42,11 +42,12 @@ EXPECTED: dict[str, Shows] = {
     "02-router-flow": Shows(tables=2, figures=1, implement=1, opened_steppers=1),
     "03-moving-tensors": Shows(tables=3, figures=1, implement=1, opened_steppers=1),
     "04-quantization": Shows(tables=1, figures=1, sliders=2, implement=2, opened_sliders=2),
-    "05-the-gap": Shows(tables=1, figures=0, implement=1, opened_steppers=1),
+    "05-the-gap": Shows(tables=1, figures=0, implement=2, opened_steppers=1),
     "06-the-fix": Shows(tables=1, figures=2, sliders=2, implement=1, opened_sliders=2),
     "07-gpu": Shows(tables=0, figures=1),
     "08-real-peers": Shows(tables=3, figures=0),
     "09-the-wire": Shows(tables=5, figures=1, implement=1),
+    "10-capstone-router": Shows(tables=3, figures=0, implement=1),
 }
 """Per notebook (by stem, in series order): what it shows after a clean top-to-bottom run."""
 

@@ -50,3 +50,43 @@ def test_an_example_equal_to_the_answer_is_a_leak() -> None:
 def test_code_strings_backticked_concepts_and_booleans_are_not_leaks() -> None:
     assert _found(_code('state = ended or "panic"'), _md("A `panic` ends the session."),
                   _md("True, it survives.")) == []
+
+
+def test_a_doc_states_an_answer_as_a_value_a_series_or_a_literal_but_not_as_a_concept() -> None:
+    from answer_leaks import doc_leaks
+
+    answers = {"SCALES": [0.6, 0.8, 1.0667, 1.4222], "BYTES": 8000, "BLOCK": 16,
+               "FIRST": "get_tensor", "IDS": [1, 3]}
+    series = doc_leaks("the scale goes 0.6 → 0.8 → 1.0667 (a hop each)", answers)
+    assert len(series) == 1 and series[0].startswith("line 1: SCALES"), "one item of a series"
+    assert doc_leaks("a\nmoves 8,000 bytes", answers)[0].startswith("line 2: BYTES")
+    assert doc_leaks("the ids `[1, 3]` stay", answers)[0].startswith("line 1: IDS")
+    quiet = ("`get_tensor` fires first (interpreter.rs:88-8000); a block of 16; "
+             'policy = "get_tensor"; version 1.4.8000')
+    assert doc_leaks(quiet, answers) == []
+    assert doc_leaks("moves 8000 bytes", answers, question="a tensor of 8000 bytes") == [], \
+        "an input of the exercise's own statement"
+
+
+def test_the_docs_a_workspace_holds_state_no_predict_or_experiment_answer() -> None:
+    """Every page `routerlab lab` copies into a workspace (docs/*.md, the workspace README), for
+    the answers of every predict and experiment exercise of the catalog (issue 32: fix-3's
+    drift was in docs/transfers.md). Where a page must state the fact an exercise asks for, its
+    example uses other numbers."""
+    from pathlib import Path
+
+    from answer_leaks import doc_leaks, model_answers
+
+    from routerlab.exercises.catalog import Kind, load_catalog
+    from routerlab.exercises.learner.lab_notebooks import DOCS_DIR
+    from routerlab.exercises.learner.workspace import _README
+
+    root = Path(__file__).resolve().parents[2]
+    pages = {f"{DOCS_DIR}/{p.name}": p.read_text("utf-8")
+             for p in sorted((root / DOCS_DIR).glob("*.md"))}
+    pages["README.md (workspace)"] = _README
+    found = [f"{exercise.id} in {page}: {leak}" for exercise in load_catalog()
+             if exercise.kind is not Kind.IMPLEMENT
+             for page, text in pages.items()
+             for leak in doc_leaks(text, model_answers(exercise.id), exercise.statement())]
+    assert not found, found

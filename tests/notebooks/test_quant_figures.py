@@ -145,3 +145,40 @@ def test_the_packing_figure_draws_the_models_words_bit_by_bit(pyplot: Any) -> No
     labels = [t.get_text() for t in texts if t.get_fontsize() == 9 and t.get_text()[-1].isdigit()
               and not t.get_text().startswith("word")]
     assert sorted(labels) == sorted(map(str, values)), "each value labelled over its bits"
+
+
+def test_the_three_dequantize_points_are_told_apart_and_labelled(pyplot: Any,
+                                                                 x: np.ndarray) -> None:
+    """Dequantize's Q8F, Q4F and Q2F coincide (4 bytes a value, no error): they are drawn
+    nested, hollow, in three sizes, and one label names them, clear of every other label."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = frontier(x, hops=4)
+    axis = figure.axes[0]
+    hollow = [c for c in axis.collections if len(c.get_offsets()) == 1]
+    assert len(hollow) == 3
+    assert len({float(c.get_sizes()[0]) for c in hollow}) == 3, "three sizes"
+    assert all(len(c.get_facecolors()) == 0 or c.get_facecolors()[0][3] == 0 for c in hollow)
+    assert len({tuple(c.get_offsets()[0]) for c in hollow}) == 1, "one spot: they coincide"
+    label = next(t for t in axis.texts if "q8f, q4f, q2f" in t.get_text())
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    box = label.get_window_extent(renderer)
+    others = [t for t in axis.texts if t is not label]
+    assert not any(box.overlaps(t.get_window_extent(renderer)) for t in others)
+    assert [t.get_text() for t in axis.get_legend().get_texts()] == [
+        "native", "dequantize", "requantize"]
+
+
+def test_plot_ink_reads_on_both_jupyterlab_themes() -> None:
+    """The ink of every plot's text is at least 4.5:1 on the light theme's white and 3.5:1 on
+    the dark theme's #111111 (WCAG's relative luminance)."""
+    from routerlab.present.palette import INK
+
+    def luminance(hex_colour: str) -> float:
+        channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    ink = luminance(INK)
+    assert (1.0 + 0.05) / (ink + 0.05) >= 4.5
+    assert (ink + 0.05) / (luminance("#111111") + 0.05) >= 3.5

@@ -73,3 +73,19 @@ def test_scoreboard_table_lists_every_move_in_order() -> None:
     assert view.rows[0][4:] == [None, None, None]  # zeros read as blanks
     assert sum(r["copies"] for r in board.rows) == _copies(rt) - 1  # all but the upload
     assert "cpu:0 → peer2/cpu:0" in repr(board) and "Transfer scoreboard" in board._repr_html_()
+
+
+def test_a_costs_only_board_does_not_say_what_the_move_left_behind() -> None:
+    """transfer-4's experiment asks whether the source kept the tensor: its board shows the
+    bytes the learner measures, never the ids or the verdict (issue 32)."""
+    rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
+    board = Scoreboard(rt, costs_only=True)
+    t = rt.tensor(np.zeros(10), device="cpu:0", dtype="f32")
+    keep = rt.clone(t)
+    board.move(t, "peer2/cpu:0")
+    board.move(keep, "cpu:1")
+    shown = repr(board) + board._repr_html_()
+    assert "copied" not in shown and "moved" not in shown and "#" not in shown
+    assert board.view().columns == ["move", "path", "host bytes", "device bytes", "copies"]
+    assert [r[2] for r in board.view().rows] == [80, None]  # 40 bytes out, 40 in
+    assert board.rows[0]["source"] == "copied"  # still scored, only not shown

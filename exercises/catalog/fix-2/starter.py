@@ -2,7 +2,7 @@
 import numpy as np  # noqa: F401
 
 from routerlab.core.backend import Backend, HandleKind, Kind, Primitive  # noqa: F401
-from routerlab.core.dtypes import DType  # noqa: F401
+from routerlab.core.dtypes import DType, QFloat  # noqa: F401
 from routerlab.core.fix.qtensor import QPrimitive
 from routerlab.core.handles import HandleContainer
 from routerlab.core.ir import TensorIr
@@ -10,7 +10,13 @@ from routerlab.core.quant import QuantizedTensor  # noqa: F401
 
 
 def get_tensor(handles: HandleContainer, ir: TensorIr) -> HandleKind:
-    """Source side: the arm Burn lacks, `DType::QFloat(_) => HandleKind::Quantized(..)`."""
+    """Source side: the arm Burn lacks, `DType::QFloat(_) => HandleKind::Quantized(..)`.
+
+    A quantized tensor's `ir.dtype` is a `QFloat` (Burn's `DType::QFloat(scheme)`; there is no
+    `DType.QFLOAT` member): `isinstance(ir.dtype, QFloat)`, with `QFloat` from
+    `routerlab.core`, and `ir.dtype.scheme` is its scheme. It answers False to `is_float()`,
+    `is_int()`, `is_uint()` and `is_bool()`, which is why Burn's dispatch never reaches it.
+    """
     # TODO
     raise NotImplementedError("get_tensor")
 

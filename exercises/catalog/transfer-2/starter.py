@@ -2,5 +2,5 @@
 AFTER_FIRST = ...  # e.g. {"cpu:0": [0], "cpu:1": []}
 AFTER_SECOND = ...
 SAME_DEVICE_ID = ...  # an int
-PEER_PATH = ...  # "same", "local", "bytes" or "bridge"
+PEER_ID = ...  # an int
 AFTER_PEER = ...
