@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import HandleKind, Kind, RouterTensor, Runtime, TensorId
+from ...core import HandleKind, Kind, RouterTensor, Runtime, TensorId, TensorInterpreter
 from ...core.fix import can_move_to_device as model_can_move
 from ...core.fix import is_quantized_handle as model_is_quantized
 from ...core.fix import q_to_device as model_q_to_device
@@ -113,11 +113,12 @@ def router(sub: Subject, profile: str) -> Iterator[Router]:
     arm = None if sub.is_model else sub.function(ARM)
 
     def place(interp: Any, id: TensorId, q: Any) -> Any:
+        assert arm is not None  # placed only when the subject brought its arm
         arm(interp.backend, interp.handles, id, q)
         return interp.handles.get_handle_ref(id)
 
     get_handle, status_for = piece("get_handle"), piece("status_for")
-    interpreter = {} if get_handle is None else {"interpreter": plugged_interpreter(get_handle)}
+    interpreter = TensorInterpreter if get_handle is None else plugged_interpreter(get_handle)
     quantized = None if arm is None else native_arms(piece("get_tensor"), place)
     plugged = None if status_for is None else status_class(status_for)
 
@@ -130,7 +131,7 @@ def router(sub: Subject, profile: str) -> Iterator[Router]:
         stack.enter_context(storing_through(piece("round_up")))
         stack.enter_context(packing_through(piece("pack_u32")))
         rt = Runtime([f"cpu:0@{profile}", f"cpu:1@{profile}"], quantized=quantized,
-                     **interpreter)
+                     interpreter=interpreter)
         yield Router(rt, own, piece("is_quantized_handle") or model_is_quantized,
                      piece("can_move_to_device") or model_can_move)
 

@@ -110,7 +110,7 @@ def _legacy_moves(sub: Subject) -> Observation:
     plugged = _burn_interpreter(sub)
     seen: Observation = []
     for name in ("f32", "i32", "u8", "bool", "q8s"):
-        rt = Runtime(["cpu:0", "cpu:1"], **({} if plugged is None else {"interpreter": plugged}))
+        rt = Runtime(["cpu:0", "cpu:1"], interpreter=plugged or TensorInterpreter)
         if name == "q8s":
             tensor = rt.quantize(rt.tensor(np.linspace(-1, 1, 8), "cpu:0", "f32"), "q8s")
         else:
