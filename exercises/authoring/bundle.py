@@ -54,13 +54,21 @@ class CourseInfo:
     released: str
     routerlab: str
     hints: int
+    secret: str = ""
+    """The course secret's fingerprint (`authoring.secret`): grading refuses another secret."""
+    variants: bool = False
+    """Each student has their own variant (`variants.json`, `authoring.variants`)."""
 
 
 def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
-            hints: int = CLASS_HINTS) -> CourseInfo:
+            hints: int = CLASS_HINTS, roster: list[str] | None = None) -> CourseInfo:
     """Write the course bundle of `catalog` to `out` (a new folder), all or nothing: it is
-    made in a hidden folder beside `out` and renamed into place once complete."""
+    made in a hidden folder beside `out` and renamed into place once complete. The course's
+    secret is made (or kept) in the teacher's data folder; with `roster` (student ids), each of
+    those students gets their own variant of every exercise that varies."""
     from ..engine import judge
+    from .secret import ensure_secret
+    from .variants import write_table
 
     _check_id(course_id, "course id", CatalogError)
     if not 0 <= hints <= 3:
@@ -76,15 +84,19 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     if broken:
         raise CatalogError("the catalog is not sealed for this RouterLab (run `routerlab teacher "
                            "lint`): " + " | ".join(broken))
+    secret = ensure_secret(course_id, roster is not None, out)
     with os_errors("write the course bundle", CatalogError):
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         with os_errors("write the course bundle", CatalogError):
             _write(staging / "index.toml", _toml({"order": [e.id for e in catalog]}))
             for exercise in catalog:
-                _write_exercise(staging / exercise.id, exercise, hints)
+                _write_exercise(staging / exercise.id, exercise, hints, roster is not None)
+            if roster is not None:
+                write_table(staging, catalog, course_id, secret.key, roster)
             info = CourseInfo(course_id, _digest(staging), title or course_id,
-                              datetime.now(UTC).isoformat(timespec="seconds"), __version__, hints)
+                              datetime.now(UTC).isoformat(timespec="seconds"), __version__, hints,
+                              secret.fingerprint, roster is not None)
             _write(staging / COURSE_FILE, _toml({"format": 1, **asdict(info)}))
             if out.exists():
                 out.rmdir()
@@ -94,8 +106,10 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     return info
 
 
-def _write_exercise(folder: Path, exercise: Exercise, hints: int) -> None:
-    """One exercise as a class gets it: what the student reads, and the visible checks' data."""
+def _write_exercise(folder: Path, exercise: Exercise, hints: int, variants: bool) -> None:
+    """One exercise as a class gets it: what the student reads (the templates of its statement
+    and starter, with its parameters' declaration), and the visible checks' data: none for an
+    exercise that varies, whose student's own visible results their machine computes."""
     from ..checks import suite_for
     from ..checks.base import PredictSuite
     from ..engine import judge
@@ -108,6 +122,7 @@ def _write_exercise(folder: Path, exercise: Exercise, hints: int) -> None:
     want = judge.expected(exercise.id, exercise.catalog).observations
     checks = [{"name": c.name, "hint": c.hint,
                "expected": None if isinstance(suite, PredictSuite)
+               or (variants and exercise.variant.varies)
                else [list(pair) for pair in want[c.name]]}
               for c in suite.checks if not c.hidden]
     _write(folder / VISIBLE_FILE, _lines(checks))
@@ -122,7 +137,8 @@ def read_course(folder: Path, error: type[CatalogError] | type[WorkspaceError] =
     meta = load_toml(folder / COURSE_FILE, what="course file", error=error)
     try:
         info = CourseInfo(str(meta["id"]), str(meta["version"]), str(meta["title"]),
-                          str(meta["released"]), str(meta["routerlab"]), int(meta["hints"]))
+                          str(meta["released"]), str(meta["routerlab"]), int(meta["hints"]),
+                          str(meta.get("secret", "")), bool(meta.get("variants", False)))
     except (KeyError, TypeError, ValueError) as problem:
         raise error(f"{folder / COURSE_FILE} is malformed ({problem!r})") from None
     _check_id(info.id, f"{folder / COURSE_FILE}: course id", error)
@@ -166,7 +182,11 @@ def visible_expected(exercise: Exercise) -> Any:
         raise CatalogError(f"{exercise.id}: the bundle's visible checks are not this "
                            "RouterLab's")
     observations = {}
-    if not isinstance(suite, PredictSuite):  # a predict suite's one visible check needs none
+    if not isinstance(suite, PredictSuite) and exercise.variant.varies and all(
+            given[name] is None for name in visible):  # the student's own inputs: their model's
+        observations = judge.model_observations(suite, exercise.variant_params(),
+                                                frozenset(visible))
+    elif not isinstance(suite, PredictSuite):  # a predict suite's one visible check needs none
         for name in visible:
             pairs = given[name]
             if not isinstance(pairs, list) or not all(
@@ -262,7 +282,19 @@ def _public(exercise: Exercise, hints: int) -> dict[str, Any]:
             "timeout": exercise.timeout, "reference": exercise.reference,
             "hints": list(exercise.hints[:hints]), "notebook": exercise.notebook,
             "tolerance": {"rel": exercise.tolerance.rel, "abs": exercise.tolerance.abs},
-            "delegation": list(exercise.delegation), "partial_credit": exercise.partial_credit}
+            "delegation": list(exercise.delegation), "partial_credit": exercise.partial_credit,
+            **({"variant": _variant_table(exercise)} if exercise.variant.params
+               or exercise.variant.fixed else {})}
+
+
+def _variant_table(exercise: Exercise) -> dict[str, Any]:
+    """The `[variant]` table again: which parameters exist and their ranges (not who got
+    which: that is `variants.json`'s)."""
+    spec = exercise.variant
+    if spec.fixed:
+        return {"fixed": spec.fixed}
+    return {"params": {p.name: {"choices": list(p.choices), "default": p.default}
+                       for p in spec.params}}
 
 
 def _digest(folder: Path) -> str:

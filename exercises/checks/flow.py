@@ -58,11 +58,16 @@ servers = PredictSuite(
 )
 
 
-def _clone_answers() -> dict[str, Any]:
-    """Run flow-2's two lines and look at both sides."""
+def _clone_answers(before: int = 0, more: int = 0) -> dict[str, Any]:
+    """Run flow-2's lines (`before` tensors first, then x, its clone y and `more` clones of y)
+    and look at both sides."""
     rt = Runtime(["cpu:0"])
+    for _ in range(before):
+        rt.tensor([0.0], "cpu:0", "f32")
     x = rt.tensor([[1, 2], [3, 4]], "cpu:0", "f32")
     y = rt.clone(x)
+    for _ in range(more):
+        rt.clone(y)
     return {"Y_ID": int(y.id), "HANDLES": len(rt.handle_ids("cpu:0")), "COUNT": x.count}
 
 
@@ -70,10 +75,15 @@ clones = PredictSuite(
     "flow-2",
     parts=[
         Part("Y_ID", "the id the clone y carries", _count),
-        Part("HANDLES", "how many handles cpu:0's registry holds after the clone", _count),
-        Part("COUNT", "x's clone count after the clone", _count),
+        Part("HANDLES", "how many handles cpu:0's registry holds after the clones", _count),
+        Part("COUNT", "x's clone count after the clones", _count),
     ],
     oracle=_clone_answers,
+    mistakes={
+        "counted the clone as a copy": lambda before, more: {
+            "Y_ID": before + 1, "HANDLES": before + 2 + more, "COUNT": 1},
+        "started the clone count at 0": lambda before, more: {"COUNT": 1 + more},
+    },
 )
 
 

@@ -32,6 +32,7 @@ from ..checks.base import (
     to_data,
 )
 from ..report import AT_GRADING, ERROR, FAILED, NOT_RUN, PASSED, Outcome, printable
+from ..variants import Params, from_key
 
 NEAR = 100.0
 """An answer within NEAR times the tolerance is 'close': the student is told about precision."""
@@ -55,35 +56,50 @@ def check_digest(exercise_id: str, check_name: str, observation: Any) -> str:
     return answer_digest(exercise_id, f"check:{check_name}", canonical(observation, sig=9))
 
 
+def expected_for(exercise: Exercise) -> Expected:
+    """`expected` of the variant this copy of the exercise shows (`Exercise.params`)."""
+    return expected(exercise.id, exercise.catalog, exercise.params)
+
+
 @cache
-def expected(exercise_id: str, catalog: str = "") -> Expected:
-    """Run every probe on the model (once per process) and check it against the sealed digests
-    of the installed catalog, or of the catalog folder `catalog` (`Exercise.catalog`)."""
+def expected(exercise_id: str, catalog: str = "", params: str = "") -> Expected:
+    """Run every probe on the model (once per process and variant) and check it against the
+    sealed digests of the installed catalog, or of the catalog folder `catalog`
+    (`Exercise.catalog`). `params` (`variants.params_key`) is a class variant: its truth is
+    computed here, from the model, and only what does not vary (an implement exercise's hidden
+    checks) is held to the seal, which was made with the catalog's own variant."""
     exercise = load_catalog(catalog or None).get(exercise_id)
     suite = suite_for(exercise)
     sealed = exercise.sealed()
     problems: list[str] = []
     if sealed is None:
         return Expected({}, {}, (f"{exercise_id} has no sealed.json (run `teacher seal`)",))
+    variant = from_key(params) if params else exercise.variant.defaults()
     if isinstance(suite, PredictSuite):
-        answers = suite.oracle()
+        answers = suite.answers(variant)
         wrong = [n for n, d in suite.digests(answers).items() if sealed.digests.get(n) != d]
-        if wrong:
+        if wrong and not params:
             problems.append(f"the model's answers differ from the sealed ones for {wrong}")
         return Expected({}, answers, tuple(problems))
-    observations = model_observations(suite)
+    observations = model_observations(suite, variant)
     for check in suite.checks:
+        if params and not check.hidden:
+            continue  # the student's own inputs: no seal was made of them
         digest = check_digest(exercise_id, check.name, observations[check.name])
         if sealed.digests.get(check.name) != digest:
             problems.append(f"check “{check.name}”: the model's results are not the sealed ones")
     return Expected(observations, {}, tuple(problems))
 
 
-def model_observations(suite: Suite) -> dict[str, Observation]:
-    subject = suite.model_subject()
+def model_observations(suite: Suite, params: Params | None = None,
+                       only: frozenset[str] | None = None) -> dict[str, Observation]:
+    """The model's results on each check (on `only` these checks), for one variant."""
+    subject = suite.model_subject(params)
     out: dict[str, Observation] = {}
     for check in suite.checks:
         assert check.probe is not None
+        if only is not None and check.name not in only:
+            continue
         out[check.name] = [(str(label), to_data(value)) for label, value in check.probe(subject)]
     return out
 
@@ -178,6 +194,9 @@ def judge_predict(exercise: Exercise, suite: PredictSuite, answers: Any,
             right = same(to_data(part.form(model[part.name])), to_data(value), exercise.tolerance)
             close = same(to_data(part.form(model[part.name])), to_data(value),
                          exercise.tolerance.widened(NEAR))
+        elif exercise.params and part.name in model:  # a class variant: its truth, computed now
+            right, close = canonical(value, part.places) == canonical(
+                part.form(model[part.name]), part.places), False
         else:
             digest = answer_digest(exercise.id, part.name, canonical(value, part.places))
             right, close = digest == digests.get(part.name), False

@@ -150,15 +150,21 @@ class GradeJob:
     submission: str
     catalog_dir: str | None = None
     options: GradeOptions = GradeOptions()
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """This student's variant of each exercise that varies (made from the course secret in
+    the teacher's process: the job carries parameters, never the secret)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"student_id": self.student_id, "submission": self.submission,
-                "catalog_dir": self.catalog_dir, "options": self.options.to_json()}
+                "catalog_dir": self.catalog_dir, "options": self.options.to_json(),
+                "variants": self.variants}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GradeJob:
+        variants = data.get("variants")
         return cls(str(data["student_id"]), str(data["submission"]), data.get("catalog_dir"),
-                   GradeOptions.from_json(data.get("options") or {}))
+                   GradeOptions.from_json(data.get("options") or {}),
+                   dict(variants) if isinstance(variants, dict) else {})
 
 
 def catalog_at(catalog_dir: Path | None) -> Catalog:
@@ -186,9 +192,10 @@ def catalog_version(catalog: Catalog) -> str:
 
 
 def grade_student(submission: Path, catalog_dir: Path | None = None,
-                  options: GradeOptions = GradeOptions(), student_id: str | None = None
-                  ) -> StudentResult:
-    """Grade one student's folder from scratch; never raises (see the module's docstring)."""
+                  options: GradeOptions = GradeOptions(), student_id: str | None = None,
+                  variants: dict[str, dict[str, Any]] | None = None) -> StudentResult:
+    """Grade one student's folder from scratch; never raises (see the module's docstring).
+    `variants`: the student's own variant of each exercise that varies (a class course)."""
     started = time.monotonic()
     result = StudentResult(student_id or submission.name, str(submission),
                            isolation=ISOLATED if options.isolation else UNISOLATED,
@@ -196,7 +203,7 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
     try:
         catalog = catalog_at(catalog_dir)
         result.catalog_version = catalog_version(catalog)
-        _grade_into(result, submission, catalog, options)
+        _grade_into(result, submission, catalog.with_params(variants or {}), options)
     except Exception as error:  # noqa: BLE001 - one student's failure is that student's row
         result.error = f"{type(error).__name__}: {error}"
         result.error += "" if str(error) else " (" + traceback.format_exc(limit=-1).strip() + ")"
@@ -267,7 +274,8 @@ def _exercise(exercise: Exercise, report: CheckReport, points: float) -> Exercis
 def grade_job(job: GradeJob) -> StudentResult:
     """`grade_student` for one job: what an executor (local or remote) runs."""
     catalog_dir = Path(job.catalog_dir) if job.catalog_dir else None
-    return grade_student(Path(job.submission), catalog_dir, job.options, job.student_id)
+    return grade_student(Path(job.submission), catalog_dir, job.options, job.student_id,
+                         job.variants)
 
 
 class Executor(Protocol):

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import GradesError
 from ..files import check_target, write_text
@@ -109,8 +110,10 @@ Progress = Callable[[int, int, StudentResult | None], None]
 
 def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain",
             catalog_dir: Path | None = None, options: GradeOptions | None = None,
-            resume: bool = False, progress: Progress | None = None) -> Summary:
-    """Grade the plan's students and write every output (see the module docstring)."""
+            resume: bool = False, progress: Progress | None = None,
+            variants: Callable[[str], dict[str, dict[str, Any]]] | None = None) -> Summary:
+    """Grade the plan's students and write every output (see the module docstring).
+    `variants(student_id)`: that student's variants (a class course, `class_variants`)."""
     options = options or GradeOptions()
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -129,7 +132,7 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     results = _resumed(journal, version, options) if resume else {}
     journal.start(keep=resume)
     jobs = [GradeJob(p.student.id, str(p.folder), str(catalog_dir) if catalog_dir else None,
-                     options)
+                     options, variants(p.student.id) if variants else {})
             for p in plan.rows if p.folder is not None and p.student.id not in results]
     summary = Summary(results, [], outputs, version, resumed=len(results))
     exercise_ids = [e.id for e in catalog]
