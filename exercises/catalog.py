@@ -108,6 +108,8 @@ class Exercise:
     empty for an exercise met only in the terminal."""
     catalog: str = ""
     """The catalog folder it was read from; empty for the installed catalog."""
+    hint_templates: tuple[str, ...] = ()
+    """The hints as written (`hints` is them with this copy's variant's values in)."""
     variant: VariantSpec = VariantSpec()
     """Its parameters (`[variant]` in exercise.toml, `routerlab.exercises.variants`)."""
     params: str = ""
@@ -121,7 +123,10 @@ class Exercise:
     def with_params(self, params: Params | None) -> Exercise:
         """This exercise as one variant shows it (None or the defaults: the catalog's own)."""
         key = "" if not params or params == self.variant.defaults() else params_key(params)
-        return replace(self, params=key)
+        if key == self.params:
+            return self
+        shown = replace(self, params=key)
+        return replace(shown, hints=tuple(shown._render(h) for h in self.hint_templates))
 
     @property
     def file_name(self) -> str:
@@ -227,7 +232,7 @@ def _load_exercise(folder: Traversable, ex_id: str, number: int, catalog: str = 
         meta: dict[str, Any] = tomllib.loads(read_entry(folder / "exercise.toml"))
         if meta["id"] != ex_id:
             raise CatalogError(f"catalog/{ex_id}/exercise.toml says id = {meta['id']!r}")
-        return Exercise(
+        exercise = Exercise(
             id=ex_id, number=number, title=str(meta["title"]), concept=str(meta["concept"]),
             kind=Kind(meta["kind"]), points=int(meta["points"]), checks=str(meta["checks"]),
             timeout=float(meta.get("timeout", 10)), reference=str(meta.get("reference", "")),
@@ -239,6 +244,9 @@ def _load_exercise(folder: Traversable, ex_id: str, number: int, catalog: str = 
             notebook=str(meta.get("notebook", "")), catalog=catalog,
             variant=parse_spec(meta.get("variant"), f"catalog/{ex_id}/exercise.toml"),
         )
+        templates = exercise.hints
+        return replace(exercise, hint_templates=templates,
+                       hints=tuple(exercise._render(h) for h in templates))
     except (OSError, KeyError, TypeError, ValueError, RecursionError,
             tomllib.TOMLDecodeError) as error:
         raise CatalogError(f"catalog/{ex_id} is malformed: {error!r}") from None

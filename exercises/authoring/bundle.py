@@ -280,7 +280,7 @@ def _public(exercise: Exercise, hints: int) -> dict[str, Any]:
     return {"id": exercise.id, "title": exercise.title, "concept": exercise.concept,
             "kind": exercise.kind.value, "points": exercise.points, "checks": exercise.checks,
             "timeout": exercise.timeout, "reference": exercise.reference,
-            "hints": list(exercise.hints[:hints]), "notebook": exercise.notebook,
+            "hints": list(exercise.hint_templates[:hints]), "notebook": exercise.notebook,
             "tolerance": {"rel": exercise.tolerance.rel, "abs": exercise.tolerance.abs},
             "delegation": list(exercise.delegation), "partial_credit": exercise.partial_credit,
             **({"variant": _variant_table(exercise)} if exercise.variant.params

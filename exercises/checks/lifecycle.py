@@ -301,15 +301,17 @@ def _ordered_ids(value: Any) -> list[int]:
     return [int(i) for i in value]
 
 
-def _lifecycle2_answers() -> dict[str, Any]:
-    """Run lifecycle-2's program on the model and observe."""
+def _lifecycle2_answers(before: int = 0, clones: int = 2) -> dict[str, Any]:
+    """Run lifecycle-2's program on the model and observe: `before` tensors made first, then x
+    and `clones` clones of it, the first of which is dropped and the last added to x."""
     rt = Runtime(["cpu:0"])
+    for _ in range(before):
+        rt.tensor([0.0], "cpu:0", "f32")
     x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
-    y = rt.clone(x)
-    z = rt.clone(x)
-    rt.drop(y)
+    ys = [rt.clone(x) for _ in range(clones)]
+    rt.drop(ys[0])
     count_before_add = x.count
-    w = rt.add(z, x)
+    w = rt.add(ys[-1], x)
     v = rt.clone(w)
     rt.drop(w)
     rt.drop(v)
@@ -326,4 +328,8 @@ drop_ops = PredictSuite(
         Part("IDS_AFTER", "the ids left in cpu:0's registry at the end", _id_list),
     ],
     oracle=_lifecycle2_answers,
+    mistakes={
+        "counted the dropped clone": lambda before, clones: {"COUNT_BEFORE_ADD": clones + 1},
+        "did not count x itself": lambda before, clones: {"COUNT_BEFORE_ADD": clones - 1},
+    },
 )

@@ -181,14 +181,24 @@ def _panic_or_ok(value: Any) -> str:
     return choice("panic", "ok")(value)
 
 
-def _registry2_answers() -> dict[str, Any]:
-    """Run the flow of registry-2's statement on the model and observe."""
+ADD_ARGS = ("rt.clone(a), a", "a, rt.clone(a)")
+MUL_ARGS = ("rt.clone(c), b", "b, rt.clone(c)")
+"""registry-2's argument orders (its `add_args` and `mul_args` parameters, as the statement
+shows them): the clone first, or the tensor itself first."""
+
+
+def _registry2_answers(before: int = 0, add_args: str = ADD_ARGS[0],
+                       mul_args: str = MUL_ARGS[0]) -> dict[str, Any]:
+    """Run the flow of registry-2's statement on the model and observe: `before` tensors made
+    first, add and mul given their arguments in the order the variant names."""
     rt = Runtime(["cpu:0"])
+    for _ in range(before):
+        rt.tensor([0.0], "cpu:0", "f32")
     a = rt.tensor([1.0, 2.0], "cpu:0", "f32")
     b = rt.tensor([3.0, 4.0], "cpu:0", "f32")
-    c = rt.add(rt.clone(a), a)
+    c = rt.add(*_ordered(ADD_ARGS.index(add_args), rt.clone(a), a))
     mark = len(rt.trace)
-    rt.mul(rt.clone(c), b)
+    rt.mul(*_ordered(MUL_ARGS.index(mul_args), rt.clone(c), b))
     mul_gets = [e.status for e in rt.trace.read(mark) if e.kind == "get"]
     rt.drop(c)
     add_gets = [e.status for e in rt.explain(int(a.id)) if e.kind == "get"]
@@ -197,6 +207,15 @@ def _registry2_answers() -> dict[str, Any]:
                                                                  a.dtype))), _PANICS)
     return {"ADD_STATUSES": add_gets, "MUL_STATUSES": mul_gets, "IDS_AFTER": ids,
             "READ_A": "ok" if read_a[0] == "returned" else "panic"}
+
+
+def _ordered(order: int, first: Any, second: Any) -> tuple[Any, Any]:
+    return (first, second) if order == 0 else (second, first)
+
+
+def _registry2_ids_not_consumed(before: int, add_args: str, mul_args: str) -> dict[str, Any]:
+    """The mistake of thinking a last use keeps the handle: every id stays."""
+    return {"IDS_AFTER": list(range(before + 4))}
 
 
 registry_state = PredictSuite(
@@ -208,4 +227,9 @@ registry_state = PredictSuite(
         Part("READ_A", "what a ReadOnly read of tensor 0 does at the end", _panic_or_ok),
     ],
     oracle=_registry2_answers,
+    mistakes={
+        "thought a last use keeps the handle": _registry2_ids_not_consumed,
+        "read every input ReadOnly": lambda before, add_args, mul_args: {
+            "ADD_STATUSES": ["ReadOnly", "ReadOnly"], "MUL_STATUSES": ["ReadOnly", "ReadOnly"]},
+    },
 )
