@@ -54,7 +54,7 @@ class CourseInfo:
     released: str
     routerlab: str
     hints: int
-    secret: str = ""
+    secret_fingerprint: str = ""
     """The course secret's fingerprint (`authoring.secret`): grading refuses another secret."""
     variants: bool = False
     """Each student has their own variant (`variants.json`, `authoring.variants`)."""
@@ -138,7 +138,7 @@ def read_course(folder: Path, error: type[CatalogError] | type[WorkspaceError] =
     try:
         info = CourseInfo(str(meta["id"]), str(meta["version"]), str(meta["title"]),
                           str(meta["released"]), str(meta["routerlab"]), int(meta["hints"]),
-                          str(meta.get("secret", "")), bool(meta.get("variants", False)))
+                          str(meta.get("secret_fingerprint", "")), bool(meta.get("variants", False)))
     except (KeyError, TypeError, ValueError) as problem:
         raise error(f"{folder / COURSE_FILE} is malformed ({problem!r})") from None
     _check_id(info.id, f"{folder / COURSE_FILE}: course id", error)

@@ -81,6 +81,6 @@ def _released_with(folder: Path) -> str:
     if not path.is_file():
         return ""
     try:
-        return str(load_toml(path).get("secret", ""))
+        return str(load_toml(path).get("secret_fingerprint", ""))
     except Exception:  # noqa: BLE001 - a broken copy vouches for nothing
         return ""
