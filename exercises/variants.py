@@ -16,7 +16,8 @@ with. A class variant is picked from a seed that only the teacher can make,
 `HMAC-SHA256(course secret, student id, exercise id)` (`seed`), one parameter at a time
 (`VariantSpec.pick`), so the same student, exercise and secret always give the same variant, and
 nothing in a course bundle lets anyone compute another's. The statement and the starter are
-templates: `{{clones}}` is replaced by the variant's value (`render`).
+templates: `{{clones}}` is replaced by the variant's value, `{{move.0}}` by the first item of a list value
+(`render`).
 
 This module knows nothing of the catalog or the checks: it is data and arithmetic.
 """
@@ -36,7 +37,7 @@ Params = dict[str, Any]
 """One variant: each parameter's value (plain data: ints, strings, bools, lists of them)."""
 
 _SEED_SALT = b"routerlab-variant-v1"
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.(\d+))?\s*\}\}")
 MAX_CHOICES = 10_000
 """The most values one parameter may take (a range wider than this is a typo)."""
 
@@ -143,16 +144,21 @@ def render(template: str, params: Mapping[str, Any]) -> str:
     error (a statement must never show a placeholder to a student)."""
 
     def value(match: re.Match[str]) -> str:
-        name = match.group(1)
+        name, index = match.group(1), match.group(2)
         if name not in params:
             raise VariantError(f"the template names {{{{{name}}}}}, which is not a parameter")
-        return show(params[name])
+        if index is None:
+            return show(params[name])
+        if not isinstance(params[name], list) or int(index) >= len(params[name]):
+            raise VariantError(f"the template names {{{{{name}.{index}}}}}, which {name} lacks")
+        return show(params[name][int(index)])
 
     return _PLACEHOLDER.sub(value, template)
 
 
 def placeholders(template: str) -> set[str]:
-    return set(_PLACEHOLDER.findall(template))
+    """The parameter names a template uses."""
+    return {name for name, _index in _PLACEHOLDER.findall(template)}
 
 
 def show(value: Any) -> str:

@@ -138,7 +138,8 @@ def read_course(folder: Path, error: type[CatalogError] | type[WorkspaceError] =
     try:
         info = CourseInfo(str(meta["id"]), str(meta["version"]), str(meta["title"]),
                           str(meta["released"]), str(meta["routerlab"]), int(meta["hints"]),
-                          str(meta.get("secret_fingerprint", "")), bool(meta.get("variants", False)))
+                          str(meta.get("secret_fingerprint", "")),
+                          bool(meta.get("variants", False)))
     except (KeyError, TypeError, ValueError) as problem:
         raise error(f"{folder / COURSE_FILE} is malformed ({problem!r})") from None
     _check_id(info.id, f"{folder / COURSE_FILE}: course id", error)

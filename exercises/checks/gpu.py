@@ -54,9 +54,10 @@ words = PredictSuite(
 # --- gpu-2: half to even on the GPU ---------------------------------------------------------------
 
 
-def _tie_answers() -> dict[str, Any]:
+def _tie_answers(offset: int = 0, sign: int = 1) -> dict[str, Any]:
+    """gpu-2's rows, `sign * (TIES + offset)`, quantized with a scale of 1 on both devices."""
     rt = Runtime()
-    data = np.array(TIES, dtype=np.float32)
+    data = (np.float32(sign) * (np.array(TIES, dtype=np.float32) + np.float32(offset)))
 
     def first_row(device: str) -> list[int]:
         q = rt.quantize(rt.tensor(data, device=device, dtype="f32"), "q8s", scales=[1.0])
@@ -72,6 +73,12 @@ ties = PredictSuite(
         Part("CPU_Q", "q of the first row quantized on cpu:0 (Flex)", ints(8)),
     ],
     oracle=_tie_answers,
+    mistakes={
+        "rounded the GPU's halves away from zero": lambda offset, sign: {
+            "GPU_Q": _tie_answers(offset, sign)["CPU_Q"]},
+        "rounded the CPU's halves to even": lambda offset, sign: {
+            "CPU_Q": _tie_answers(offset, sign)["GPU_Q"]},
+    },
 )
 
 

@@ -107,11 +107,11 @@ def _read_result(value: Any) -> Any:
 _alive = choice("alive", "ended")
 
 
-def _in_order(order: tuple[str, ...]) -> tuple[Any, str]:
-    """Submit a read and a Drop of one tensor to cpu:0 in `order`: what the read gave, and
-    whether the session is alive afterwards."""
+def _in_order(order: tuple[str, ...], values: list[float]) -> tuple[Any, str]:
+    """Submit a read and a Drop of one tensor (of `values`) to cpu:0 in `order`: what the read
+    gave, and whether the session is alive afterwards."""
     rt = Runtime(["cpu:0"])
-    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    x = rt.tensor([float(v) for v in values], "cpu:0", "f32")
     tasks = {"read": ReadOp(TensorIr(x.id, x.shape, READ_ONLY, x.dtype)),
              "drop": DropOp(TensorIr(x.id, x.shape, READ_WRITE, x.dtype))}
     read: Any = None
@@ -125,10 +125,10 @@ def _in_order(order: tuple[str, ...]) -> tuple[Any, str]:
     return read, "alive" if rt.session("cpu:0").ended is None else "ended"
 
 
-def _order_answers() -> dict[str, Any]:
-    """Run sessions-2's two orders on the model and observe."""
-    read_first, _ = _in_order(ORDERS["READ_THEN_DROP"])
-    drop_first, state = _in_order(ORDERS["DROP_THEN_READ"])
+def _order_answers(a: int = 1, b: int = 2) -> dict[str, Any]:
+    """Run sessions-2's two orders on the model, for x = [a, b], and observe."""
+    read_first, _ = _in_order(ORDERS["READ_THEN_DROP"], [a, b])
+    drop_first, state = _in_order(ORDERS["DROP_THEN_READ"], [a, b])
     return {"READ_THEN_DROP": read_first, "DROP_THEN_READ": drop_first, "SESSION_AFTER": state}
 
 
@@ -141,4 +141,9 @@ in_order = PredictSuite(
         Part("SESSION_AFTER", "cpu:0's session after the Drop-first order", _alive),
     ],
     oracle=_order_answers,
+    mistakes={
+        "thought the Drop wins whatever the order": lambda a, b: {"READ_THEN_DROP": "panic"},
+        "thought the client's order does not reach the session": lambda a, b: {
+            "DROP_THEN_READ": [float(a), float(b)], "SESSION_AFTER": "alive"},
+    },
 )
