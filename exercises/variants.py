@@ -16,8 +16,8 @@ with. A class variant is picked from a seed that only the teacher can make,
 `HMAC-SHA256(course secret, student id, exercise id)` (`seed`), one parameter at a time
 (`VariantSpec.pick`), so the same student, exercise and secret always give the same variant, and
 nothing in a course bundle lets anyone compute another's. The statement and the starter are
-templates: `{{clones}}` is replaced by the variant's value, `{{move.0}}` by the first item of a list value
-(`render`).
+templates: `{{clones}}` is replaced by the variant's value, `{{move.0}}` by the first item of a
+list value (`render`).
 
 This module knows nothing of the catalog or the checks: it is data and arithmetic.
 """

@@ -29,7 +29,8 @@ from ..answers import canonical
 from ..catalog import Catalog, Exercise, Kind
 from ..checks import suite_for
 from ..checks.base import PredictSuite
-from ..engine.runner import Candidate, run_checks
+from ..engine.literals import literal_reply
+from ..engine.runner import Candidate, judge_reply, run_checks
 from ..errors import CatalogError, ExerciseError
 from ..variants import Params, placeholders
 from .sealing import open_solution, scratch_file
@@ -105,7 +106,9 @@ def _passes(copy: Exercise, scratch: Path, answers: dict[str, Any]) -> bool:
 
     lines = [f"{name} = {to_data(value)!r}" for name, value in answers.items()]
     path = scratch_file(scratch / f"{copy.id}-answers.py", "\n".join(lines) + "\n")
-    return run_checks(copy, Candidate(path, "answers"), predict_as_data=True).passed
+    suite = suite_for(copy)
+    assert isinstance(suite, PredictSuite)
+    return judge_reply(copy, literal_reply(path, suite), copy.timeout).passed
 
 
 def lint_catalog_variants(catalog: Catalog, only: list[str] | None = None, count: int = 50

@@ -154,6 +154,8 @@ class Part:
     numeric: bool = False
 
 
+MEMO_LIMIT = 512
+"""Variants whose answers a predict suite keeps (each a few numbers)."""
 Mistake = Callable[..., dict[str, Any]]
 """A declared wrong answer of a predict exercise: given a variant's parameters, the parts a
 student who makes this mistake writes (the parts it leaves out are the right ones)."""
@@ -173,6 +175,7 @@ class PredictSuite(Suite):
     oracle: Callable[..., dict[str, Any]]
     checks: list[Check] = field(default_factory=list)
     mistakes: Mapping[str, Mistake] = field(default_factory=dict)
+    _memo: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._model = {}
@@ -181,8 +184,16 @@ class PredictSuite(Suite):
             self.checks.append(Check(f"{part.name}: {part.describes}", True, 2, None))
 
     def answers(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The model's answers for one variant (none given: the exercise's only one)."""
-        return self.oracle(**dict(params or {}))
+        """The model's answers for one variant (none given: the exercise's only one), run once
+        per variant and process (lint and grading ask for the same variant several times)."""
+        import json
+
+        key = json.dumps(dict(params or {}), sort_keys=True)
+        if key not in self._memo:
+            if len(self._memo) >= MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[key] = self.oracle(**dict(params or {}))
+        return dict(self._memo[key])
 
     def mistaken(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
         """Every part as a student making the mistake `name` answers it, for this variant."""
