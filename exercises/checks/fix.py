@@ -301,10 +301,11 @@ def _(sub: Subject) -> Observation:
 # --- fix-3: drift of recalibration over hops --------------------------------------------------
 
 
-def _drift_answers() -> dict[str, Any]:
+def _drift_answers(lead: float = 0.9) -> dict[str, Any]:
     """Hop tensors through dequantize -> quantize_dynamic (Fix B2) and through a static
-    requantize with the carried scales (Fix B1), on the flex profile, and observe."""
-    x = np.array([-0.9, 0.5, 0.2], dtype=F32)
+    requantize with the carried scales (Fix B1), on the flex profile, and observe: the small
+    tensor starts with -`lead`."""
+    x = np.array([-lead, 0.5, 0.2], dtype=F32)
     first = tensor = quantize_dynamic(x, "q2f", profile=Profile.FLEX)
     scales = [float(tensor.scales_f32().reshape(-1)[0])]
     for _ in range(3):
@@ -329,13 +330,20 @@ drift = PredictSuite(
     parts=[
         Part("Q2F_SCALES", "the Q2F scale after the first quantize and after each hop",
              floats(4), places=3, numeric=True),
-        Part("Q2F_LAST", "what -0.9 dequantizes to after three recalibrating hops", number,
+        Part("Q2F_LAST", "what x[0] dequantizes to after three recalibrating hops", number,
              places=3, numeric=True),
-        Part("STATIC_LAST", "what -0.9 dequantizes to after three static hops", number,
+        Part("STATIC_LAST", "what x[0] dequantizes to after three static hops", number,
              places=3, numeric=True),
         Part("Q8S_CHANGED", "how many Q8S q values four recalibrating hops change", whole),
     ],
     oracle=_drift_answers,
+    mistakes={
+        "thought recalibrating keeps the scale": lambda lead: {
+            "Q2F_SCALES": [_drift_answers(lead)["Q2F_SCALES"][0]] * 4,
+            "Q2F_LAST": _drift_answers(lead)["STATIC_LAST"]},
+        "thought a static hop drifts too": lambda lead: {
+            "STATIC_LAST": _drift_answers(lead)["Q2F_LAST"]},
+    },
 )
 
 
