@@ -27,15 +27,16 @@ CANDIDATES = {
 """The device lists flow-1 asks about (its statement lists the same)."""
 
 
-def _large_runtime() -> list[str]:
-    return ["cpu:0"] + [f"peer{p}/cpu:{d}" for p in range(2, 2 + PEERS)
-                        for d in range(DEVICES_EACH)]
+def _large_runtime(peers: int = PEERS, devices: int = DEVICES_EACH) -> list[str]:
+    return ["cpu:0"] + [f"peer{p}/cpu:{d}" for p in range(2, 2 + peers)
+                        for d in range(devices)]
 
 
-def _servers_answers() -> dict[str, Any]:
-    """Build flow-1's large runtime and count what the model made; try each candidate list
-    and keep the letters the model refuses."""
-    rt = Runtime(_large_runtime())
+def _servers_answers(peers: int = PEERS, devices: int = DEVICES_EACH) -> dict[str, Any]:
+    """Build flow-1's large runtime (`peers` peers of `devices` devices, and the local cpu:0)
+    and count what the model made; try each candidate list and keep the letters the model
+    refuses."""
+    rt = Runtime(_large_runtime(peers, devices))
     refused = []
     for letter, devices in CANDIDATES.items():
         try:
@@ -55,6 +56,10 @@ servers = PredictSuite(
              choices(choice(*CANDIDATES), "letters such as \"A\"")),
     ],
     oracle=_servers_answers,
+    mistakes={
+        "forgot the local server": lambda peers, devices: {"SERVERS": peers},
+        "counted one session per server": lambda peers, devices: {"SESSIONS": peers + 1},
+    },
 )
 
 
