@@ -241,11 +241,11 @@ def _wire_bytes(rt: Runtime, mark: int, kinds: tuple[str, ...]) -> int:
     return sum(e.nbytes for e in rt.trace.read(mark) if e.kind in kinds)
 
 
-def _costs(values: int) -> tuple[int, str, int]:
-    """Run transfer-4's program for a tensor of `values` f32 zeros: the host bytes of the move
-    to another peer, whether it moved or copied, and the device bytes of the local move."""
+def _costs(values: int, dtype: str = "f32") -> tuple[int, str, int]:
+    """Run transfer-4's program for a tensor of `values` zeros of `dtype`: the host bytes of the
+    move to another peer, whether it moved or copied, and the device bytes of the local move."""
     rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
-    t = rt.tensor(np.zeros(values), "cpu:0", "f32")
+    t = rt.tensor(np.zeros(values), "cpu:0", dtype)
     keep = rt.clone(t)
     mark = len(rt.trace)
     rt.to_device(t, "peer2/cpu:0")
@@ -256,14 +256,15 @@ def _costs(values: int) -> tuple[int, str, int]:
     return host, fate, _wire_bytes(rt, mark, ("copy",))
 
 
-def _cost_answers() -> dict[str, Any]:
+def _cost_answers(dtype: str = "f32", mib: int = 1) -> dict[str, Any]:
     """The per-value rates measured at two sizes (they must agree: the cost is linear), and the
-    crossing point found from the rate and confirmed by running both sides of it."""
-    small, large = _costs(10), _costs(1000)
+    crossing point of `mib` MiB found from the rate and confirmed by running both sides of it."""
+    small, large = _costs(10, dtype), _costs(1000, dtype)
     host_rate, local_rate = large[0] // 1000, large[2] // 1000
-    crossing = -(-MEBIBYTE // host_rate)
+    limit = mib * MEBIBYTE
+    crossing = -(-limit // host_rate)
     if (host_rate * 10, local_rate * 10) != (small[0], small[2]) or not (
-            _costs(crossing - 1)[0] < MEBIBYTE <= _costs(crossing)[0]):
+            _costs(crossing - 1, dtype)[0] < limit <= _costs(crossing, dtype)[0]):
         raise RuntimeError("transfer-4: the model's transfer costs are not linear in N")
     return {"HOST_BYTES_PER_VALUE": host_rate, "LOCAL_BYTES_PER_VALUE": local_rate,
             "SOURCE": large[1], "CROSSING_N": crossing}
@@ -277,8 +278,15 @@ costs = PredictSuite(
         Part("LOCAL_BYTES_PER_VALUE", "device bytes per value of the move of keep to cpu:1",
              _bytes),
         Part("SOURCE", "whether the tensor moved or was copied to peer2/cpu:0", _fate),
-        Part("CROSSING_N", "the smallest N whose move to peer2/cpu:0 puts 1 MiB through the host",
-             _bytes),
+        Part("CROSSING_N", "the smallest N whose move to peer2/cpu:0 puts the limit through the "
+             "host", _bytes),
     ],
     oracle=_cost_answers,
+    mistakes={
+        "counted the bytes once, not out and in": lambda dtype, mib: {
+            "HOST_BYTES_PER_VALUE": _cost_answers(dtype, mib)["HOST_BYTES_PER_VALUE"] // 2,
+            "CROSSING_N": 2 * _cost_answers(dtype, mib)["CROSSING_N"]},
+        "thought a move to another peer takes the tensor away": lambda dtype, mib: {
+            "SOURCE": "moved" if _cost_answers(dtype, mib)["SOURCE"] == "copied" else "copied"},
+    },
 )
