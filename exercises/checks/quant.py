@@ -313,9 +313,10 @@ def _regions(value: Any) -> list[int]:
     return list(value)
 
 
-def _layout_answers() -> dict[str, Any]:
-    """Quantize quant-4's tensors on the model and measure their canonical bytes."""
-    x = np.linspace(-1.0, 1.0, 32, dtype=F32).reshape(2, 16)
+def _layout_answers(rows: int = 2, block: int = 8, two: int = 8) -> dict[str, Any]:
+    """Quantize quant-4's tensors (`rows` rows of 16, blocks of `block`, a two-level tensor of
+    `two` values) on the model and measure their canonical bytes."""
+    x = np.linspace(-1.0, 1.0, rows * 16, dtype=F32).reshape(rows, 16)
 
     def regions(tensor: Any) -> list[int]:
         sizes = [int(tensor.values.nbytes), int(tensor.scales.nbytes),
@@ -323,9 +324,10 @@ def _layout_answers() -> dict[str, Any]:
         assert len(tensor.to_bytes()) == sum(sizes), "regions must tile the canonical bytes"
         return sizes
 
-    packed = quantize_dynamic(x, "q4s:block=8:scale=f16:store=packed-u32", profile=Profile.CUBECL)
-    flex = quantize_dynamic(x, "q4s:block=8:scale=f16", profile=Profile.FLEX)
-    two_level = quantize_dynamic(x.reshape(-1)[:8], "q8s:block=4:scale=ue4m3:global=f32",
+    packed = quantize_dynamic(x, f"q4s:block={block}:scale=f16:store=packed-u32",
+                              profile=Profile.CUBECL)
+    flex = quantize_dynamic(x, f"q4s:block={block}:scale=f16", profile=Profile.FLEX)
+    two_level = quantize_dynamic(x.reshape(-1)[:two], "q8s:block=4:scale=ue4m3:global=f32",
                                  profile=Profile.FLEX)
     try:
         quantize_dynamic(x, "q4s:block=4:scale=f16:store=packed-u32", profile=Profile.CUBECL)
@@ -347,6 +349,12 @@ layout = PredictSuite(
         Part("BLOCK4", "what cubecl does with block=4 in PackedU32", choice("ok", "refused")),
     ],
     oracle=_layout_answers,
+    mistakes={
+        "counted a scale as f32": lambda rows, block, two: {
+            "FLEX": [rows * 8, rows * 16 // block * 4, 0]},
+        "forgot the two-level tensor's global scale": lambda rows, block, two: {
+            "TWO_LEVEL": [*_layout_answers(rows, block, two)["TWO_LEVEL"][:2], 0]},
+    },
 )
 
 
