@@ -85,8 +85,9 @@ ties = PredictSuite(
 # --- gpu-3: moving quantized tensors on the GPU ---------------------------------------------------
 
 
-def _move_answers() -> dict[str, Any]:
-    x = np.random.default_rng(7).standard_normal((64, 64)).astype(np.float32)
+def _move_answers(rows: int = 64, cols: int = 64) -> dict[str, Any]:
+    """gpu-3's two moves, the first of a `rows` x `cols` tensor."""
+    x = np.random.default_rng(7).standard_normal((rows, cols)).astype(np.float32)
     run = compare_policies(x, "q4s", source=FIRST, target=SECOND, hops=1,
                            policies=["native", "dequantize"])
     rt = Runtime()
@@ -110,4 +111,9 @@ moves = PredictSuite(
         Part("SAME_Q", "whether the arrived q values equal the GPU's", yes_no),
     ],
     oracle=_move_answers,
+    mistakes={
+        "counted a Q4 value as a byte": lambda rows, cols: {"NATIVE_BYTES": rows * cols + 4},
+        "thought dequantize moves the quantized bytes": lambda rows, cols: {
+            "DEQUANTIZE_BYTES": _move_answers(rows, cols)["NATIVE_BYTES"]},
+    },
 )
