@@ -34,20 +34,34 @@ def _words(shape: tuple[int, int], scheme: str) -> int | str:
     return int(rt.read_quantized(q).values.size)
 
 
-def _word_answers() -> dict[str, Any]:
-    return {"Q8_3x12": _words((3, 12), "q8s"), "Q4_3x16": _words((3, 16), "q4s"),
-            "Q2_2x16": _words((2, 16), "q2s"), "Q4_3x12": _words((3, 12), "q4s")}
+def _word_answers(r8: int = 3, c8: int = 12, r4: int = 3, c4: int = 16, r2: int = 2,
+                  c2: int = 16, ro: int = 3, co: int = 12) -> dict[str, Any]:
+    """gpu-1's four tensors: [r8, c8] in Q8S, [r4, c4] in Q4S, [r2, c2] in Q2S, [ro, co] in
+    Q4S."""
+    return {"Q8_WORDS": _words((r8, c8), "q8s"), "Q4_WORDS": _words((r4, c4), "q4s"),
+            "Q2_WORDS": _words((r2, c2), "q2s"),
+            "Q4_ODD": "refused" if _words((ro, co), "q4s") == "refused" else "ok"}
+
+
+def _whole_tensor(r8: int, c8: int, r4: int, c4: int, r2: int, c2: int, ro: int,
+                  co: int) -> dict[str, Any]:
+    """The mistake of one value per word: a word count equal to the number of values."""
+    return {"Q8_WORDS": r8 * c8, "Q4_WORDS": r4 * c4, "Q2_WORDS": r2 * c2}
 
 
 words = PredictSuite(
     "gpu-1",
     parts=[
-        Part("Q8_3x12", "u32 words of a [3, 12] Q8S tensor", whole),
-        Part("Q4_3x16", "u32 words of a [3, 16] Q4S tensor", whole),
-        Part("Q2_2x16", "u32 words of a [2, 16] Q2S tensor", whole),
-        Part("Q4_3x12", "what the GPU does with a [3, 12] Q4S tensor", choice("ok", "refused")),
+        Part("Q8_WORDS", "u32 words of the Q8S tensor", whole),
+        Part("Q4_WORDS", "u32 words of the first Q4S tensor", whole),
+        Part("Q2_WORDS", "u32 words of the Q2S tensor", whole),
+        Part("Q4_ODD", "what the GPU does with the second Q4S tensor", choice("ok", "refused")),
     ],
     oracle=_word_answers,
+    mistakes={
+        "counted one value per word": _whole_tensor,
+        "packed 32 / 4 Q8 values per word": lambda r8, c8, **_: {"Q8_WORDS": r8 * c8 // 8},
+    },
 )
 
 
