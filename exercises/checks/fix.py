@@ -413,16 +413,17 @@ DRIFT_VALUES = ("q8s", "q8f", "q4s", "q4f", "q2s", "q2f")
 _value = choice(*DRIFT_VALUES)
 
 
-def drift_experiment_data() -> np.ndarray:
-    """Notebook 06's tensor: 4096 N(0, 1) values whose first is the outlier -4."""
-    x = np.random.default_rng(1).standard_normal(4096).astype(F32)
-    x[0] = -4.0
+def drift_experiment_data(outlier: float = -4.0, seed: int = 1) -> np.ndarray:
+    """Notebook 06's tensor: 4096 N(0, 1) values whose first is the outlier (-4 there)."""
+    x = np.random.default_rng(seed).standard_normal(4096).astype(F32)
+    x[0] = outlier
     return x
 
 
-def _drift_experiment_answers() -> dict[str, Any]:
-    """Eight recalibrating hops (requantize, cpu:0 <-> cpu:1) for every value type."""
-    x = drift_experiment_data()
+def _drift_experiment_answers(outlier: int = -4, seed: int = 1) -> dict[str, Any]:
+    """Eight recalibrating hops (requantize, cpu:0 <-> cpu:1) for every value type, on the
+    variant's tensor."""
+    x = drift_experiment_data(float(outlier), seed)
     scales, errors = {}, {}
     for value in DRIFT_VALUES:
         run = measure_transfer(x, value, policy="requantize", hops=8)
@@ -447,4 +448,8 @@ drift_experiment = PredictSuite(
         Part("LARGEST_ERROR", "the value type with the largest error after eight hops", _value),
     ],
     oracle=_drift_experiment_answers,
+    mistakes={
+        "thought every type drifts": lambda outlier, seed: {"DRIFTING": list(DRIFT_VALUES)},
+        "thought 2 bits drift least": lambda outlier, seed: {"LARGEST_ERROR": "q8f"},
+    },
 )

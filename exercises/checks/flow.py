@@ -92,9 +92,14 @@ clones = PredictSuite(
 )
 
 
-def _ids_answers() -> dict[str, Any]:
-    """Create flow-3's three tensors and read their ids and the two registries."""
+def _ids_answers(on0: int = 0, on1: int = 0) -> dict[str, Any]:
+    """Create flow-3's tensors (`on0` on cpu:0 and `on1` on cpu:1 first, then x, z, w) and read
+    their ids and the two registries."""
     rt = Runtime(["cpu:0", "cpu:1"])
+    for _ in range(on0):
+        rt.tensor([0.0], "cpu:0", "f32")
+    for _ in range(on1):
+        rt.tensor([0.0], "cpu:1", "f32")
     rt.tensor([[1, 2], [3, 4]], "cpu:0", "f32")
     z = rt.tensor([0.5], "cpu:1", "f32")
     w = rt.tensor([7.0], "cpu:0", "f32")
@@ -111,4 +116,7 @@ ids = PredictSuite(
         Part("CPU1_IDS", "the ids in cpu:1's registry", _id_list),
     ],
     oracle=_ids_answers,
+    mistakes={
+        "gave each device its own counter": lambda on0, on1: {"Z_ID": on1, "W_ID": on0 + 1},
+    },
 )

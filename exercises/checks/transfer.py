@@ -189,9 +189,14 @@ def _tensor_id(value: Any) -> int:
 _path = choice("same", "local", "bytes", "bridge")
 
 
-def _transfer2_answers() -> dict[str, Any]:
-    """Run transfer-2's program on the model and observe."""
+def _transfer2_answers(on0: int = 0, on1: int = 0) -> dict[str, Any]:
+    """Run transfer-2's program on the model (`on0` tensors on cpu:0 and `on1` on cpu:1 made
+    first) and observe."""
     rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
+    for _ in range(on0):
+        rt.tensor([0], "cpu:0", "i32")
+    for _ in range(on1):
+        rt.tensor([0], "cpu:1", "i32")
 
     def look() -> dict[str, list[int]]:
         return {"cpu:0": rt.handle_ids("cpu:0"), "cpu:1": rt.handle_ids("cpu:1")}
@@ -219,6 +224,11 @@ moved_or_copied = PredictSuite(
         Part("AFTER_PEER", "both local registries after the move to peer2", _registries),
     ],
     oracle=_transfer2_answers,
+    mistakes={
+        "thought a move to the same device mints a new id": lambda on0, on1: {
+            "SAME_DEVICE_ID": _transfer2_answers(on0, on1)["SAME_DEVICE_ID"] + 1},
+        "sent a same-peer move through the bytes path": lambda on0, on1: {"PEER_PATH": "local"},
+    },
 )
 
 
