@@ -31,7 +31,16 @@ from ..checks.base import (
     is_close,
     to_data,
 )
-from ..report import AT_GRADING, ERROR, FAILED, NOT_RUN, PASSED, Outcome, printable
+from ..report import (
+    AT_GRADING,
+    ERROR,
+    FAILED,
+    NOT_RUN,
+    OTHER_MISTAKE,
+    PASSED,
+    Outcome,
+    printable,
+)
 from ..variants import Params, from_key
 
 NEAR = 100.0
@@ -209,7 +218,25 @@ def judge_predict(exercise: Exercise, suite: PredictSuite, answers: Any,
                             f"{exercise.tolerance.rel:g}, absolute {exercise.tolerance.abs:g}; "
                             "give more decimals)")
             _fail(outcome, message, f"{part.name} = {_show(to_data(value))}", 2)
+            outcome.mistake = mistake_of(exercise, suite, part, value)
     return outcomes
+
+
+def mistake_of(exercise: Exercise, suite: PredictSuite, part: Any, value: Any) -> str:
+    """The declared mistake whose answer for this variant `value` is (the first that matches),
+    `OTHER_MISTAKE` when none is; "" for an exercise that declares none."""
+    if not suite.mistakes:
+        return ""
+    params = exercise.variant_params()
+    given = canonical(value, part.places)
+    for name in suite.mistakes:
+        try:
+            if canonical(part.form(suite.mistaken(name, params)[part.name]),
+                         part.places) == given:
+                return name
+        except CheckFailure:
+            continue
+    return OTHER_MISTAKE
 
 
 def _fail(outcome: Outcome, message: str, got: str | None, hint: int) -> None:

@@ -77,6 +77,8 @@ class CheckResult:
     expected: str | None = None
     got: str | None = None
     hint: int | None = None
+    mistake: str = ""
+    """A wrong predict answer's kind (a declared mistake's name), for the class report."""
 
 
 @dataclass
@@ -260,7 +262,7 @@ def _missing(exercise: Exercise, why: str = "") -> ExerciseResult:
 
 def _exercise(exercise: Exercise, report: CheckReport, points: float) -> ExerciseResult:
     checks = [CheckResult(o.name, o.hidden, o.status, o.message,
-                          None if o.hidden else o.expected, o.got, o.hint)
+                          None if o.hidden else o.expected, o.got, o.hint, o.mistake)
               for o in report.outcomes]
     failing = [o for o in report.outcomes if not o.ok]
     problem = report.problem.message if report.problem else ""

@@ -313,6 +313,32 @@ def test_the_secret_lives_in_the_teachers_data_folder_never_in_the_bundle(
     assert os.environ["XDG_DATA_HOME"] in str(path)
 
 
+def test_the_report_groups_wrong_answers_by_kind_of_mistake_across_variants(
+        catalog: Catalog, tmp_path: Path) -> None:
+    from routerlab.exercises.engine.runner import Candidate, run_checks
+    from routerlab.exercises.teacher.analytics import analyse
+    from routerlab.exercises.teacher.classroom import StudentResult, _exercise
+
+    exercise = catalog.get("flow-2")
+    suite = suite_for(exercise)
+    assert isinstance(suite, PredictSuite)
+    results = []
+    for student in ("ada", "bob"):
+        params = class_variants(catalog, KEY, student)["flow-2"]
+        mine = exercise.with_params(params)
+        path = tmp_path / f"{student}.py"
+        path.write_text(_answers_file("flow-2", suite.mistaken("counted the clone as a copy",
+                                                              params)))
+        report = run_checks(mine, Candidate(path, path.name), predict_as_data=True)
+        assert not report.passed
+        results.append(StudentResult(student, str(tmp_path), [_exercise(mine, report, 0.0)]))
+    gots = {c.got for r in results for c in r.exercises[0].checks if c.name.startswith("HANDLES")}
+    assert len(gots) == 2, "the two students wrote different numbers"
+    wrong = analyse(results).wrong
+    handles = next(v for (e, c), v in wrong.items() if e == "flow-2" and c.startswith("HANDLES"))
+    assert handles == [("counted the clone as a copy", 2)]
+
+
 # --- lint and agreement -------------------------------------------------------------------------
 
 
