@@ -201,14 +201,31 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
                                                     help="The course id of the release "
                                                          "(the same default as `release`)."),
                       catalog: CourseFolder = None,
+                      roster: Path = typer.Option(None, "--roster", exists=True,
+                                                  dir_okay=False,
+                                                  help="roster.csv: each student also gets "
+                                                       "their own variant's answers."),
+                      secret: Path = typer.Option(None, "--secret", dir_okay=False,
+                                                  help="The course secret's file, when it is "
+                                                       "not in your data folder."),
                       plain: bool = PLAIN) -> None:
     """After grading: the worked solutions (and predict answers) for a class to import with
-    `routerlab exercises import-solutions FILE`."""
+    `routerlab exercises import-solutions FILE`; with --roster, each student's own variant's
+    answers (found from the course's secret)."""
     from ...exercises.authoring.bundle import release_solutions as write_solutions
+    from ...exercises.authoring.secret import find_secret
+    from ...exercises.authoring.variants import class_variants
+    from ...exercises.teacher.roster import read_roster
     from ..render import make_console
 
     course_id = _course_id(course_id, catalog)
-    ids = write_solutions(_catalog(catalog), out, course_id, only or None)
+    variants = None
+    if roster is not None:
+        course_secret = find_secret(course_id, secret)
+        chosen = _catalog(catalog)
+        variants = {s.id: class_variants(chosen, course_secret.key, s.id)
+                    for s in read_roster(roster)} if course_secret.variants else None
+    ids = write_solutions(_catalog(catalog), out, course_id, only or None, variants)
     make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}",
                               highlight=False)
 

@@ -209,37 +209,63 @@ class Released:
 
 
 def release_solutions(catalog: Catalog, out: Path, course_id: str,
-                      only: list[str] | None = None) -> list[str]:
+                      only: list[str] | None = None,
+                      variants: dict[str, dict[str, dict[str, Any]]] | None = None) -> list[str]:
     """Write the worked solutions (and a predict exercise's answers) a class workspace imports;
-    the ids written."""
-    from ..checks import suite_for
-    from ..checks.base import PredictSuite, to_data
+    the ids written. `variants` (student id -> their variants, a course that gave variants):
+    each of those students also gets their own variant's answers, filed under their tag."""
     from .sealing import open_solution
+    from .variants import student_tag
 
     _check_id(course_id, "course id", CatalogError)
     check_target(out, "solutions file", CatalogError)  # refused before any solution is opened
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
-    entries: dict[str, Released] = {}
-    for exercise in chosen:
-        suite = suite_for(exercise)
-        answers = ({k: to_data(v) for k, v in suite.oracle().items()}
-                   if isinstance(suite, PredictSuite) else {})
-        entries[exercise.id] = Released(open_solution(exercise), answers)
-    write_solutions(out, course_id, entries, CatalogError)
+    entries = {e.id: _released_entry(e, open_solution(e)) for e in chosen}
+    students = {student_tag(course_id, sid): {
+        e.id: _released_entry(e.with_params(own[e.id]), entries[e.id].solution)
+        for e in chosen if e.id in own} for sid, own in (variants or {}).items()}
+    write_solutions(out, course_id, entries, CatalogError, students)
     return list(entries)
 
 
+def _released_entry(exercise: Exercise, worked: str) -> Released:
+    """One exercise as released: a predict exercise's answers for this copy's variant (the
+    worked solution, the catalog's own variant's, follows them as the reasoning)."""
+    from ..checks import suite_for
+    from ..checks.base import PredictSuite, to_data
+
+    suite = suite_for(exercise)
+    if not isinstance(suite, PredictSuite):
+        return Released(worked, {})
+    answers = {k: to_data(v) for k, v in suite.answers(exercise.variant_params()).items()}
+    if not exercise.params:
+        return Released(worked, answers)
+    lines = [f"# Your variant: {exercise.variant_params()}"]
+    lines += [f"{name} = {value!r}" for name, value in answers.items()]
+    lines += ["", "# The worked solution of the catalog's own variant (other numbers, the same "
+              "reasoning):"]
+    lines += [f"# {line}" if line else "#" for line in worked.splitlines()]
+    return Released("\n".join(lines) + "\n", answers)
+
+
 def write_solutions(path: Path, course_id: str, entries: dict[str, Released],
-                    error: type[CatalogError] | type[WorkspaceError] = WorkspaceError) -> Path:
+                    error: type[CatalogError] | type[WorkspaceError] = WorkspaceError,
+                    students: dict[str, dict[str, Released]] | None = None) -> Path:
     """A solutions file (`read_solutions` reads it back), written whole or not at all."""
-    document = {"format": SOLUTIONS_FORMAT, "course": course_id,
-                "exercises": {k: {"solution": v.solution, "answers": v.answers}
-                              for k, v in sorted(entries.items())}}
+    def table(found: dict[str, Released]) -> dict[str, Any]:
+        return {k: {"solution": v.solution, "answers": v.answers}
+                for k, v in sorted(found.items())}
+
+    document = {"format": SOLUTIONS_FORMAT, "course": course_id, "exercises": table(entries),
+                **({"students": {tag: table(own) for tag, own in sorted(students.items())}}
+                   if students else {})}
     return write_text(path, json.dumps(document, indent=1) + "\n", "solutions file", error)
 
 
-def read_solutions(path: Path, course_id: str) -> dict[str, Released]:
-    """A solutions file, validated for the course `course_id`."""
+def read_solutions(path: Path, course_id: str, student_id: str | None = None
+                   ) -> dict[str, Released]:
+    """A solutions file, validated for the course `course_id`; with `student_id`, that
+    student's own variants' entries replace the catalog variant's."""
     data = load_json(path, what="solutions file", error=WorkspaceError)
     if not isinstance(data, dict) or data.get("format") != SOLUTIONS_FORMAT:
         raise WorkspaceError(f"{path} is not a solutions file (`routerlab teacher "
@@ -256,6 +282,14 @@ def read_solutions(path: Path, course_id: str) -> dict[str, Released]:
                 and isinstance(entry.get("answers"), dict)):
             raise WorkspaceError(f"{path}: the entry of {exercise_id!r} is malformed")
         found[str(exercise_id)] = Released(entry["solution"], dict(entry["answers"]))
+    if student_id is not None:
+        from .variants import student_tag
+
+        own = (data.get("students") or {}).get(student_tag(course_id, student_id))
+        for exercise_id, entry in (own.items() if isinstance(own, dict) else ()):
+            if isinstance(entry, dict) and isinstance(entry.get("solution"), str) \
+                    and isinstance(entry.get("answers"), dict) and exercise_id in found:
+                found[str(exercise_id)] = Released(entry["solution"], dict(entry["answers"]))
     return found
 
 

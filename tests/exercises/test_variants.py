@@ -45,7 +45,7 @@ KEY = bytes([1]) * 32
 right answers) of every exercise that varies. With a random secret two students agree on an
 exercise as often as docs/exercises.md says."""
 VARYING_PREDICT = ["flow-2", "lifecycle-2", "registry-2"]
-EXERCISES = [*VARYING_PREDICT, "registry-1", "gap-2"]
+EXERCISES = [*VARYING_PREDICT, "registry-1", "policy-1"]
 STUDENTS = ["ada", "bob", "cy"]
 RUN = [sys.executable, "-m", "routerlab"]
 
@@ -282,7 +282,7 @@ def test_similar_csv_pairs_copied_files_and_copied_answers(graded: dict[str, Any
         assert pairs[(exercise_id, "ada", "bob")] == "identical"
         assert pairs[(exercise_id, "ada", "cy")] == "answers"
         assert pairs[(exercise_id, "bob", "cy")] == "answers"
-    assert not [p for p in pairs if p[0] in ("registry-1", "gap-2")], "starters are never paired"
+    assert not [p for p in pairs if p[0] in ("registry-1", "policy-1")], "starters are never paired"
     assert f"{len(rows)} pairs of similar files or answers" in stdout
 
 
@@ -337,6 +337,25 @@ def test_the_report_groups_wrong_answers_by_kind_of_mistake_across_variants(
     wrong = analyse(results).wrong
     handles = next(v for (e, c), v in wrong.items() if e == "flow-2" and c.startswith("HANDLES"))
     assert handles == [("counted the clone as a copy", 2)]
+
+
+def test_released_solutions_give_each_student_their_own_variants_answers(
+        bundle: Path, catalog: Catalog, tmp_path: Path) -> None:
+    from routerlab.exercises.authoring.bundle import release_solutions
+
+    out = tmp_path / "solutions.json"
+    release_solutions(catalog, out, COURSE, ["flow-2", "policy-1"],
+                      {s: class_variants(catalog, KEY, s) for s in STUDENTS})
+    assert "ada" not in out.read_text()
+    for student in ("ada", "bob"):
+        course = _workspace(bundle, tmp_path, student)
+        assert course.import_solutions(out) == ["flow-2", "policy-1"]
+        given = course.released()["flow-2"]
+        own = {k: to_data(v) for k, v in _truth(catalog, "flow-2", student).items()}
+        assert given.answers == own
+        assert f"HANDLES = {own['HANDLES']!r}" in given.solution
+        assert course.released()["policy-1"].answers == {
+            k: to_data(v) for k, v in _truth(catalog, "policy-1", student).items()}
 
 
 # --- lint and agreement -------------------------------------------------------------------------
