@@ -134,13 +134,15 @@ def _status(value: Any) -> Any:
 @counts.visible("status_for: the last reference is ReadWrite, a shared one ReadOnly", hint=2)
 def _status_values(sub: Subject) -> Observation:
     status_for = sub.function("status_for")
-    return [(f"status_for({count})", _status(status_for(count))) for count in (1, 2, 5)]
+    return [(f"status_for({count})", _status(status_for(count)))
+            for count in (1, 2, sub.param("big"))]
 
 
 @counts.visible("drop: the last reference sends Drop, any other sends nothing", hint=2)
 def _(sub: Subject) -> Observation:
     drop = sub.function("drop")
-    return [(f"drop({count}) -> (count after, sends Drop?)", drop(count)) for count in (1, 3)]
+    return [(f"drop({count}) -> (count after, sends Drop?)", drop(count))
+            for count in (1, sub.param("shared"))]
 
 
 @counts.visible("into_ir of a shared tensor: ReadOnly, one reference fewer, no Drop", hint=2)
@@ -259,10 +261,12 @@ def _status_plugged_class(sub: Subject) -> type[RouterTensor]:
     return Plugged
 
 
-@statuses.visible("in the router: x.clone() + x reads #0 ReadOnly, then ReadWrite, which frees "
+@statuses.visible("in the router: x.clone() + x reads x ReadOnly, then ReadWrite, which frees "
                   "it", hint=2)
 def _(sub: Subject) -> Observation:
     c = Client(sub, plug=_status_plugged_class)
+    for _ in range(sub.param("before")):
+        c.tensor([0.0])
     x = c.tensor([1.0, 2.0])
     mark = len(c.rt.trace)
     c.add(c.clone(x), x)
