@@ -124,6 +124,8 @@ def _(sub: Subject) -> Observation:
 def _(sub: Subject) -> Observation:
     is_quantized = sub.function("is_quantized_handle")
     rt = Runtime(["cpu:0", "cpu:1"])
+    for _ in range(sub.param("before")):
+        rt.tensor([0.0], "cpu:0", "f32")
     q = rt.quantize(rt.tensor(_values(8, 1), "cpu:0", "f32"), "q8s")
     plain = rt.tensor([1.0, 2.0], "cpu:0", "f32")
     seen: Observation = []
@@ -201,11 +203,14 @@ def _arms(sub: Subject) -> QuantizedTransfers | None:
 
 
 def _native_move(sub: Subject, scheme: str, profile: str, shared: bool,
-                 seed: int) -> dict[str, Any]:
-    """Quantize on cpu:0, move natively to cpu:1 (same peer, same profile) and observe."""
+                 seed: int, rows: int = 2, before: int = 0) -> dict[str, Any]:
+    """Quantize a `rows` x 16 tensor on cpu:0 (after `before` others), move it natively to
+    cpu:1 (same peer, same profile) and observe."""
     a, b = f"cpu:0@{profile}", f"cpu:1@{profile}"
     rt = Runtime([a, b], quantized=_arms(sub))
-    q = rt.quantize(rt.tensor(_values(32, seed).reshape(2, 16), a, "f32"), scheme)
+    for _ in range(before):
+        rt.tensor([0.0], a, "f32")
+    q = rt.quantize(rt.tensor(_values(16 * rows, seed).reshape(rows, 16), a, "f32"), scheme)
     keep = rt.clone(q) if shared else None
     source = rt.read_quantized(rt.clone(q))
     before = rt.bytes_copied()
@@ -234,9 +239,13 @@ _NATIVE_MEANING = {"bit_equal": "values, scales, global and scheme arrive bit-id
 
 
 def _observe_native(sub: Subject, scheme: str, profile: str = "flex", shared: bool = False,
-                    keys: tuple[str, ...] = ("bit_equal", "device", "ids")) -> Observation:
-    seen = _native_move(sub, scheme, profile, shared, 7)
-    what = f"{scheme} on {profile}, {'shared' if shared else 'unique'}"
+                    keys: tuple[str, ...] = ("bit_equal", "device", "ids"),
+                    own: bool = True) -> Observation:
+    """A visible check's move (`own`: of the student's own tensor, its rows and the tensors
+    made before it from their variant)."""
+    rows, before = (sub.param("rows"), sub.param("before")) if own else (2, 0)
+    seen = _native_move(sub, scheme, profile, shared, 7, rows, before)
+    what = f"{scheme} on {profile}, {'shared' if shared else 'unique'}, {rows} x 16"
     return [(f"{what}: {_NATIVE_MEANING[key]}", seen[key]) for key in keys]
 
 
@@ -295,7 +304,8 @@ def _(sub: Subject) -> Observation:
 
 @native.hidden("the arrived tensor owns its values and its scales", hint=2)
 def _(sub: Subject) -> Observation:
-    return _observe_native(sub, "q8s:block=4:scale=f16", shared=True, keys=("shares",))
+    return _observe_native(sub, "q8s:block=4:scale=f16", shared=True, keys=("shares",),
+                           own=False)
 
 
 # --- fix-3: drift of recalibration over hops --------------------------------------------------

@@ -77,10 +77,11 @@ def _(sub: Subject) -> Observation:
              _scale(sub, [-1.8, -1.0, 0.0, 0.5], "q8s"))]
 
 
-@scales.visible("the larger magnitude wins, whatever its sign: [5, 0, 4, -12.7] in Q8S", hint=1)
+@scales.visible("the larger magnitude wins, whatever its sign: a negative minimum in Q8S", hint=1)
 def _(sub: Subject) -> Observation:
-    return [("compute_scale([5, 0, 4, -12.7], 'q8s'): alpha is 12.7 here, from the minimum",
-             _scale(sub, [5.0, 0.0, 4.0, -12.7], "q8s"))]
+    low = -float(sub.param("low"))
+    return [(f"compute_scale([5, 0, 4, {low}], 'q8s'): alpha is {-low} here, from the minimum",
+             _scale(sub, [5.0, 0.0, 4.0, low], "q8s"))]
 
 
 @scales.visible("an F value uses its full, asymmetric range: Q8F is 2*alpha/255, Q2F 2*alpha/3",
@@ -200,7 +201,8 @@ def _(sub: Subject) -> Observation:
 @rounding.visible("in the model's quantizer: a UE4M3 block scheme stores the rounded scales",
                   hint=2)
 def _(sub: Subject) -> Observation:
-    x = np.linspace(-3.0, 5.0, 32, dtype=F32).reshape(4, 8)
+    x = np.linspace(-float(sub.param("low")), float(sub.param("high")), 32,
+                    dtype=F32).reshape(4, 8)
     with _storing_through(sub):
         raw = quantize_dynamic(x, "q8s:block=4", profile=Profile.NDARRAY).scales_f32()
         rounded = [_rounded(sub, float(s), "ue4m3") for s in raw.reshape(-1)]
@@ -274,7 +276,8 @@ def _(sub: Subject) -> Observation:
 
 @packing.visible("the words the cubecl profile stores, packed from the model's q values", hint=2)
 def _(sub: Subject) -> Observation:
-    x = np.linspace(-2.0, 3.0, 64, dtype=F32).reshape(4, 16)
+    x = np.linspace(-float(sub.param("low")), float(sub.param("high")), 64,
+                    dtype=F32).reshape(4, 16)
     seen: Observation = []
     for scheme, bits in (("q4s", 4), ("q2f:block=16", 2)):
         q = quantize_dynamic(x, scheme, profile=Profile.FLEX).q()

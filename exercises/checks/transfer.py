@@ -79,10 +79,12 @@ def runtime(sub: Subject, devices: tuple[str, ...] = ("cpu:0", "cpu:1")) -> Runt
     return Runtime(list(devices), interpreter=Plugged)  # the runtime's documented hook
 
 
-def _move(sub: Subject, dtype: DType, shared: bool) -> dict[str, Any]:
-    """Move a tensor of `dtype` cpu:0 -> cpu:1 (same peer) and observe everything."""
+def _move(sub: Subject, dtype: DType, shared: bool, values: list[Any] | None = None
+          ) -> dict[str, Any]:
+    """Move a tensor of `dtype` (`values`, else the dtype's usual ones) cpu:0 -> cpu:1 (same
+    peer) and observe everything."""
     rt = runtime(sub)
-    x = rt.tensor(_VALUES[dtype], "cpu:0", dtype.value)
+    x = rt.tensor(values or _VALUES[dtype], "cpu:0", dtype.value)
     keep = rt.clone(x) if shared else None
     y = rt.to_device(x, "cpu:1")
     handle = rt.handle("cpu:1", y.id)
@@ -97,15 +99,21 @@ _MEANING = (("values", "values read on cpu:1"), ("dtype", "dtype registered on c
             ("cpu:0", "ids left on cpu:0"), ("cpu:1", "ids on cpu:1"))
 
 
-def _observe_move(sub: Subject, dtype: DType, shared: bool = False) -> Observation:
-    seen = _move(sub, dtype, shared)
+def _observe_move(sub: Subject, dtype: DType, shared: bool = False,
+                  values: list[Any] | None = None) -> Observation:
+    seen = _move(sub, dtype, shared, values)
     what = f"{'a shared' if shared else 'a unique'} {dtype} tensor moved cpu:0 -> cpu:1"
     return [(f"{what}: {meaning}", seen[key]) for key, meaning in _MEANING]
 
 
+def _own_values(sub: Subject) -> list[float]:
+    """The student's own f32 tensor (their variant's first value)."""
+    return [sub.param("first") + 0.5, -2.0, 3.25]
+
+
 @moves.visible("a unique f32 tensor moves to cpu:1, values intact, source entry gone", hint=2)
 def _(sub: Subject) -> Observation:
-    return _observe_move(sub, DType.F32)
+    return _observe_move(sub, DType.F32, values=_own_values(sub))
 
 
 @moves.visible("i32 and bool tensors move too", hint=2)
@@ -122,7 +130,7 @@ def _(sub: Subject) -> Observation:
 @moves.visible("a shared tensor is copied: the source keeps its entry (the IR's status decides)",
                hint=2)
 def _(sub: Subject) -> Observation:
-    return _observe_move(sub, DType.F32, shared=True)
+    return _observe_move(sub, DType.F32, shared=True, values=_own_values(sub))
 
 
 @moves.visible("get_tensor labels the handle with the dtype's kind", hint=2)
