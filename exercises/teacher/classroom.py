@@ -101,6 +101,8 @@ class ExerciseResult:
     seconds: float = 0.0
     output: str = ""
     """The end of what the student's code printed (control characters shown escaped)."""
+    variant: dict[str, Any] = field(default_factory=dict)
+    """The parameters of the student's own variant it was graded on (empty: the catalog's)."""
 
 
 @dataclass
@@ -241,6 +243,7 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
             graded = _exercise(exercise, report, score(exercise, report, options.per_part))
             graded.sha256 = hashlib.sha256(source.encode()).hexdigest()
             graded.file = path.relative_to(submission).as_posix()
+            graded.variant = exercise.variant_params() if exercise.params else {}
             result.exercises.append(graded)
 
 

@@ -36,7 +36,7 @@ def feedback_json(result: StudentResult) -> dict[str, Any]:
         "exercises": [{
             "id": e.id, "title": e.title, "points": e.points,
             "points_possible": e.points_possible, "status": e.status, "problem": e.problem,
-            "hint_level": e.hint_level,
+            "hint_level": e.hint_level, **({"variant": e.variant} if e.variant else {}),
             "checks": [{"name": c.name, "hidden": c.hidden, "status": c.status,
                         "message": c.message,
                         **({} if c.hidden else {"expected": c.expected, "got": c.got})}
@@ -82,10 +82,17 @@ def _exercise(e: ExerciseResult) -> str:
              "<th>expected</th><th>yours</th></tr></thead><tbody>" + "".join(rows)
              + "</tbody></table>") if rows else ""
     problem = f"<p class='problem'>{_e(e.problem)}</p>" if e.problem else ""
+    variant = (f"<p class='variant'>Your variant: {_e(_variant(e.variant))}</p>"
+               if e.variant else "")
     return (f"<section class='exercise' id='{_e(e.id)}'><h2>{_e(e.id)}: {_e(e.title)} "
             f"<span class='points'>{e.points:g}/{e.points_possible}</span> "
-            f"<span class='status'>{_e(e.status)}</span></h2>{problem}{table}"
+            f"<span class='status'>{_e(e.status)}</span></h2>{variant}{problem}{table}"
             f"{'' if e.passed else _hint(e.hint_level, e.id)}</section>")
+
+
+def _variant(params: dict[str, Any]) -> str:
+    """A student's variant as their statement names it: `before = 3, more = 1`."""
+    return ", ".join(f"{name} = {value}" for name, value in params.items())
 
 
 _STYLE = f"""body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;

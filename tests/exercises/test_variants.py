@@ -272,6 +272,24 @@ def test_regrading_the_same_class_twice_gives_the_same_csv(graded: dict[str, Any
     assert first.read_text() == second.read_text()
 
 
+def test_feedback_shows_each_student_their_own_variant(graded: dict[str, Any],
+                                                       catalog: Catalog) -> None:
+    from routerlab.exercises.teacher.classroom import StudentResult
+    from routerlab.exercises.teacher.feedback import feedback_html, feedback_json
+
+    journal = graded["runs"][0][0].with_suffix(".jsonl")
+    results = [StudentResult.from_json(json.loads(line))
+               for line in journal.read_text().splitlines() if line.strip()]
+    for result in results:
+        own = class_variants(catalog, KEY, result.student_id)["flow-2"]
+        flow = next(e for e in result.exercises if e.id == "flow-2")
+        assert flow.variant == own
+        shown = ", ".join(f"{k} = {v}" for k, v in own.items())
+        assert f"Your variant: {shown}" in feedback_html(result)
+        assert next(e for e in feedback_json(result)["exercises"]
+                    if e["id"] == "flow-2")["variant"] == own
+
+
 def test_similar_csv_pairs_copied_files_and_copied_answers(graded: dict[str, Any]) -> None:
     out, stdout = graded["runs"][0]
     similar = out.with_name("grades1.similar.csv")
