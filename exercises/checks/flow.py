@@ -38,9 +38,9 @@ def _servers_answers(peers: int = PEERS, devices: int = DEVICES_EACH) -> dict[st
     refuses."""
     rt = Runtime(_large_runtime(peers, devices))
     refused = []
-    for letter, devices in CANDIDATES.items():
+    for letter, listed in CANDIDATES.items():
         try:
-            Runtime(devices)
+            Runtime(listed)
         except DeviceError:
             refused.append(letter)
     return {"SERVERS": len({d.peer for d in rt.devices}), "SESSIONS": len(rt.server.sessions),

@@ -105,8 +105,8 @@ def _move_answers(rows: int = 64, cols: int = 64) -> dict[str, Any]:
     run = compare_policies(x, "q4s", source=FIRST, target=SECOND, hops=1,
                            policies=["native", "dequantize"])
     rt = Runtime()
-    rows = rt.tensor(np.array(TIES, dtype=np.float32), device=FIRST, dtype="f32")
-    on_gpu = rt.quantize(rows, "q8s", scales=[1.0])
+    ties = rt.tensor(np.array(TIES, dtype=np.float32), device=FIRST, dtype="f32")
+    on_gpu = rt.quantize(ties, "q8s", scales=[1.0])
     before = rt.read_quantized(rt.clone(on_gpu)).q().tolist()
     arrived = rt.read_quantized(rt.to_device(on_gpu, "cpu:0", policy="native"))
     return {"NATIVE_BYTES": run.get("native").bytes_moved,

@@ -92,10 +92,10 @@ def _bytes_answers(others: int = 0, after: int = 0) -> dict[str, Any]:
         x = rt.tensor(np.zeros(ELEMENTS, dtype=np.float32), device="peer1/cpu:0")
         for _ in range(after):
             rt.tensor([0.0], device="peer1/cpu:0", dtype="f32")
-        before = {row[0]: row[2] for row in rt.server.wire_view().rows}  # type: ignore[attr-defined]
+        sent = {row[0]: row[2] for row in rt.server.wire_view().rows}  # type: ignore[attr-defined]
         rt.to_device(x, "peer2/cpu:0")
-        after = {row[0]: row[2] for row in rt.server.wire_view().rows}  # type: ignore[attr-defined]
-        crossed = {k: v - before.get(k, 0) for k, v in after.items()}
+        now = {row[0]: row[2] for row in rt.server.wire_view().rows}  # type: ignore[attr-defined]
+        crossed = {k: v - sent.get(k, 0) for k, v in now.items()}
         return {"DATA_SOCKET": max(crossed, key=crossed.__getitem__),
                 "CLIENT_SEES_BYTES": any(v >= 4 * ELEMENTS for k, v in crossed.items()
                                          if "client" in k),
