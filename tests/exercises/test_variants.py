@@ -78,6 +78,22 @@ def bundle(course_folder: Path, catalog: Catalog, tmp_path_factory: pytest.TempP
     return out
 
 
+def test_the_release_command_hands_out_variants_and_keeps_the_secret_home(
+        course_folder: Path, tmp_path: Path) -> None:
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\nann,Ann,a@x\nben,Ben,b@x\n")
+    out = tmp_path / "bundle"
+    done = subprocess.run([*RUN, "teacher", "release", str(out), "--course", "cli-2027",
+                           "--catalog", str(course_folder), "--roster", str(roster), "--plain"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "a variant for each of 2 students" in done.stdout
+    assert str(secret_path("cli-2027")) in done.stdout.replace("\n", "")
+    table = json.loads((out / "variants.json").read_text())
+    assert len(table["students"]) == 2 and "ann" not in json.dumps(table)
+    assert not list(out.rglob("secret.toml"))
+
+
 def _workspace(bundle: Path, root: Path, student: str) -> Course:
     return Course(init_workspace(root / student, student, bundle, student)[0])
 
