@@ -14,7 +14,9 @@ on both sides. Goals (issue 24 §2):
 3. A class of `--students` (copies of four real workspaces: solved, half solved, untouched,
    wrong answers) regraded with `teacher recheck --roster` in a fresh process with one job per
    core. Goal <= 6 min; a run with fewer students is scaled to 200 (the model's own results are
-   computed once, the rest grows with the class), and says so.
+   computed once, the rest grows with the class), and says so. Variants are on: the class
+   belongs to a course with a secret (in a scratch `XDG_DATA_HOME`), so each student is graded
+   on their own variant, whose truth the model computes (`--course`, docs/exercises.md).
 
 4. `teacher lint` of the whole catalog (each exercise's starter, solution and wrong
    submissions in the sandbox), per exercise, once. Goal <= 30x (about the 4 s an exercise
@@ -48,6 +50,20 @@ def _load_model() -> None:
 def _routerlab(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "routerlab", *args], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+COURSE = "bench"
+
+
+def course_secret(root: Path) -> None:
+    """A course secret that hands out variants, in a data folder of the benchmark's own."""
+    os.environ["XDG_DATA_HOME"] = str(root / "data")
+    from routerlab.exercises.authoring.secret import secret_path
+
+    path = secret_path(COURSE)
+    path.parent.mkdir(parents=True)
+    path.write_text(f'course = "{COURSE}"\nsecret = "{os.urandom(32).hex()}"\n'
+                    "variants = true\n")
 
 
 def make_class(root: Path, students: int) -> tuple[Path, Path, Path]:
@@ -85,6 +101,7 @@ def run(rounds: int, students: int) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="routerlab-classroom-") as scratch:
         root = Path(scratch)
+        course_secret(root)
         submitted, roster, solved = make_class(root, students)
         grade_student(solved)  # the model's results, computed once, as in a class regrade
         one = paired(lambda: grade_student(solved), _load_model, rounds)
@@ -96,7 +113,7 @@ def run(rounds: int, students: int) -> dict[str, Any]:
         jobs = str(os.cpu_count() or 1)
         class_start = time.perf_counter()
         _routerlab("teacher", "recheck", str(submitted), "--roster", str(roster), "--out",
-                   str(root / "grades.csv"), "--jobs", jobs)
+                   str(root / "grades.csv"), "--jobs", jobs, "--course", COURSE)
         whole = time.perf_counter() - class_start
     from routerlab.exercises.authoring.lint import lint
     from routerlab.exercises.catalog import load_catalog
@@ -119,8 +136,8 @@ def run(rounds: int, students: int) -> dict[str, Any]:
     print(f"one student's regrade (warm teacher): {one.median:.1f}x; cold `teacher recheck` of "
           f"one student: {cold:.1f} s ({cold / base:.0f}x)")
     print(f"one `exercises check`: {check.median:.1f}x")
-    print(f"class of {students}: {whole:.0f} s" + (f", {scaled:.0f} s scaled to 200"
-                                                   if students != 200 else ""))
+    print(f"class of {students}, each on their own variant: {whole:.0f} s"
+          + (f", {scaled:.0f} s scaled to 200" if students != 200 else ""))
     print(f"teacher lint: {per_exercise:.1f} s an exercise ({per_exercise / base:.0f}x)")
     note = f"(load {load:.1f})"
     results["goals"] = [g.to_dict() for g in (

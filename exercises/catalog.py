@@ -21,7 +21,7 @@ import difflib
 import re
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cache
 from importlib.resources import files
@@ -31,6 +31,7 @@ from typing import Any
 
 from ..core.safe_io import parse_json, read_text
 from .errors import CatalogError, UnknownExerciseError
+from .variants import Params, VariantError, VariantSpec, from_key, params_key, parse_spec, render
 
 HINT_LEVELS = ("nudge", "concept", "near solution")
 """What each hint level is for, in the order a student gets them."""
@@ -106,6 +107,25 @@ class Exercise:
     empty for an exercise met only in the terminal."""
     catalog: str = ""
     """The catalog folder it was read from; empty for the installed catalog."""
+    hint_templates: tuple[str, ...] = ()
+    """The hints as written (`hints` is them with this copy's variant's values in)."""
+    variant: VariantSpec = VariantSpec()
+    """Its parameters (`[variant]` in exercise.toml, `routerlab.exercises.variants`)."""
+    params: str = ""
+    """The variant this copy shows and is graded on (`variants.params_key`); empty for the
+    catalog's own variant (the parameters' defaults), which is what self-study shows."""
+
+    def variant_params(self) -> Params:
+        """This copy's parameters: its variant's, or the catalog's own."""
+        return from_key(self.params) if self.params else self.variant.defaults()
+
+    def with_params(self, params: Params | None) -> Exercise:
+        """This exercise as one variant shows it (None or the defaults: the catalog's own)."""
+        key = "" if not params or params == self.variant.defaults() else params_key(params)
+        if key == self.params:
+            return self
+        shown = replace(self, params=key)
+        return replace(shown, hints=tuple(shown._render(h) for h in self.hint_templates))
 
     @property
     def file_name(self) -> str:
@@ -119,12 +139,19 @@ class Exercise:
         return f"{self.number:02d}_{self.id.replace('-', '_')}.py"
 
     def statement(self) -> str:
-        return read_entry(self.folder / "statement.md").strip()
+        """What the student reads, with this copy's variant's values in it."""
+        return self._render(read_entry(self.folder / "statement.md")).strip()
 
     def starter(self) -> str:
         """The file a student starts from: the statement as its docstring, then the TODO code."""
-        body = read_entry(self.folder / "starter.py")
+        body = self._render(read_entry(self.folder / "starter.py"))
         return f'"""{self.id}: {self.title}\n\n{self.statement()}\n"""\n\n{body}'
+
+    def _render(self, template: str) -> str:
+        try:
+            return render(template, self.variant_params())
+        except VariantError as error:
+            raise CatalogError(f"{self.id}: {error}") from None
 
     def sealed(self) -> Sealed | None:
         """The sealed digests and solution (None before `teacher seal` ran)."""
@@ -163,6 +190,10 @@ class Catalog:
             raise UnknownExerciseError(
                 f"no exercise {exercise_id!r}{also} (`routerlab exercises list` shows them all)"
             ) from None
+
+    def with_params(self, variants: dict[str, Params]) -> Catalog:
+        """The same exercises, each as its variant in `variants` shows it (others unchanged)."""
+        return Catalog([e.with_params(variants.get(e.id)) for e in self.exercises])
 
     @property
     def total_points(self) -> int:
@@ -204,7 +235,7 @@ def _load_exercise(folder: Traversable, ex_id: str, number: int, catalog: str = 
         meta: dict[str, Any] = tomllib.loads(read_entry(folder / "exercise.toml"))
         if meta["id"] != ex_id:
             raise CatalogError(f"catalog/{ex_id}/exercise.toml says id = {meta['id']!r}")
-        return Exercise(
+        exercise = Exercise(
             id=ex_id, number=number, title=str(meta["title"]), concept=str(meta["concept"]),
             kind=Kind(meta["kind"]), points=int(meta["points"]), checks=str(meta["checks"]),
             timeout=float(meta.get("timeout", 10)), reference=str(meta.get("reference", "")),
@@ -214,7 +245,11 @@ def _load_exercise(folder: Traversable, ex_id: str, number: int, catalog: str = 
             delegation=tuple(str(d) for d in meta.get("delegation", ())),
             partial_credit=bool(meta.get("partial_credit", False)),
             notebook=str(meta.get("notebook", "")), catalog=catalog,
+            variant=parse_spec(meta.get("variant"), f"catalog/{ex_id}/exercise.toml"),
         )
+        templates = exercise.hints
+        return replace(exercise, hint_templates=templates,
+                       hints=tuple(exercise._render(h) for h in templates))
     except (OSError, KeyError, TypeError, ValueError, RecursionError,
             tomllib.TOMLDecodeError) as error:
         raise CatalogError(f"catalog/{ex_id} is malformed: {error!r}") from None

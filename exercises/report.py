@@ -17,6 +17,10 @@ AT_GRADING = "at grading"
 the teacher grades; a report whose other checks pass is a pass of the visible checks."""
 
 
+OTHER_MISTAKE = "another wrong answer"
+"""A wrong predict answer that none of the exercise's declared mistakes gives."""
+
+
 @dataclass
 class Outcome:
     """One check's result, or a problem that stopped the checks (load error, timeout).
@@ -33,6 +37,9 @@ class Outcome:
     got: str | None = None
     hint: int | None = None
     traceback: list[str] = field(default_factory=list)
+    mistake: str = ""
+    """A wrong predict answer: the declared mistake it is (`PredictSuite.mistakes`), or
+    `OTHER_MISTAKE`; the class report groups by it, since raw values differ by variant."""
 
     @property
     def ok(self) -> bool:

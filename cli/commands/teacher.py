@@ -52,19 +52,37 @@ def _catalog(folder: Path | None) -> "Catalog":
 @teacher_app.command()
 def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all)."),
          catalog: CourseFolder = None,
+         variants: int = typer.Option(50, "--variants", min=0,
+                                      help="Random variants proved per exercise that varies "
+                                           "(0: none)."),
+         course_id: str = typer.Option(None, "--course",
+                                       help="Also check that this course's secret is here."),
+         secret: Path = typer.Option(None, "--secret", dir_okay=False,
+                                     help="The course secret's file (default: found from "
+                                          "--course)."),
          plain: bool = PLAIN,
          json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Every starter fails, every solution passes, 3 hint levels, hidden checks exist (in a
-    temporary copy of the course folder given with --catalog)."""
+    temporary copy of the course folder given with --catalog); and for --variants random
+    variants of each exercise that varies: the statement renders, the model answers, the
+    solution passes and every declared wrong answer fails."""
     from ...core import TableView
     from ...exercises.authoring.lint import lint as run_lint
     from ...exercises.authoring.lint import lint_folder
-    from ...exercises.catalog import load_catalog
+    from ...exercises.authoring.secret import find_secret
+    from ...exercises.authoring.variant_lint import lint_catalog_variants
     from ..render import make_console, print_json, to_rich
 
     started = time.monotonic()
+    if course_id is not None or secret is not None:
+        find_secret(_course_id(course_id, catalog), secret)  # refused before anything runs
     results = (lint_folder(catalog, only or None) if catalog is not None
-               else run_lint(load_catalog(), only or None))
+               else run_lint(_catalog(None), only or None))
+    if variants:
+        proved = {v.exercise.id: v for v in lint_catalog_variants(_catalog(catalog),
+                                                                  only or None, variants)}
+        for result in results:
+            result.problems += proved[result.exercise.id].problems
     elapsed = time.monotonic() - started
     if json_out:
         print_json({"seconds": round(elapsed, 2), "ok": all(r.ok for r in results),
@@ -149,15 +167,28 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
                                       help="Hint levels the class gets (3 adds the near "
                                            "solution)."),
             catalog: CourseFolder = None,
+            roster: Path = typer.Option(None, "--roster", exists=True, dir_okay=False,
+                                        help="roster.csv (id,name,email): each of these "
+                                             "students gets their own variant of every "
+                                             "exercise that varies."),
             plain: bool = PLAIN) -> None:
     """Write the course bundle a class works from: starters and visible checks with their
-    expected values; no solution, no hidden expected value, no digest of an answer."""
+    expected values; no solution, no hidden expected value, no digest of an answer. The
+    course's secret (what makes each student's variant) is kept in your data folder, never in
+    the bundle."""
     from ...exercises.authoring.bundle import release as write_bundle
+    from ...exercises.authoring.secret import secret_path
+    from ...exercises.teacher.roster import read_roster
     from ..render import make_console
 
-    info = write_bundle(_catalog(catalog), out, _course_id(course_id, catalog), title, hints)
+    ids = [s.id for s in read_roster(roster)] if roster is not None else None
+    course = _course_id(course_id, catalog)
+    info = write_bundle(_catalog(catalog), out, course, title, hints, ids)
+    variants = (f" with a variant for each of {len(set(ids))} students" if ids is not None
+                else " (no roster: everyone gets the catalog's own variant)")
     make_console(plain).print(
-        f"released {info.id} version {info.version} to {out}. Students: routerlab exercises "
+        f"released {info.id} version {info.version} to {out}{variants}; the course secret is "
+        f"{secret_path(course)} (keep it; never hand it out). Students: routerlab exercises "
         f"init DIR --course {out} --student-id ID", highlight=False, soft_wrap=True)
 
 
@@ -197,14 +228,31 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
                                                     help="The course id of the release "
                                                          "(the same default as `release`)."),
                       catalog: CourseFolder = None,
+                      roster: Path = typer.Option(None, "--roster", exists=True,
+                                                  dir_okay=False,
+                                                  help="roster.csv: each student also gets "
+                                                       "their own variant's answers."),
+                      secret: Path = typer.Option(None, "--secret", dir_okay=False,
+                                                  help="The course secret's file, when it is "
+                                                       "not in your data folder."),
                       plain: bool = PLAIN) -> None:
     """After grading: the worked solutions (and predict answers) for a class to import with
-    `routerlab exercises import-solutions FILE`."""
+    `routerlab exercises import-solutions FILE`; with --roster, each student's own variant's
+    answers (found from the course's secret)."""
     from ...exercises.authoring.bundle import release_solutions as write_solutions
+    from ...exercises.authoring.secret import find_secret
+    from ...exercises.authoring.variants import class_variants
+    from ...exercises.teacher.roster import read_roster
     from ..render import make_console
 
     course_id = _course_id(course_id, catalog)
-    ids = write_solutions(_catalog(catalog), out, course_id, only or None)
+    variants = None
+    if roster is not None:
+        course_secret = find_secret(course_id, secret)
+        chosen = _catalog(catalog)
+        variants = {s.id: class_variants(chosen, course_secret.key, s.id)
+                    for s in read_roster(roster)} if course_secret.variants else None
+    ids = write_solutions(_catalog(catalog), out, course_id, only or None, variants)
     make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}",
                               highlight=False)
 
@@ -245,16 +293,25 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
             scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
                                           help="Grade on this Dask cluster, one task per "
                                                "student, each worker in its own jail."),
+            course_id: str = typer.Option(None, "--course",
+                                          help="The course id (default: the workspaces' "
+                                               "markers'); its secret makes each student's "
+                                               "variant."),
+            secret: Path = typer.Option(None, "--secret", dir_okay=False,
+                                        help="The course secret's file, when it is not in "
+                                             "your data folder."),
             plain: bool = PLAIN) -> None:
     """Regrade from scratch, trusting nothing a student wrote but their exercise files: each
     student in an OS jail (bubblewrap), predict answers read as data; writes the grades CSV as
     each student is graded, a SHA-256 digest file, and with --feedback a page per student."""
     from ...exercises.engine.jail import unavailable
     from ...exercises.engine.runner import workers
+    from ...exercises.teacher.class_variants import class_secret, variants_of
     from ...exercises.teacher.classroom import GradeOptions, LocalExecutor
     from ...exercises.teacher.dask_executor import DaskExecutor
     from ...exercises.teacher.gradebook import UNISOLATED_NOTE
     from ...exercises.teacher.regrade import Outputs, plan_class, regrade
+    from ...exercises.teacher.similar import find_pairs, similar_path, write_similar
     from ...present.palette import rich_style
     from ..render import make_console
 
@@ -269,11 +326,17 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     for problem in plan.problems:
         console.print(f"warning: {problem}", style=rich_style("warn"), highlight=False,
                       markup=False)
+    found = [p.folder for p in plan.rows if p.folder is not None]
+    course_secret = class_secret(found, course_id, secret)  # refused before anyone is graded
+    variants = variants_of(_catalog(catalog), course_secret)
     started = time.monotonic()
     executor = DaskExecutor(scheduler) if scheduler else LocalExecutor(jobs or workers())
     summary = regrade(plan, Outputs.beside(out, feedback), executor, fmt, catalog,
                       GradeOptions(isolation=not no_isolation), resume,
-                      _progress_bar())
+                      _progress_bar(), variants)
+    pairs = find_pairs(summary.results.values(), _catalog(catalog),
+                       {sid: variants(sid) for sid in summary.results} if variants else None)
+    similar = write_similar(similar_path(out), pairs)
     sys.stderr.write("\n")
     if no_isolation:
         console.print(UNISOLATED_NOTE, style=rich_style("warn"), highlight=False, markup=False)
@@ -287,6 +350,11 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
                   f"grades in {outputs.csv}, digests in {outputs.digest} (`cd {plan.submissions}"
                   f" && sha256sum -c {outputs.digest.resolve()}`)"
                   f"{f', feedback in {outputs.feedback}' if outputs.feedback else ''}",
+                  highlight=False, markup=False)
+    console.print(f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'} of similar files or "
+                  f"answers in {similar}"
+                  + (f"; each student graded on their own variant (course "
+                     f"{course_secret.course})" if variants and course_secret else ""),
                   highlight=False, markup=False)
 
 

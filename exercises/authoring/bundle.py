@@ -56,13 +56,21 @@ class CourseInfo:
     released: str
     routerlab: str
     hints: int
+    secret_fingerprint: str = ""
+    """The course secret's fingerprint (`authoring.secret`): grading refuses another secret."""
+    variants: bool = False
+    """Each student has their own variant (`variants.json`, `authoring.variants`)."""
 
 
 def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
-            hints: int = CLASS_HINTS) -> CourseInfo:
+            hints: int = CLASS_HINTS, roster: list[str] | None = None) -> CourseInfo:
     """Write the course bundle of `catalog` to `out` (a new folder), all or nothing: it is
-    made in a hidden folder beside `out` and renamed into place once complete."""
+    made in a hidden folder beside `out` and renamed into place once complete. The course's
+    secret is made (or kept) in the teacher's data folder; with `roster` (student ids), each of
+    those students gets their own variant of every exercise that varies."""
     from ..engine import judge
+    from .secret import ensure_secret
+    from .variants import write_table
 
     _check_id(course_id, "course id", CatalogError)
     if not 0 <= hints <= 3:
@@ -78,15 +86,19 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     if broken:
         raise CatalogError("the catalog is not sealed for this RouterLab (run `routerlab teacher "
                            "lint`): " + " | ".join(broken))
+    secret = ensure_secret(course_id, roster is not None, out)
     with os_errors("write the course bundle", CatalogError):
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         with os_errors("write the course bundle", CatalogError):
             _write(staging / "index.toml", _toml({"order": [e.id for e in catalog]}))
             for exercise in catalog:
-                _write_exercise(staging / exercise.id, exercise, hints)
+                _write_exercise(staging / exercise.id, exercise, hints, roster is not None)
+            if roster is not None:
+                write_table(staging, catalog, course_id, secret.key, roster)
             info = CourseInfo(course_id, _digest(staging), title or course_id,
-                              datetime.now(UTC).isoformat(timespec="seconds"), __version__, hints)
+                              datetime.now(UTC).isoformat(timespec="seconds"), __version__, hints,
+                              secret.fingerprint, roster is not None)
             _write(staging / COURSE_FILE, _toml({"format": BUNDLE_FORMAT, **asdict(info)}))
             if out.exists():
                 out.rmdir()
@@ -96,8 +108,10 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     return info
 
 
-def _write_exercise(folder: Path, exercise: Exercise, hints: int) -> None:
-    """One exercise as a class gets it: what the student reads, and the visible checks' data."""
+def _write_exercise(folder: Path, exercise: Exercise, hints: int, variants: bool) -> None:
+    """One exercise as a class gets it: what the student reads (the templates of its statement
+    and starter, with its parameters' declaration), and the visible checks' data: none for an
+    exercise that varies, whose student's own visible results their machine computes."""
     from ..checks import suite_for
     from ..checks.base import PredictSuite
     from ..engine import judge
@@ -110,6 +124,7 @@ def _write_exercise(folder: Path, exercise: Exercise, hints: int) -> None:
     want = judge.expected(exercise.id, exercise.catalog).observations
     checks = [{"name": c.name, "hint": c.hint,
                "expected": None if isinstance(suite, PredictSuite)
+               or (variants and exercise.variant.varies)
                else [list(pair) for pair in want[c.name]]}
               for c in suite.checks if not c.hidden]
     _write(folder / VISIBLE_FILE, _lines(checks))
@@ -129,7 +144,9 @@ def read_course(folder: Path, error: type[CatalogError] | type[WorkspaceError] =
                     "RouterLab's `routerlab teacher release`)")
     try:
         info = CourseInfo(str(meta["id"]), str(meta["version"]), str(meta["title"]),
-                          str(meta["released"]), str(meta["routerlab"]), int(meta["hints"]))
+                          str(meta["released"]), str(meta["routerlab"]), int(meta["hints"]),
+                          str(meta.get("secret_fingerprint", "")),
+                          bool(meta.get("variants", False)))
     except (KeyError, TypeError, ValueError) as problem:
         raise error(f"{folder / COURSE_FILE} is malformed ({problem!r})") from None
     _check_id(info.id, f"{folder / COURSE_FILE}: course id", error)
@@ -187,7 +204,11 @@ def visible_expected(exercise: Exercise) -> Any:
         raise CatalogError(f"{exercise.id}: the bundle's visible checks are not this "
                            "RouterLab's")
     observations = {}
-    if not isinstance(suite, PredictSuite):  # a predict suite's one visible check needs none
+    if not isinstance(suite, PredictSuite) and exercise.variant.varies and all(
+            given[name] is None for name in visible):  # the student's own inputs: their model's
+        observations = judge.model_observations(suite, exercise.variant_params(),
+                                                frozenset(visible))
+    elif not isinstance(suite, PredictSuite):  # a predict suite's one visible check needs none
         for name in visible:
             pairs = given[name]
             if not isinstance(pairs, list) or not all(
@@ -209,37 +230,63 @@ class Released:
 
 
 def release_solutions(catalog: Catalog, out: Path, course_id: str,
-                      only: list[str] | None = None) -> list[str]:
+                      only: list[str] | None = None,
+                      variants: dict[str, dict[str, dict[str, Any]]] | None = None) -> list[str]:
     """Write the worked solutions (and a predict exercise's answers) a class workspace imports;
-    the ids written."""
-    from ..checks import suite_for
-    from ..checks.base import PredictSuite, to_data
+    the ids written. `variants` (student id -> their variants, a course that gave variants):
+    each of those students also gets their own variant's answers, filed under their tag."""
     from .sealing import open_solution
+    from .variants import student_tag
 
     _check_id(course_id, "course id", CatalogError)
     check_target(out, "solutions file", CatalogError)  # refused before any solution is opened
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
-    entries: dict[str, Released] = {}
-    for exercise in chosen:
-        suite = suite_for(exercise)
-        answers = ({k: to_data(v) for k, v in suite.oracle().items()}
-                   if isinstance(suite, PredictSuite) else {})
-        entries[exercise.id] = Released(open_solution(exercise), answers)
-    write_solutions(out, course_id, entries, CatalogError)
+    entries = {e.id: _released_entry(e, open_solution(e)) for e in chosen}
+    students = {student_tag(course_id, sid): {
+        e.id: _released_entry(e.with_params(own[e.id]), entries[e.id].solution)
+        for e in chosen if e.id in own} for sid, own in (variants or {}).items()}
+    write_solutions(out, course_id, entries, CatalogError, students)
     return list(entries)
 
 
+def _released_entry(exercise: Exercise, worked: str) -> Released:
+    """One exercise as released: a predict exercise's answers for this copy's variant (the
+    worked solution, the catalog's own variant's, follows them as the reasoning)."""
+    from ..checks import suite_for
+    from ..checks.base import PredictSuite, to_data
+
+    suite = suite_for(exercise)
+    if not isinstance(suite, PredictSuite):
+        return Released(worked, {})
+    answers = {k: to_data(v) for k, v in suite.answers(exercise.variant_params()).items()}
+    if not exercise.params:
+        return Released(worked, answers)
+    lines = [f"# Your variant: {exercise.variant_params()}"]
+    lines += [f"{name} = {value!r}" for name, value in answers.items()]
+    lines += ["", "# The worked solution of the catalog's own variant (other numbers, the same "
+              "reasoning):"]
+    lines += [f"# {line}" if line else "#" for line in worked.splitlines()]
+    return Released("\n".join(lines) + "\n", answers)
+
+
 def write_solutions(path: Path, course_id: str, entries: dict[str, Released],
-                    error: type[CatalogError] | type[WorkspaceError] = WorkspaceError) -> Path:
+                    error: type[CatalogError] | type[WorkspaceError] = WorkspaceError,
+                    students: dict[str, dict[str, Released]] | None = None) -> Path:
     """A solutions file (`read_solutions` reads it back), written whole or not at all."""
-    document = {"format": SOLUTIONS_FORMAT, "course": course_id,
-                "exercises": {k: {"solution": v.solution, "answers": v.answers}
-                              for k, v in sorted(entries.items())}}
+    def table(found: dict[str, Released]) -> dict[str, Any]:
+        return {k: {"solution": v.solution, "answers": v.answers}
+                for k, v in sorted(found.items())}
+
+    document = {"format": SOLUTIONS_FORMAT, "course": course_id, "exercises": table(entries),
+                **({"students": {tag: table(own) for tag, own in sorted(students.items())}}
+                   if students else {})}
     return write_text(path, json.dumps(document, indent=1) + "\n", "solutions file", error)
 
 
-def read_solutions(path: Path, course_id: str) -> dict[str, Released]:
-    """A solutions file, validated for the course `course_id`."""
+def read_solutions(path: Path, course_id: str, student_id: str | None = None
+                   ) -> dict[str, Released]:
+    """A solutions file, validated for the course `course_id`; with `student_id`, that
+    student's own variants' entries replace the catalog variant's."""
     data = load_json(path, what="solutions file", error=WorkspaceError)
     if not isinstance(data, dict) or data.get("format") != SOLUTIONS_FORMAT:
         raise WorkspaceError(f"{path} is not a solutions file (`routerlab teacher "
@@ -256,6 +303,14 @@ def read_solutions(path: Path, course_id: str) -> dict[str, Released]:
                 and isinstance(entry.get("answers"), dict)):
             raise WorkspaceError(f"{path}: the entry of {exercise_id!r} is malformed")
         found[str(exercise_id)] = Released(entry["solution"], dict(entry["answers"]))
+    if student_id is not None:
+        from .variants import student_tag
+
+        own = (data.get("students") or {}).get(student_tag(course_id, student_id))
+        for exercise_id, entry in (own.items() if isinstance(own, dict) else ()):
+            if isinstance(entry, dict) and isinstance(entry.get("solution"), str) \
+                    and isinstance(entry.get("answers"), dict) and exercise_id in found:
+                found[str(exercise_id)] = Released(entry["solution"], dict(entry["answers"]))
     return found
 
 
@@ -281,9 +336,21 @@ def _public(exercise: Exercise, hints: int) -> dict[str, Any]:
     return {"id": exercise.id, "title": exercise.title, "concept": exercise.concept,
             "kind": exercise.kind.value, "points": exercise.points, "checks": exercise.checks,
             "timeout": exercise.timeout, "reference": exercise.reference,
-            "hints": list(exercise.hints[:hints]), "notebook": exercise.notebook,
+            "hints": list(exercise.hint_templates[:hints]), "notebook": exercise.notebook,
             "tolerance": {"rel": exercise.tolerance.rel, "abs": exercise.tolerance.abs},
-            "delegation": list(exercise.delegation), "partial_credit": exercise.partial_credit}
+            "delegation": list(exercise.delegation), "partial_credit": exercise.partial_credit,
+            **({"variant": _variant_table(exercise)} if exercise.variant.params
+               or exercise.variant.fixed else {})}
+
+
+def _variant_table(exercise: Exercise) -> dict[str, Any]:
+    """The `[variant]` table again: which parameters exist and their ranges (not who got
+    which: that is `variants.json`'s)."""
+    spec = exercise.variant
+    if spec.fixed:
+        return {"fixed": spec.fixed}
+    return {"params": {p.name: {"choices": list(p.choices), "default": p.default}
+                       for p in spec.params}}
 
 
 def _digest(folder: Path) -> str:

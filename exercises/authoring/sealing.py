@@ -96,7 +96,7 @@ def _sealed(exercise: Exercise, solution_file: Path, text: str) -> tuple[dict[st
     old = exercise.sealed()
     kept = {"wrong": old.wrong} if old and old.wrong else {}
     if not isinstance(suite, PredictSuite):
-        observations = judge.model_observations(suite)
+        observations = judge.model_observations(suite, exercise.variant.defaults())
         digests = {name: judge.check_digest(exercise.id, name, obs)
                    for name, obs in observations.items()}
         key = judge.implement_key(exercise.id, observations)
@@ -164,7 +164,7 @@ def literal_assignments(source: str) -> dict[str, Any]:
 
 def _seal_implement(exercise: Exercise, solution_file: Path, text: str) -> Path:
     suite = suite_for(exercise)
-    observations = judge.model_observations(suite)
+    observations = judge.model_observations(suite, exercise.variant.defaults())
     digests = {name: judge.check_digest(exercise.id, name, obs)
                for name, obs in observations.items()}
     key = judge.implement_key(exercise.id, observations)

@@ -44,6 +44,12 @@ class Subject:
     """Whose functions a probe runs: the student's file or the model."""
 
     is_model = False
+    params: Mapping[str, Any] = {}
+    """The variant being checked (`routerlab.exercises.variants`): a probe reads its inputs
+    with `param`, so every student's visible checks run on their own numbers."""
+
+    def param(self, name: str) -> Any:
+        return self.params[name]
 
     def function(self, name: str) -> Callable[..., Any]:
         raise NotImplementedError
@@ -60,8 +66,9 @@ class Subject:
 class Submission(Subject):
     """The student's loaded file, with lookups that fail in plain language."""
 
-    def __init__(self, module: ModuleType) -> None:
+    def __init__(self, module: ModuleType, params: Mapping[str, Any] | None = None) -> None:
         self.module = module
+        self.params = dict(params or {})
 
     def function(self, name: str) -> Callable[..., Any]:
         found = getattr(self.module, name, None)
@@ -87,8 +94,10 @@ class ModelSubject(Subject):
 
     is_model = True
 
-    def __init__(self, functions: Mapping[str, Callable[..., Any]]) -> None:
+    def __init__(self, functions: Mapping[str, Callable[..., Any]],
+                 params: Mapping[str, Any] | None = None) -> None:
         self.functions = dict(functions)
+        self.params = dict(params or {})
 
     def function(self, name: str) -> Callable[..., Any]:
         return self.functions[name]
@@ -124,8 +133,8 @@ class Suite:
     def model(self, **functions: Callable[..., Any]) -> None:
         self._model.update(functions)
 
-    def model_subject(self) -> ModelSubject:
-        return ModelSubject(self._model)
+    def model_subject(self, params: Mapping[str, Any] | None = None) -> ModelSubject:
+        return ModelSubject(self._model, params)
 
     def visible(self, name: str, hint: int = 1) -> Callable[[Probe], Probe]:
         return self._add(name, hidden=False, hint=hint)
@@ -154,21 +163,50 @@ class Part:
     numeric: bool = False
 
 
+MEMO_LIMIT = 512
+"""Variants whose answers a predict suite keeps (each a few numbers)."""
+Mistake = Callable[..., dict[str, Any]]
+"""A declared wrong answer of a predict exercise: given a variant's parameters, the parts a
+student who makes this mistake writes (the parts it leaves out are the right ones)."""
+
+
 @dataclass
 class PredictSuite(Suite):
-    """A predict exercise: `oracle()` runs the real model to find the answers (in the parent;
-    the student's process only returns the variables it was asked for)."""
+    """A predict exercise: `oracle(**params)` runs the real model to find one variant's answers
+    (in the parent; the student's process only returns the variables it was asked for).
+
+    `mistakes` names the usual wrong answers ("counted the clone as a copy"), each computed for
+    any variant: `teacher lint` proves each one fails, and the class report groups wrong answers
+    by them, since raw values differ from one student's variant to the next."""
 
     exercise_id: str
     parts: Sequence[Part]
-    oracle: Callable[[], dict[str, Any]]
+    oracle: Callable[..., dict[str, Any]]
     checks: list[Check] = field(default_factory=list)
+    mistakes: Mapping[str, Mistake] = field(default_factory=dict)
+    _memo: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._model = {}
         self.checks = [Check("every answer is filled in and well formed", False, 1, None)]
         for part in self.parts:
             self.checks.append(Check(f"{part.name}: {part.describes}", True, 2, None))
+
+    def answers(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The model's answers for one variant (none given: the exercise's only one), run once
+        per variant and process (lint and grading ask for the same variant several times)."""
+        import json
+
+        key = json.dumps(dict(params or {}), sort_keys=True)
+        if key not in self._memo:
+            if len(self._memo) >= MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[key] = self.oracle(**dict(params or {}))
+        return dict(self._memo[key])
+
+    def mistaken(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Every part as a student making the mistake `name` answers it, for this variant."""
+        return {**self.answers(params), **self.mistakes[name](**dict(params))}
 
     def canonical_answers(self, values: dict[str, Any]) -> dict[str, str]:
         from ..answers import canonical

@@ -125,6 +125,8 @@ def _(sub: Subject) -> Observation:
 def _(sub: Subject) -> Observation:
     is_quantized = sub.function("is_quantized_handle")
     rt = Runtime(["cpu:0", "cpu:1"])
+    for _ in range(sub.param("before")):
+        rt.tensor([0.0], "cpu:0", "f32")
     q = rt.quantize(rt.tensor(_values(8, 1), "cpu:0", "f32"), "q8s")
     plain = rt.tensor([1.0, 2.0], "cpu:0", "f32")
     seen: Observation = []
@@ -224,11 +226,14 @@ def native_arms(get_tensor: Callable[..., HandleKind] | None,
 
 
 def _native_move(sub: Subject, scheme: str, profile: str, shared: bool,
-                 seed: int) -> dict[str, Any]:
-    """Quantize on cpu:0, move natively to cpu:1 (same peer, same profile) and observe."""
+                 seed: int, rows: int = 2, before: int = 0) -> dict[str, Any]:
+    """Quantize a `rows` x 16 tensor on cpu:0 (after `before` others), move it natively to
+    cpu:1 (same peer, same profile) and observe."""
     a, b = f"cpu:0@{profile}", f"cpu:1@{profile}"
     rt = Runtime([a, b], quantized=_arms(sub))
-    q = rt.quantize(rt.tensor(_values(32, seed).reshape(2, 16), a, "f32"), scheme)
+    for _ in range(before):
+        rt.tensor([0.0], a, "f32")
+    q = rt.quantize(rt.tensor(_values(16 * rows, seed).reshape(rows, 16), a, "f32"), scheme)
     keep = rt.clone(q) if shared else None
     source = rt.read_quantized(rt.clone(q))
     before = rt.bytes_copied()
@@ -257,9 +262,13 @@ _NATIVE_MEANING = {"bit_equal": "values, scales, global and scheme arrive bit-id
 
 
 def _observe_native(sub: Subject, scheme: str, profile: str = "flex", shared: bool = False,
-                    keys: tuple[str, ...] = ("bit_equal", "device", "ids")) -> Observation:
-    seen = _native_move(sub, scheme, profile, shared, 7)
-    what = f"{scheme} on {profile}, {'shared' if shared else 'unique'}"
+                    keys: tuple[str, ...] = ("bit_equal", "device", "ids"),
+                    own: bool = True) -> Observation:
+    """A visible check's move (`own`: of the student's own tensor, its rows and the tensors
+    made before it from their variant)."""
+    rows, before = (sub.param("rows"), sub.param("before")) if own else (2, 0)
+    seen = _native_move(sub, scheme, profile, shared, 7, rows, before)
+    what = f"{scheme} on {profile}, {'shared' if shared else 'unique'}, {rows} x 16"
     return [(f"{what}: {_NATIVE_MEANING[key]}", seen[key]) for key in keys]
 
 
@@ -318,16 +327,18 @@ def _(sub: Subject) -> Observation:
 
 @native.hidden("the arrived tensor owns its values and its scales", hint=2)
 def _(sub: Subject) -> Observation:
-    return _observe_native(sub, "q8s:block=4:scale=f16", shared=True, keys=("shares",))
+    return _observe_native(sub, "q8s:block=4:scale=f16", shared=True, keys=("shares",),
+                           own=False)
 
 
 # --- fix-3: drift of recalibration over hops --------------------------------------------------
 
 
-def _drift_answers() -> dict[str, Any]:
+def _drift_answers(lead: float = 0.9) -> dict[str, Any]:
     """Hop tensors through dequantize -> quantize_dynamic (Fix B2) and through a static
-    requantize with the carried scales (Fix B1), on the flex profile, and observe."""
-    x = np.array([-0.9, 0.5, 0.2], dtype=F32)
+    requantize with the carried scales (Fix B1), on the flex profile, and observe: the small
+    tensor starts with -`lead`."""
+    x = np.array([-lead, 0.5, 0.2], dtype=F32)
     first = tensor = quantize_dynamic(x, "q2f", profile=Profile.FLEX)
     scales = [float(tensor.scales_f32().reshape(-1)[0])]
     for _ in range(3):
@@ -352,13 +363,20 @@ drift = PredictSuite(
     parts=[
         Part("Q2F_SCALES", "the Q2F scale after the first quantize and after each hop",
              floats(4), places=3, numeric=True),
-        Part("Q2F_LAST", "what -0.9 dequantizes to after three recalibrating hops", number,
+        Part("Q2F_LAST", "what x[0] dequantizes to after three recalibrating hops", number,
              places=3, numeric=True),
-        Part("STATIC_LAST", "what -0.9 dequantizes to after three static hops", number,
+        Part("STATIC_LAST", "what x[0] dequantizes to after three static hops", number,
              places=3, numeric=True),
         Part("Q8S_CHANGED", "how many Q8S q values four recalibrating hops change", whole),
     ],
     oracle=_drift_answers,
+    mistakes={
+        "thought recalibrating keeps the scale": lambda lead: {
+            "Q2F_SCALES": [_drift_answers(lead)["Q2F_SCALES"][0]] * 4,
+            "Q2F_LAST": _drift_answers(lead)["STATIC_LAST"]},
+        "thought a static hop drifts too": lambda lead: {
+            "STATIC_LAST": _drift_answers(lead)["Q2F_LAST"]},
+    },
 )
 
 
@@ -428,16 +446,17 @@ DRIFT_VALUES = ("q8s", "q8f", "q4s", "q4f", "q2s", "q2f")
 _value = choice(*DRIFT_VALUES)
 
 
-def drift_experiment_data() -> np.ndarray:
-    """Notebook 06's tensor: 4096 N(0, 1) values whose first is the outlier -4."""
-    x = np.random.default_rng(1).standard_normal(4096).astype(F32)
-    x[0] = -4.0
+def drift_experiment_data(outlier: float = -4.0, seed: int = 1) -> np.ndarray:
+    """Notebook 06's tensor: 4096 N(0, 1) values whose first is the outlier (-4 there)."""
+    x = np.random.default_rng(seed).standard_normal(4096).astype(F32)
+    x[0] = outlier
     return x
 
 
-def _drift_experiment_answers() -> dict[str, Any]:
-    """Eight recalibrating hops (requantize, cpu:0 <-> cpu:1) for every value type."""
-    x = drift_experiment_data()
+def _drift_experiment_answers(outlier: int = -4, seed: int = 1) -> dict[str, Any]:
+    """Eight recalibrating hops (requantize, cpu:0 <-> cpu:1) for every value type, on the
+    variant's tensor."""
+    x = drift_experiment_data(float(outlier), seed)
     scales, errors = {}, {}
     for value in DRIFT_VALUES:
         run = measure_transfer(x, value, policy="requantize", hops=8)
@@ -462,4 +481,8 @@ drift_experiment = PredictSuite(
         Part("LARGEST_ERROR", "the value type with the largest error after eight hops", _value),
     ],
     oracle=_drift_experiment_answers,
+    mistakes={
+        "thought every type drifts": lambda outlier, seed: {"DRIFTING": list(DRIFT_VALUES)},
+        "thought 2 bits drift least": lambda outlier, seed: {"LARGEST_ERROR": "q8f"},
+    },
 )

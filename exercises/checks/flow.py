@@ -27,19 +27,20 @@ CANDIDATES = {
 """The device lists flow-1 asks about (its statement lists the same)."""
 
 
-def _large_runtime() -> list[str]:
-    return ["cpu:0"] + [f"peer{p}/cpu:{d}" for p in range(2, 2 + PEERS)
-                        for d in range(DEVICES_EACH)]
+def _large_runtime(peers: int = PEERS, devices: int = DEVICES_EACH) -> list[str]:
+    return ["cpu:0"] + [f"peer{p}/cpu:{d}" for p in range(2, 2 + peers)
+                        for d in range(devices)]
 
 
-def _servers_answers() -> dict[str, Any]:
-    """Build flow-1's large runtime and count what the model made; try each candidate list
-    and keep the letters the model refuses."""
-    rt = Runtime(_large_runtime())
+def _servers_answers(peers: int = PEERS, devices: int = DEVICES_EACH) -> dict[str, Any]:
+    """Build flow-1's large runtime (`peers` peers of `devices` devices, and the local cpu:0)
+    and count what the model made; try each candidate list and keep the letters the model
+    refuses."""
+    rt = Runtime(_large_runtime(peers, devices))
     refused = []
-    for letter, devices in CANDIDATES.items():
+    for letter, listed in CANDIDATES.items():
         try:
-            Runtime(devices)
+            Runtime(listed)
         except DeviceError:
             refused.append(letter)
     return {"SERVERS": len({d.peer for d in rt.devices}), "SESSIONS": len(rt.server.sessions),
@@ -55,14 +56,23 @@ servers = PredictSuite(
              choices(choice(*CANDIDATES), "letters such as \"A\"")),
     ],
     oracle=_servers_answers,
+    mistakes={
+        "forgot the local server": lambda peers, devices: {"SERVERS": peers},
+        "counted one session per server": lambda peers, devices: {"SESSIONS": peers + 1},
+    },
 )
 
 
-def _clone_answers() -> dict[str, Any]:
-    """Run flow-2's two lines and look at both sides."""
+def _clone_answers(before: int = 0, more: int = 0) -> dict[str, Any]:
+    """Run flow-2's lines (`before` tensors first, then x, its clone y and `more` clones of y)
+    and look at both sides."""
     rt = Runtime(["cpu:0"])
+    for _ in range(before):
+        rt.tensor([0.0], "cpu:0", "f32")
     x = rt.tensor([[1, 2], [3, 4]], "cpu:0", "f32")
     y = rt.clone(x)
+    for _ in range(more):
+        rt.clone(y)
     return {"Y_ID": int(y.id), "HANDLES": len(rt.handle_ids("cpu:0")), "COUNT": x.count}
 
 
@@ -70,10 +80,15 @@ clones = PredictSuite(
     "flow-2",
     parts=[
         Part("Y_ID", "the id the clone y carries", _count),
-        Part("HANDLES", "how many handles cpu:0's registry holds after the clone", _count),
-        Part("COUNT", "x's clone count after the clone", _count),
+        Part("HANDLES", "how many handles cpu:0's registry holds after the clones", _count),
+        Part("COUNT", "x's clone count after the clones", _count),
     ],
     oracle=_clone_answers,
+    mistakes={
+        "counted the clone as a copy": lambda before, more: {
+            "Y_ID": before + 1, "HANDLES": before + 2 + more, "COUNT": 1},
+        "started the clone count at 0": lambda before, more: {"COUNT": 1 + more},
+    },
 )
 
 
@@ -98,4 +113,7 @@ ids = PredictSuite(
         Part("CPU1_IDS", "the ids in cpu:1's registry", _id_list),
     ],
     oracle=_ids_answers,
+    mistakes={
+        "gave each device its own counter": lambda on0, on1: {"Z_ID": on1, "W_ID": on0 + 1},
+    },
 )

@@ -32,8 +32,8 @@ from .forms import yes_no
 _STATES = choice("alive", "panicked", "hung")
 
 
-def _quantized(rt: Runtime) -> Any:
-    return rt.quantize(rt.tensor(np.ones(8), device="cpu:0", dtype="f32"), "q4s")
+def _quantized(rt: Runtime, device: str = "cpu:0") -> Any:
+    return rt.quantize(rt.tensor(np.ones(8), device=device, dtype="f32"), "q4s")
 
 
 # --- gap-1: Burn's dispatch, and the wall it falls into ------------------------------------------
@@ -159,16 +159,21 @@ def _readable(rt: Runtime, tensor: Any) -> bool:
     return True
 
 
-def _panic_answers() -> dict[str, Any]:
-    """Three sessions with a tensor each; then Burn's legacy move cpu:0 -> cpu:1 of a quantized
-    tensor, and what survives it."""
+MOVES = (["cpu:0", "cpu:1"], ["cpu:0", "cpu:2"], ["cpu:1", "cpu:0"], ["cpu:1", "cpu:2"],
+         ["cpu:2", "cpu:0"], ["cpu:2", "cpu:1"])
+"""gap-2's variants: the quantized tensor's device and where Burn's legacy move sends it."""
+
+
+def _panic_answers(move: list[str] = MOVES[0]) -> dict[str, Any]:
+    """Three sessions with a tensor each; then Burn's legacy move `move[0]` -> `move[1]` of a
+    quantized tensor, and what survives it."""
     rt = Runtime()
     y = rt.tensor([1.0, 2.0], device="cpu:0", dtype="f32")
     z = rt.tensor([3.0, 4.0], device="cpu:1", dtype="f32")
     w = rt.tensor([5.0, 6.0], device="cpu:2", dtype="f32")
-    q = _quantized(rt)
+    q = _quantized(rt, move[0])
     try:
-        rt.to_device(q, "cpu:1", policy="legacy")
+        rt.to_device(q, move[1], policy="legacy")
     except RouterLabError:
         pass
     states = {d: _state(rt.session(d).ended) for d in ("cpu:0", "cpu:1", "cpu:2")}
@@ -188,4 +193,12 @@ panics = PredictSuite(
         Part("W_READABLE", "whether w (an f32 tensor on cpu:2) can still be read", yes_no),
     ],
     oracle=_panic_answers,
+    mistakes={
+        "thought only the source panics": lambda move: {
+            f"CPU{move[1][-1]}": "alive",
+            "YZW"[int(move[1][-1])] + "_READABLE": True},
+        "thought the panic ends every session": lambda move: {
+            "CPU0": "panicked", "CPU1": "panicked", "CPU2": "panicked",
+            "Y_READABLE": False, "Z_READABLE": False, "W_READABLE": False},
+    },
 )

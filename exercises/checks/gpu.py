@@ -34,29 +34,44 @@ def _words(shape: tuple[int, int], scheme: str) -> int | str:
     return int(rt.read_quantized(q).values.size)
 
 
-def _word_answers() -> dict[str, Any]:
-    return {"Q8_3x12": _words((3, 12), "q8s"), "Q4_3x16": _words((3, 16), "q4s"),
-            "Q2_2x16": _words((2, 16), "q2s"), "Q4_3x12": _words((3, 12), "q4s")}
+def _word_answers(r8: int = 3, c8: int = 12, r4: int = 3, c4: int = 16, r2: int = 2,
+                  c2: int = 16, ro: int = 3, co: int = 12) -> dict[str, Any]:
+    """gpu-1's four tensors: [r8, c8] in Q8S, [r4, c4] in Q4S, [r2, c2] in Q2S, [ro, co] in
+    Q4S."""
+    return {"Q8_WORDS": _words((r8, c8), "q8s"), "Q4_WORDS": _words((r4, c4), "q4s"),
+            "Q2_WORDS": _words((r2, c2), "q2s"),
+            "Q4_ODD": "refused" if _words((ro, co), "q4s") == "refused" else "ok"}
+
+
+def _whole_tensor(r8: int, c8: int, r4: int, c4: int, r2: int, c2: int, ro: int,
+                  co: int) -> dict[str, Any]:
+    """The mistake of one value per word: a word count equal to the number of values."""
+    return {"Q8_WORDS": r8 * c8, "Q4_WORDS": r4 * c4, "Q2_WORDS": r2 * c2}
 
 
 words = PredictSuite(
     "gpu-1",
     parts=[
-        Part("Q8_3x12", "u32 words of a [3, 12] Q8S tensor", whole),
-        Part("Q4_3x16", "u32 words of a [3, 16] Q4S tensor", whole),
-        Part("Q2_2x16", "u32 words of a [2, 16] Q2S tensor", whole),
-        Part("Q4_3x12", "what the GPU does with a [3, 12] Q4S tensor", choice("ok", "refused")),
+        Part("Q8_WORDS", "u32 words of the Q8S tensor", whole),
+        Part("Q4_WORDS", "u32 words of the first Q4S tensor", whole),
+        Part("Q2_WORDS", "u32 words of the Q2S tensor", whole),
+        Part("Q4_ODD", "what the GPU does with the second Q4S tensor", choice("ok", "refused")),
     ],
     oracle=_word_answers,
+    mistakes={
+        "counted one value per word": _whole_tensor,
+        "packed 32 / 4 Q8 values per word": lambda r8, c8, **_: {"Q8_WORDS": r8 * c8 // 8},
+    },
 )
 
 
 # --- gpu-2: half to even on the GPU ---------------------------------------------------------------
 
 
-def _tie_answers() -> dict[str, Any]:
+def _tie_answers(offset: int = 0, sign: int = 1) -> dict[str, Any]:
+    """gpu-2's rows, `sign * (TIES + offset)`, quantized with a scale of 1 on both devices."""
     rt = Runtime()
-    data = np.array(TIES, dtype=np.float32)
+    data = (np.float32(sign) * (np.array(TIES, dtype=np.float32) + np.float32(offset)))
 
     def first_row(device: str) -> list[int]:
         q = rt.quantize(rt.tensor(data, device=device, dtype="f32"), "q8s", scales=[1.0])
@@ -72,19 +87,26 @@ ties = PredictSuite(
         Part("CPU_Q", "q of the first row quantized on cpu:0 (Flex)", ints(8)),
     ],
     oracle=_tie_answers,
+    mistakes={
+        "rounded the GPU's halves away from zero": lambda offset, sign: {
+            "GPU_Q": _tie_answers(offset, sign)["CPU_Q"]},
+        "rounded the CPU's halves to even": lambda offset, sign: {
+            "CPU_Q": _tie_answers(offset, sign)["GPU_Q"]},
+    },
 )
 
 
 # --- gpu-3: moving quantized tensors on the GPU ---------------------------------------------------
 
 
-def _move_answers() -> dict[str, Any]:
-    x = np.random.default_rng(7).standard_normal((64, 64)).astype(np.float32)
+def _move_answers(rows: int = 64, cols: int = 64) -> dict[str, Any]:
+    """gpu-3's two moves, the first of a `rows` x `cols` tensor."""
+    x = np.random.default_rng(7).standard_normal((rows, cols)).astype(np.float32)
     run = compare_policies(x, "q4s", source=FIRST, target=SECOND, hops=1,
                            policies=["native", "dequantize"])
     rt = Runtime()
-    rows = rt.tensor(np.array(TIES, dtype=np.float32), device=FIRST, dtype="f32")
-    on_gpu = rt.quantize(rows, "q8s", scales=[1.0])
+    ties = rt.tensor(np.array(TIES, dtype=np.float32), device=FIRST, dtype="f32")
+    on_gpu = rt.quantize(ties, "q8s", scales=[1.0])
     before = rt.read_quantized(rt.clone(on_gpu)).q().tolist()
     arrived = rt.read_quantized(rt.to_device(on_gpu, "cpu:0", policy="native"))
     return {"NATIVE_BYTES": run.get("native").bytes_moved,
@@ -103,4 +125,9 @@ moves = PredictSuite(
         Part("SAME_Q", "whether the arrived q values equal the GPU's", yes_no),
     ],
     oracle=_move_answers,
+    mistakes={
+        "counted a Q4 value as a byte": lambda rows, cols: {"NATIVE_BYTES": rows * cols + 4},
+        "thought dequantize moves the quantized bytes": lambda rows, cols: {
+            "DEQUANTIZE_BYTES": _move_answers(rows, cols)["NATIVE_BYTES"]},
+    },
 )

@@ -134,13 +134,15 @@ def _status(value: Any) -> Any:
 @counts.visible("status_for: the last reference is ReadWrite, a shared one ReadOnly", hint=2)
 def _status_values(sub: Subject) -> Observation:
     status_for = sub.function("status_for")
-    return [(f"status_for({count})", _status(status_for(count))) for count in (1, 2, 5)]
+    return [(f"status_for({count})", _status(status_for(count)))
+            for count in (1, 2, sub.param("big"))]
 
 
 @counts.visible("drop: the last reference sends Drop, any other sends nothing", hint=2)
 def _(sub: Subject) -> Observation:
     drop = sub.function("drop")
-    return [(f"drop({count}) -> (count after, sends Drop?)", drop(count)) for count in (1, 3)]
+    return [(f"drop({count}) -> (count after, sends Drop?)", drop(count))
+            for count in (1, sub.param("shared"))]
 
 
 @counts.visible("into_ir of a shared tensor: ReadOnly, one reference fewer, no Drop", hint=2)
@@ -262,10 +264,12 @@ def status_class(student_status: Callable[[int], Any]) -> type[RouterTensor]:
     return Plugged
 
 
-@statuses.visible("in the router: x.clone() + x reads #0 ReadOnly, then ReadWrite, which frees "
+@statuses.visible("in the router: x.clone() + x reads x ReadOnly, then ReadWrite, which frees "
                   "it", hint=2)
 def _(sub: Subject) -> Observation:
     c = Client(sub, plug=_status_plugged_class)
+    for _ in range(sub.param("before")):
+        c.tensor([0.0])
     x = c.tensor([1.0, 2.0])
     mark = len(c.rt.trace)
     c.add(c.clone(x), x)
@@ -304,15 +308,17 @@ def _ordered_ids(value: Any) -> list[int]:
     return [int(i) for i in value]
 
 
-def _lifecycle2_answers() -> dict[str, Any]:
-    """Run lifecycle-2's program on the model and observe."""
+def _lifecycle2_answers(before: int = 0, clones: int = 2) -> dict[str, Any]:
+    """Run lifecycle-2's program on the model and observe: `before` tensors made first, then x
+    and `clones` clones of it, the first of which is dropped and the last added to x."""
     rt = Runtime(["cpu:0"])
+    for _ in range(before):
+        rt.tensor([0.0], "cpu:0", "f32")
     x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
-    y = rt.clone(x)
-    z = rt.clone(x)
-    rt.drop(y)
+    ys = [rt.clone(x) for _ in range(clones)]
+    rt.drop(ys[0])
     count_before_add = x.count
-    w = rt.add(z, x)
+    w = rt.add(ys[-1], x)
     v = rt.clone(w)
     rt.drop(w)
     rt.drop(v)
@@ -329,4 +335,8 @@ drop_ops = PredictSuite(
         Part("IDS_AFTER", "the ids left in cpu:0's registry at the end", _id_list),
     ],
     oracle=_lifecycle2_answers,
+    mistakes={
+        "counted the dropped clone": lambda before, clones: {"COUNT_BEFORE_ADD": clones + 1},
+        "did not count x itself": lambda before, clones: {"COUNT_BEFORE_ADD": clones - 1},
+    },
 )

@@ -31,10 +31,10 @@ def _pair(policy: str = "native") -> Iterator[Runtime]:
         yield rt
 
 
-def _once(oracle: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
-    """`oracle`, run once per process; each caller gets its own copy of the answers."""
+def _once(oracle: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """`oracle`, run once per process and variant; each caller gets its own copy."""
     cached = cache(oracle)
-    return lambda: dict(cached())
+    return lambda **params: dict(cached(**params))
 
 
 def _ids(value: Any) -> list[int]:
@@ -84,13 +84,18 @@ def _fate_of(call: Callable[[], Any]) -> str:
 # --- peers-1: the bytes cross peer to peer ------------------------------------------------------
 
 
-def _bytes_answers() -> dict[str, Any]:
+def _bytes_answers(others: int = 0, after: int = 0) -> dict[str, Any]:
+    """peers-1's move, with `others` tensors made on peer1/cpu:0 before x and `after` after it."""
     with _pair() as rt:
+        for _ in range(others):
+            rt.tensor([0.0], device="peer1/cpu:0", dtype="f32")
         x = rt.tensor(np.zeros(ELEMENTS, dtype=np.float32), device="peer1/cpu:0")
-        before = {row[0]: row[2] for row in rt.server.wire_view().rows}  # type: ignore[attr-defined]
+        for _ in range(after):
+            rt.tensor([0.0], device="peer1/cpu:0", dtype="f32")
+        sent = {row[0]: row[2] for row in rt.server.wire_view().rows}  # type: ignore[attr-defined]
         rt.to_device(x, "peer2/cpu:0")
-        after = {row[0]: row[2] for row in rt.server.wire_view().rows}  # type: ignore[attr-defined]
-        crossed = {k: v - before.get(k, 0) for k, v in after.items()}
+        now = {row[0]: row[2] for row in rt.server.wire_view().rows}  # type: ignore[attr-defined]
+        crossed = {k: v - sent.get(k, 0) for k, v in now.items()}
         return {"DATA_SOCKET": max(crossed, key=crossed.__getitem__),
                 "CLIENT_SEES_BYTES": any(v >= 4 * ELEMENTS for k, v in crossed.items()
                                          if "client" in k),
@@ -105,18 +110,29 @@ bytes_cross = PredictSuite(
         Part("SOURCE_AFTER", "the ids left on peer1/cpu:0 after the move", _ids),
     ],
     oracle=_once(_bytes_answers),
+    mistakes={
+        "sent the bytes through the client": lambda others, after: {
+            "DATA_SOCKET": "peer1 -> client /session", "CLIENT_SEES_BYTES": True},
+        "thought the source keeps a moved tensor": lambda others, after: {
+            "SOURCE_AFTER": list(range(others + after + 1))},
+    },
 )
 
 
 # --- peers-2: a server killed mid-transfer -------------------------------------------------------
 
 
-def _killed(peers: dict[str, str], policy: str) -> tuple[str, list[int], list[int], str]:
-    """Kill peer1 while peer2 downloads x from it: the move's fate, peer2/cpu:0's ids after it,
-    the ids the error names lost, and what reading the moved tensor then does."""
+def _killed(peers: dict[str, str], policy: str, others: int = 0, ys: int = 1
+            ) -> tuple[str, list[int], list[int], str]:
+    """Kill peer1 while peer2 downloads x from it (`others` more tensors on peer1, `ys` on
+    peer2): the move's fate, peer2/cpu:0's ids after it, the ids the error names lost, and what
+    reading the moved tensor then does."""
     with Runtime(peers=peers, policy=policy) as rt:
         x = rt.tensor([[1.0, 2.0], [3.0, 4.0]], device="peer1/cpu:0", dtype="f32")
-        rt.tensor([10.0, 20.0], device="peer2/cpu:0", dtype="f32")
+        for _ in range(ys):
+            rt.tensor([10.0, 20.0], device="peer2/cpu:0", dtype="f32")
+        for _ in range(others):
+            rt.tensor([5.0], device="peer1/cpu:0", dtype="f32")
         rt.server.inject(parse_fault("step=1,kind=kill,peer=peer1,when=during"))  # type: ignore[attr-defined]
         moved: list[Any] = []
         lost: list[int] = []
@@ -131,12 +147,12 @@ def _killed(peers: dict[str, str], policy: str) -> tuple[str, list[int], list[in
         return fate, ids, lost, read
 
 
-def _kill_answers() -> dict[str, Any]:
+def _kill_answers(others: int = 0, ys: int = 1) -> dict[str, Any]:
     with LocalPeers(4) as local:  # two pairs, started at once: each run kills its own peer1
         pairs = [dict(zip(("peer1", "peer2"), list(local.addresses.values())[i:i + 2],
                           strict=True)) for i in (0, 2)]
-        fix_error, fix_ids, fix_lost, _ = _killed(pairs[0], "native")
-        legacy_step, _, _, legacy_read = _killed(pairs[1], "legacy")
+        fix_error, fix_ids, fix_lost, _ = _killed(pairs[0], "native", others, ys)
+        legacy_step, _, _, legacy_read = _killed(pairs[1], "legacy", others, ys)
     return {"FIX_ERROR": fix_error, "FIX_PEER2_IDS": fix_ids, "FIX_LOST": fix_lost,
             "LEGACY_STEP": "ok" if legacy_step == "ok" else "error",
             "LEGACY_FIRST_READ": legacy_read}
@@ -153,6 +169,11 @@ killed = PredictSuite(
              _fate),
     ],
     oracle=_once(_kill_answers),
+    mistakes={
+        "thought the fix keeps the half-moved tensor": lambda others, ys: {
+            "FIX_PEER2_IDS": list(range(1, ys + 2))},
+        "thought Burn's move fails at once": lambda others, ys: {"LEGACY_STEP": "error"},
+    },
 )
 
 

@@ -13,6 +13,7 @@ import random
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -76,10 +77,11 @@ def _(sub: Subject) -> Observation:
              _scale(sub, [-1.8, -1.0, 0.0, 0.5], "q8s"))]
 
 
-@scales.visible("the larger magnitude wins, whatever its sign: [5, 0, 4, -12.7] in Q8S", hint=1)
+@scales.visible("the larger magnitude wins, whatever its sign: a negative minimum in Q8S", hint=1)
 def _(sub: Subject) -> Observation:
-    return [("compute_scale([5, 0, 4, -12.7], 'q8s'): alpha is 12.7 here, from the minimum",
-             _scale(sub, [5.0, 0.0, 4.0, -12.7], "q8s"))]
+    low = -float(sub.param("low"))
+    return [(f"compute_scale([5, 0, 4, {low}], 'q8s'): alpha is {-low} here, from the minimum",
+             _scale(sub, [5.0, 0.0, 4.0, low], "q8s"))]
 
 
 @scales.visible("an F value uses its full, asymmetric range: Q8F is 2*alpha/255, Q2F 2*alpha/3",
@@ -244,7 +246,8 @@ def _(sub: Subject) -> Observation:
 @rounding.visible("in the model's quantizer: a UE4M3 block scheme stores the rounded scales",
                   hint=2)
 def _(sub: Subject) -> Observation:
-    x = np.linspace(-3.0, 5.0, 32, dtype=F32).reshape(4, 8)
+    x = np.linspace(-float(sub.param("low")), float(sub.param("high")), 32,
+                    dtype=F32).reshape(4, 8)
     with _storing_through(sub):
         raw = quantize_dynamic(x, "q8s:block=4", profile=Profile.NDARRAY).scales_f32()
         rounded = [_rounded(sub, float(s), "ue4m3") for s in raw.reshape(-1)]
@@ -318,7 +321,8 @@ def _(sub: Subject) -> Observation:
 
 @packing.visible("the words the cubecl profile stores, packed from the model's q values", hint=2)
 def _(sub: Subject) -> Observation:
-    x = np.linspace(-2.0, 3.0, 64, dtype=F32).reshape(4, 16)
+    x = np.linspace(-float(sub.param("low")), float(sub.param("high")), 64,
+                    dtype=F32).reshape(4, 16)
     seen: Observation = []
     for scheme, bits in (("q4s", 4), ("q2f:block=16", 2)):
         q = quantize_dynamic(x, scheme, profile=Profile.FLEX).q()
@@ -357,9 +361,10 @@ def _regions(value: Any) -> list[int]:
     return list(value)
 
 
-def _layout_answers() -> dict[str, Any]:
-    """Quantize quant-4's tensors on the model and measure their canonical bytes."""
-    x = np.linspace(-1.0, 1.0, 32, dtype=F32).reshape(2, 16)
+def _layout_answers(rows: int = 2, block: int = 8, two: int = 8) -> dict[str, Any]:
+    """Quantize quant-4's tensors (`rows` rows of 16, blocks of `block`, a two-level tensor of
+    `two` values) on the model and measure their canonical bytes."""
+    x = np.linspace(-1.0, 1.0, rows * 16, dtype=F32).reshape(rows, 16)
 
     def regions(tensor: Any) -> list[int]:
         sizes = [int(tensor.values.nbytes), int(tensor.scales.nbytes),
@@ -367,9 +372,10 @@ def _layout_answers() -> dict[str, Any]:
         assert len(tensor.to_bytes()) == sum(sizes), "regions must tile the canonical bytes"
         return sizes
 
-    packed = quantize_dynamic(x, "q4s:block=8:scale=f16:store=packed-u32", profile=Profile.CUBECL)
-    flex = quantize_dynamic(x, "q4s:block=8:scale=f16", profile=Profile.FLEX)
-    two_level = quantize_dynamic(x.reshape(-1)[:8], "q8s:block=4:scale=ue4m3:global=f32",
+    packed = quantize_dynamic(x, f"q4s:block={block}:scale=f16:store=packed-u32",
+                              profile=Profile.CUBECL)
+    flex = quantize_dynamic(x, f"q4s:block={block}:scale=f16", profile=Profile.FLEX)
+    two_level = quantize_dynamic(x.reshape(-1)[:two], "q8s:block=4:scale=ue4m3:global=f32",
                                  profile=Profile.FLEX)
     try:
         quantize_dynamic(x, "q4s:block=4:scale=f16:store=packed-u32", profile=Profile.CUBECL)
@@ -391,6 +397,12 @@ layout = PredictSuite(
         Part("BLOCK4", "what cubecl does with block=4 in PackedU32", choice("ok", "refused")),
     ],
     oracle=_layout_answers,
+    mistakes={
+        "counted a scale as f32": lambda rows, block, two: {
+            "FLEX": [rows * 8, rows * 16 // block * 4, 0]},
+        "forgot the two-level tensor's global scale": lambda rows, block, two: {
+            "TWO_LEVEL": [*_layout_answers(rows, block, two)["TWO_LEVEL"][:2], 0]},
+    },
 )
 
 
@@ -400,19 +412,22 @@ NEAR = [0.02, -0.02, 0.01, 0.03]
 TIES = [0.5, 1.5, 2.5, -2.5]
 
 
-def _rounding_answers() -> dict[str, Any]:
-    """Quantize quant-5's inputs with fixed scales on each profile and read the q values."""
+def _rounding_answers(offset: int = 0, sign: int = 1) -> dict[str, Any]:
+    """Quantize quant-5's inputs with fixed scales on each profile and read the q values (the
+    near values times the variant's `sign`, the ties moved by its whole `offset`)."""
     near_scale = F32(0.04) / F32(127)
+    near = [sign * v for v in NEAR]
+    ties = [t + offset for t in TIES]
 
     def q(values: list[float], scale: Any, profile: Profile) -> list[int]:
         return [int(v) for v in quantize(np.array(values, dtype=F32), "q8s", [scale],
                                          profile=profile).q()]
 
-    return {"NDARRAY_NEAR": q(NEAR, near_scale, Profile.NDARRAY),
-            "FLEX_NEAR": q(NEAR, near_scale, Profile.FLEX),
-            "CUBECL_NEAR": q(NEAR, near_scale, Profile.CUBECL),
-            "FLEX_TIES": q(TIES, 1.0, Profile.FLEX),
-            "CUBECL_TIES": q(TIES, 1.0, Profile.CUBECL)}
+    return {"NDARRAY_NEAR": q(near, near_scale, Profile.NDARRAY),
+            "FLEX_NEAR": q(near, near_scale, Profile.FLEX),
+            "CUBECL_NEAR": q(near, near_scale, Profile.CUBECL),
+            "FLEX_TIES": q(ties, 1.0, Profile.FLEX),
+            "CUBECL_TIES": q(ties, 1.0, Profile.CUBECL)}
 
 
 roundings = PredictSuite(
@@ -425,6 +440,12 @@ roundings = PredictSuite(
         Part("CUBECL_TIES", "q of the exact ties on CubeCL", ints(4)),
     ],
     oracle=_rounding_answers,
+    mistakes={
+        "rounded CubeCL's halves away from zero": lambda offset, sign: {
+            "CUBECL_TIES": _rounding_answers(offset, sign)["FLEX_TIES"]},
+        "rounded Flex's halves to even": lambda offset, sign: {
+            "FLEX_TIES": _rounding_answers(offset, sign)["CUBECL_TIES"]},
+    },
 )
 
 
@@ -435,10 +456,10 @@ EXPERIMENT_SCHEMES = tuple(v + level for v in ("q8s", "q4s", "q2s")
                            for level in ("", *(f":block={b}" for b in BLOCKS)))
 
 
-def block_experiment_data() -> np.ndarray:
-    """The experiment's tensor: 64 x 256 N(0, 1) values and one outlier of 40 (notebook 04)."""
+def block_experiment_data(outlier: float = 40.0) -> np.ndarray:
+    """The experiment's tensor: 64 x 256 N(0, 1) values and one outlier (40 in notebook 04)."""
     data = np.random.default_rng(0).standard_normal((64, 256)).astype(F32)
-    data[3, 5] = 40.0
+    data[3, 5] = outlier
     return data
 
 
@@ -449,12 +470,20 @@ def block_experiment(data: np.ndarray, scheme: str) -> tuple[float, float]:
     return tensor.nbytes / data.size, float(error)
 
 
-def _block_answers() -> dict[str, Any]:
-    data = block_experiment_data()
-    seen = {s: block_experiment(data, s) for s in EXPERIMENT_SCHEMES}
+@cache
+def _measured(outlier: float) -> dict[str, tuple[float, float]]:
+    """Every scheme's (bytes per value, mean error) on the tensor with this outlier (the slow
+    part of quant-6's oracle, shared by the variants that differ only in their budget)."""
+    data = block_experiment_data(outlier)
+    return {s: block_experiment(data, s) for s in EXPERIMENT_SCHEMES}
+
+
+def _block_answers(outlier: int = 40, budget: float = 0.6) -> dict[str, Any]:
+    """quant-6's experiment with the variant's outlier, and its byte budget per value."""
+    seen = _measured(float(outlier))
     q8_error = seen["q8s"][1]
     beating = [b for b in BLOCKS if seen[f"q4s:block={b}"][1] < q8_error]
-    cheap = [s for s in EXPERIMENT_SCHEMES if seen[s][0] <= 0.6]
+    cheap = [s for s in EXPERIMENT_SCHEMES if seen[s][0] <= budget]
     return {"Q4_BLOCK32_BYTES": seen["q4s:block=32"][0],
             "Q4_LARGEST_BLOCK_BEATING_Q8": max(beating) if beating else 0,
             "BEST_UNDER_0_6": min(cheap, key=lambda s: seen[s][1])}
@@ -467,8 +496,14 @@ blocks = PredictSuite(
              places=4, numeric=True),
         Part("Q4_LARGEST_BLOCK_BEATING_Q8", "the largest Q4S block with less mean error than "
              "Q8S per tensor (0 if none)", whole),
-        Part("BEST_UNDER_0_6", "the scheme with the least mean error at <= 0.6 bytes per value",
+        Part("BEST_UNDER_0_6", "the scheme with the least mean error within the byte budget",
              choice(*EXPERIMENT_SCHEMES)),
     ],
     oracle=_block_answers,
+    mistakes={
+        "counted only the values' bytes, not the scales'": lambda outlier, budget: {
+            "Q4_BLOCK32_BYTES": 0.5},
+        "thought a smaller block never beats more bits": lambda outlier, budget: {
+            "Q4_LARGEST_BLOCK_BEATING_Q8": -1},
+    },
 )

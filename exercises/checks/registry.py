@@ -78,48 +78,59 @@ def plugged_interpreter(get_handle: Callable[..., Any]) -> type[TensorInterprete
     return PluggedInterpreter
 
 
+def _ids(sub: Subject) -> tuple[int, int]:
+    """The variant's two registered ids: the one read, and another beside it."""
+    return sub.param("tid"), sub.param("other")
+
+
 @statuses.visible("a ReadOnly get returns the handle and leaves it registered", hint=2)
 def _(sub: Subject) -> Observation:
-    handles = {3: "handle-3", 4: "handle-4"}
-    got = sub.function("get_handle")(handles, TensorId(3), READ_ONLY)
-    return [("get_handle(handles, 3, ReadOnly) returns the handle", got),
+    tid, other = _ids(sub)
+    handles = {tid: f"handle-{tid}", other: f"handle-{other}"}
+    got = sub.function("get_handle")(handles, TensorId(tid), READ_ONLY)
+    return [(f"get_handle(handles, {tid}, ReadOnly) returns the handle", got),
             ("after a ReadOnly get, the registry still holds", sorted(handles))]
 
 
 @statuses.visible("a ReadWrite get returns the handle and removes it (the last use frees)", hint=2)
 def _(sub: Subject) -> Observation:
-    handles = {3: "handle-3", 4: "handle-4"}
-    got = sub.function("get_handle")(handles, TensorId(3), READ_WRITE)
-    return [("get_handle(handles, 3, ReadWrite) returns the handle", got),
+    tid, other = _ids(sub)
+    handles = {tid: f"handle-{tid}", other: f"handle-{other}"}
+    got = sub.function("get_handle")(handles, TensorId(tid), READ_WRITE)
+    return [(f"get_handle(handles, {tid}, ReadWrite) returns the handle", got),
             ("after a ReadWrite get, the registry holds", sorted(handles))]
 
 
 @statuses.visible("an id that is not registered panics with Burn's “Should have handle…”", hint=2)
 def _(sub: Subject) -> Observation:
     get_handle = sub.function("get_handle")
-    return [("get_handle on a missing id (Burn panics: MissingHandleError)",
-             outcome(lambda: get_handle({4: "h"}, TensorId(3), READ_ONLY), _PANICS))]
+    tid, other = _ids(sub)
+    return [(f"get_handle on the missing id {tid} (Burn panics: MissingHandleError)",
+             outcome(lambda: get_handle({other: "h"}, TensorId(tid), READ_ONLY), _PANICS))]
 
 
 @statuses.visible("a NotInit status is refused with a Burn panic", hint=2)
 def _(sub: Subject) -> Observation:
     get_handle = sub.function("get_handle")
-    return [("get_handle with status NotInit on a registered id (Burn panics: BurnPanic, the "
-             "tensor is an op output that does not exist yet)",
-             outcome(lambda: get_handle({3: "h"}, TensorId(3), NOT_INIT), _PANICS))]
+    tid, _other = _ids(sub)
+    return [(f"get_handle with status NotInit on the registered id {tid} (Burn panics: "
+             "BurnPanic, the tensor is an op output that does not exist yet)",
+             outcome(lambda: get_handle({tid: "h"}, TensorId(tid), NOT_INIT), _PANICS))]
 
 
 @statuses.visible("in the router: add(x.clone(), x) frees x, and a later read of x panics", hint=2)
 def _(sub: Subject) -> Observation:
     rt = student_runtime(sub.function("get_handle"))
-    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    for _ in range(sub.param("before")):
+        rt.tensor([0.0], "cpu:0", "f32")
+    x = rt.tensor([float(sub.param("tid")), 2.0], "cpu:0", "f32")
     z = rt.add(rt.clone(x), x)
-    seen: Observation = [("registry of cpu:0 after z = add(x.clone(), x): only z survives",
+    seen: Observation = [("registry of cpu:0 after z = add(x.clone(), x): x is gone",
                           rt.handle_ids("cpu:0"))]
     seen.append(("the value of z read back through get_handle", rt.read(z).tolist()))
     stale = TensorIr(x.id, x.shape, READ_ONLY, x.dtype)
-    seen.append(("reading x after its ReadWrite last use (Burn issue #4950: a panic)",
-                 outcome(lambda: rt.submit("cpu:0", ReadOp(stale)), _PANICS)))
+    seen.append((f"reading x (id {int(x.id)}) after its ReadWrite last use (Burn issue #4950: "
+                 "a panic)", outcome(lambda: rt.submit("cpu:0", ReadOp(stale)), _PANICS)))
     return seen
 
 
@@ -187,14 +198,24 @@ def _panic_or_ok(value: Any) -> str:
     return choice("panic", "ok")(value)
 
 
-def _registry2_answers() -> dict[str, Any]:
-    """Run the flow of registry-2's statement on the model and observe."""
+ADD_ARGS = ("rt.clone(a), a", "a, rt.clone(a)")
+MUL_ARGS = ("rt.clone(c), b", "b, rt.clone(c)")
+"""registry-2's argument orders (its `add_args` and `mul_args` parameters, as the statement
+shows them): the clone first, or the tensor itself first."""
+
+
+def _registry2_answers(before: int = 0, add_args: str = ADD_ARGS[0],
+                       mul_args: str = MUL_ARGS[0]) -> dict[str, Any]:
+    """Run the flow of registry-2's statement on the model and observe: `before` tensors made
+    first, add and mul given their arguments in the order the variant names."""
     rt = Runtime(["cpu:0"])
+    for _ in range(before):
+        rt.tensor([0.0], "cpu:0", "f32")
     a = rt.tensor([1.0, 2.0], "cpu:0", "f32")
     b = rt.tensor([3.0, 4.0], "cpu:0", "f32")
-    c = rt.add(rt.clone(a), a)
+    c = rt.add(*_ordered(ADD_ARGS.index(add_args), rt.clone(a), a))
     mark = len(rt.trace)
-    rt.mul(rt.clone(c), b)
+    rt.mul(*_ordered(MUL_ARGS.index(mul_args), rt.clone(c), b))
     mul_gets = [e.status for e in rt.trace.read(mark) if e.kind == "get"]
     rt.drop(c)
     add_gets = [e.status for e in rt.explain(int(a.id)) if e.kind == "get"]
@@ -203,6 +224,15 @@ def _registry2_answers() -> dict[str, Any]:
                                                                  a.dtype))), _PANICS)
     return {"ADD_STATUSES": add_gets, "MUL_STATUSES": mul_gets, "IDS_AFTER": ids,
             "READ_A": "ok" if read_a[0] == "returned" else "panic"}
+
+
+def _ordered(order: int, first: Any, second: Any) -> tuple[Any, Any]:
+    return (first, second) if order == 0 else (second, first)
+
+
+def _registry2_ids_not_consumed(before: int, add_args: str, mul_args: str) -> dict[str, Any]:
+    """The mistake of thinking a last use keeps the handle: every id stays."""
+    return {"IDS_AFTER": list(range(before + 4))}
 
 
 registry_state = PredictSuite(
@@ -214,4 +244,9 @@ registry_state = PredictSuite(
         Part("READ_A", "what a ReadOnly read of tensor 0 does at the end", _panic_or_ok),
     ],
     oracle=_registry2_answers,
+    mistakes={
+        "thought a last use keeps the handle": _registry2_ids_not_consumed,
+        "read every input ReadOnly": lambda before, add_args, mul_args: {
+            "ADD_STATUSES": ["ReadOnly", "ReadOnly"], "MUL_STATUSES": ["ReadOnly", "ReadOnly"]},
+    },
 )

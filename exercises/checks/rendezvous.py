@@ -91,9 +91,10 @@ _MISSING = object()
                     hint=2)
 def _(sub: Subject) -> Observation:
     pending: dict[int, Any] = {}
-    sub.function("expose")(pending, "cpu:0", 7, "handle of #3")
-    got = sub.function("take")(pending, 7)
-    return [("take(pending, 7) after expose(pending, 'cpu:0', 7, 'handle of #3')", got),
+    tid, handle = sub.param("transfer"), f"handle of #{sub.param('tensor')}"
+    sub.function("expose")(pending, "cpu:0", tid, handle)
+    got = sub.function("take")(pending, tid)
+    return [(f"take(pending, {tid}) after expose(pending, 'cpu:0', {tid}, {handle!r})", got),
             ("transfer ids left after the take", sorted(pending))]
 
 
@@ -125,7 +126,7 @@ def _(sub: Subject) -> Observation:
                     hint=2)
 def _(sub: Subject) -> Observation:
     rt = plugged_runtime(sub, arrival="target-first")
-    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    x = rt.tensor([float(sub.param("tensor")), 2.0], "cpu:0", "f32")
     mark = len(rt.trace)
     y = rt.to_device(x, "cpu:1")
     events = [f"{e.device} {e.kind}" for e in rt.trace.read(mark)

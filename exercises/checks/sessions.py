@@ -19,6 +19,8 @@ from ...core import (
 from .base import CheckFailure, Part, PredictSuite, choice
 
 _EVENTS = ("wait", "expose", "take")
+DEVICES = ("cpu:0", "cpu:1", "cpu:2", "cpu:3")
+"""The devices sessions-1's variants move between."""
 
 
 def _events(value: Any) -> list[str]:
@@ -28,9 +30,9 @@ def _events(value: Any) -> list[str]:
     out = []
     for item in value:
         parts = item.strip().lower().split()
-        if len(parts) != 2 or parts[1] not in _EVENTS or parts[0] not in ("cpu:0", "cpu:1"):
-            raise CheckFailure(f'each entry is "cpu:0 EVENT" or "cpu:1 EVENT" with EVENT one of '
-                               f"{', '.join(_EVENTS)}", got=repr(item), hint=1)
+        if len(parts) != 2 or parts[1] not in _EVENTS or parts[0] not in DEVICES:
+            raise CheckFailure(f'each entry is "DEVICE EVENT" (e.g. "cpu:0 expose") with EVENT '
+                               f"one of {', '.join(_EVENTS)}", got=repr(item), hint=1)
         out.append(" ".join(parts))
     return out
 
@@ -40,35 +42,37 @@ _fate = choice("ok", "panic", "hang")
 
 def _devices(value: Any) -> list[str]:
     if not isinstance(value, list | tuple | set) or not all(
-            isinstance(v, str) and v.strip().lower() in ("cpu:0", "cpu:1") for v in value):
-        raise CheckFailure('write a list of devices among "cpu:0" and "cpu:1" ([] for none)',
+            isinstance(v, str) and v.strip().lower() in DEVICES for v in value):
+        raise CheckFailure('write a list of devices, e.g. ["cpu:0"] ([] for none)',
                            got=repr(value), hint=1)
     return sorted(v.strip().lower() for v in value)
 
 
-def _rendezvous(rt: Runtime, arrival: str) -> list[str]:
-    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+def _rendezvous(rt: Runtime, arrival: str, pair: list[str]) -> list[str]:
+    x = rt.tensor([1.0, 2.0], pair[0], "f32")
     mark = len(rt.trace)
-    rt.to_device(x, "cpu:1", arrival=arrival)
+    rt.to_device(x, pair[1], arrival=arrival)
     return [f"{e.device} {e.kind}" for e in rt.trace.read(mark) if e.kind in _EVENTS]
 
 
-def _sessions_answers() -> dict[str, Any]:
-    """Run sessions-1's scenarios on the model and observe."""
-    rt = Runtime(["cpu:0", "cpu:1"])
-    target_first = _rendezvous(rt, "target-first")
-    source_first = _rendezvous(rt, "source-first")
-    lonely = Runtime(["cpu:0", "cpu:1"])
-    out = lonely.tensor([0.0], "cpu:1", "f32")
+def _sessions_answers(pair: list[str] = list(DEVICES[:2])) -> dict[str, Any]:  # noqa: B006
+    """Run sessions-1's scenarios on the model, between the variant's two devices (a move
+    goes from `pair[0]` to `pair[1]`), and observe."""
+    rt = Runtime(sorted(pair))
+    target_first = _rendezvous(rt, "target-first", pair)
+    source_first = _rendezvous(rt, "source-first", pair)
+    lonely = Runtime(sorted(pair))
+    out = lonely.tensor([0.0], pair[1], "f32")
     try:
-        lonely.submit("cpu:1", RegisterLocalOp(99, TensorIr.uninit(out.id, out.shape, out.dtype)))
+        lonely.submit(pair[1], RegisterLocalOp(99, TensorIr.uninit(out.id, out.shape,
+                                                                   out.dtype)))
         never = "ok"
     except RouterLabError as error:
         never = "hang" if "wait forever" in str(error) else "panic"
-    legacy = Runtime(["cpu:0", "cpu:1"], legacy=True)
-    u8 = legacy.tensor([1, 2, 3], "cpu:0", "u8")
+    legacy = Runtime(sorted(pair), legacy=True)
+    u8 = legacy.tensor([1, 2, 3], pair[0], "u8")
     try:
-        legacy.to_device(u8, "cpu:1", arrival="target-first")
+        legacy.to_device(u8, pair[1], arrival="target-first")
     except RouterLabError:
         pass
     ended = [str(d) for d in legacy.devices if legacy.session(d).ended is not None]
@@ -85,6 +89,11 @@ rendezvous = PredictSuite(
         Part("LEGACY_U8_ENDED", "the sessions ended by the legacy u8 move", _devices),
     ],
     oracle=_sessions_answers,
+    mistakes={
+        "thought the target never waits": lambda pair: {
+            "TARGET_FIRST": [f"{pair[0]} expose", f"{pair[1]} take"]},
+        "thought an unmatched take panics": lambda pair: {"NEVER_EXPOSED": "panic"},
+    },
 )
 
 
@@ -107,11 +116,11 @@ def _read_result(value: Any) -> Any:
 _alive = choice("alive", "ended")
 
 
-def _in_order(order: tuple[str, ...]) -> tuple[Any, str]:
-    """Submit a read and a Drop of one tensor to cpu:0 in `order`: what the read gave, and
-    whether the session is alive afterwards."""
+def _in_order(order: tuple[str, ...], values: list[float]) -> tuple[Any, str]:
+    """Submit a read and a Drop of one tensor (of `values`) to cpu:0 in `order`: what the read
+    gave, and whether the session is alive afterwards."""
     rt = Runtime(["cpu:0"])
-    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    x = rt.tensor([float(v) for v in values], "cpu:0", "f32")
     tasks = {"read": ReadOp(TensorIr(x.id, x.shape, READ_ONLY, x.dtype)),
              "drop": DropOp(TensorIr(x.id, x.shape, READ_WRITE, x.dtype))}
     read: Any = None
@@ -125,10 +134,10 @@ def _in_order(order: tuple[str, ...]) -> tuple[Any, str]:
     return read, "alive" if rt.session("cpu:0").ended is None else "ended"
 
 
-def _order_answers() -> dict[str, Any]:
-    """Run sessions-2's two orders on the model and observe."""
-    read_first, _ = _in_order(ORDERS["READ_THEN_DROP"])
-    drop_first, state = _in_order(ORDERS["DROP_THEN_READ"])
+def _order_answers(a: int = 1, b: int = 2) -> dict[str, Any]:
+    """Run sessions-2's two orders on the model, for x = [a, b], and observe."""
+    read_first, _ = _in_order(ORDERS["READ_THEN_DROP"], [a, b])
+    drop_first, state = _in_order(ORDERS["DROP_THEN_READ"], [a, b])
     return {"READ_THEN_DROP": read_first, "DROP_THEN_READ": drop_first, "SESSION_AFTER": state}
 
 
@@ -141,4 +150,9 @@ in_order = PredictSuite(
         Part("SESSION_AFTER", "cpu:0's session after the Drop-first order", _alive),
     ],
     oracle=_order_answers,
+    mistakes={
+        "thought the Drop wins whatever the order": lambda a, b: {"READ_THEN_DROP": "panic"},
+        "thought the client's order does not reach the session": lambda a, b: {
+            "DROP_THEN_READ": [float(a), float(b)], "SESSION_AFTER": "alive"},
+    },
 )

@@ -77,10 +77,12 @@ def runtime(sub: Subject, devices: tuple[str, ...] = ("cpu:0", "cpu:1")) -> Runt
     return Runtime(list(devices), interpreter=Plugged)  # the runtime's documented hook
 
 
-def _move(sub: Subject, dtype: DType, shared: bool) -> dict[str, Any]:
-    """Move a tensor of `dtype` cpu:0 -> cpu:1 (same peer) and observe everything."""
+def _move(sub: Subject, dtype: DType, shared: bool, values: list[Any] | None = None
+          ) -> dict[str, Any]:
+    """Move a tensor of `dtype` (`values`, else the dtype's usual ones) cpu:0 -> cpu:1 (same
+    peer) and observe everything."""
     rt = runtime(sub)
-    x = rt.tensor(_VALUES[dtype], "cpu:0", dtype.value)
+    x = rt.tensor(values or _VALUES[dtype], "cpu:0", dtype.value)
     keep = rt.clone(x) if shared else None
     y = rt.to_device(x, "cpu:1")
     handle = rt.handle("cpu:1", y.id)
@@ -95,15 +97,21 @@ _MEANING = (("values", "values read on cpu:1"), ("dtype", "dtype registered on c
             ("cpu:0", "ids left on cpu:0"), ("cpu:1", "ids on cpu:1"))
 
 
-def _observe_move(sub: Subject, dtype: DType, shared: bool = False) -> Observation:
-    seen = _move(sub, dtype, shared)
+def _observe_move(sub: Subject, dtype: DType, shared: bool = False,
+                  values: list[Any] | None = None) -> Observation:
+    seen = _move(sub, dtype, shared, values)
     what = f"{'a shared' if shared else 'a unique'} {dtype} tensor moved cpu:0 -> cpu:1"
     return [(f"{what}: {meaning}", seen[key]) for key, meaning in _MEANING]
 
 
+def _own_values(sub: Subject) -> list[float]:
+    """The student's own f32 tensor (their variant's first value)."""
+    return [sub.param("first") + 0.5, -2.0, 3.25]
+
+
 @moves.visible("a unique f32 tensor moves to cpu:1, values intact, source entry gone", hint=2)
 def _(sub: Subject) -> Observation:
-    return _observe_move(sub, DType.F32)
+    return _observe_move(sub, DType.F32, values=_own_values(sub))
 
 
 @moves.visible("i32 and bool tensors move too", hint=2)
@@ -120,7 +128,7 @@ def _(sub: Subject) -> Observation:
 @moves.visible("a shared tensor is copied: the source keeps its entry (the IR's status decides)",
                hint=2)
 def _(sub: Subject) -> Observation:
-    return _observe_move(sub, DType.F32, shared=True)
+    return _observe_move(sub, DType.F32, shared=True, values=_own_values(sub))
 
 
 @moves.visible("get_tensor labels the handle with the dtype's kind", hint=2)
@@ -187,6 +195,10 @@ def _tensor_id(value: Any) -> int:
 def _transfer2_answers() -> dict[str, Any]:
     """Run transfer-2's program on the model and observe."""
     rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
+    for _ in range(on0):
+        rt.tensor([0], "cpu:0", "i32")
+    for _ in range(on1):
+        rt.tensor([0], "cpu:1", "i32")
 
     def look() -> dict[str, list[int]]:
         return {"cpu:0": rt.handle_ids("cpu:0"), "cpu:1": rt.handle_ids("cpu:1")}
@@ -213,6 +225,11 @@ moved_or_copied = PredictSuite(
         Part("AFTER_PEER", "both local registries after the move to peer2", _registries),
     ],
     oracle=_transfer2_answers,
+    mistakes={
+        "thought a move to the same device mints a new id": lambda on0, on1: {
+            "SAME_DEVICE_ID": _transfer2_answers(on0, on1)["SAME_DEVICE_ID"] + 1},
+        "sent a same-peer move through the bytes path": lambda on0, on1: {"PEER_PATH": "local"},
+    },
 )
 
 
@@ -235,11 +252,11 @@ def _wire_bytes(rt: Runtime, mark: int, kinds: tuple[str, ...]) -> int:
     return sum(e.nbytes for e in rt.trace.read(mark) if e.kind in kinds)
 
 
-def _costs(values: int) -> tuple[int, str, int]:
-    """Run transfer-4's program for a tensor of `values` f32 zeros: the host bytes of the move
-    to another peer, whether it moved or copied, and the device bytes of the local move."""
+def _costs(values: int, dtype: str = "f32") -> tuple[int, str, int]:
+    """Run transfer-4's program for a tensor of `values` zeros of `dtype`: the host bytes of the
+    move to another peer, whether it moved or copied, and the device bytes of the local move."""
     rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
-    t = rt.tensor(np.zeros(values), "cpu:0", "f32")
+    t = rt.tensor(np.zeros(values), "cpu:0", dtype)
     keep = rt.clone(t)
     mark = len(rt.trace)
     rt.to_device(t, "peer2/cpu:0")
@@ -250,14 +267,15 @@ def _costs(values: int) -> tuple[int, str, int]:
     return host, fate, _wire_bytes(rt, mark, ("copy",))
 
 
-def _cost_answers() -> dict[str, Any]:
+def _cost_answers(dtype: str = "f32", mib: int = 1) -> dict[str, Any]:
     """The per-value rates measured at two sizes (they must agree: the cost is linear), and the
-    crossing point found from the rate and confirmed by running both sides of it."""
-    small, large = _costs(10), _costs(1000)
+    crossing point of `mib` MiB found from the rate and confirmed by running both sides of it."""
+    small, large = _costs(10, dtype), _costs(1000, dtype)
     host_rate, local_rate = large[0] // 1000, large[2] // 1000
-    crossing = -(-MEBIBYTE // host_rate)
+    limit = mib * MEBIBYTE
+    crossing = -(-limit // host_rate)
     if (host_rate * 10, local_rate * 10) != (small[0], small[2]) or not (
-            _costs(crossing - 1)[0] < MEBIBYTE <= _costs(crossing)[0]):
+            _costs(crossing - 1, dtype)[0] < limit <= _costs(crossing, dtype)[0]):
         raise RuntimeError("transfer-4: the model's transfer costs are not linear in N")
     return {"HOST_BYTES_PER_VALUE": host_rate, "LOCAL_BYTES_PER_VALUE": local_rate,
             "SOURCE": large[1], "CROSSING_N": crossing}
@@ -271,8 +289,15 @@ costs = PredictSuite(
         Part("LOCAL_BYTES_PER_VALUE", "device bytes per value of the move of keep to cpu:1",
              _bytes),
         Part("SOURCE", "whether the tensor moved or was copied to peer2/cpu:0", _fate),
-        Part("CROSSING_N", "the smallest N whose move to peer2/cpu:0 puts 1 MiB through the host",
-             _bytes),
+        Part("CROSSING_N", "the smallest N whose move to peer2/cpu:0 puts the limit through the "
+             "host", _bytes),
     ],
     oracle=_cost_answers,
+    mistakes={
+        "counted the bytes once, not out and in": lambda dtype, mib: {
+            "HOST_BYTES_PER_VALUE": _cost_answers(dtype, mib)["HOST_BYTES_PER_VALUE"] // 2,
+            "CROSSING_N": 2 * _cost_answers(dtype, mib)["CROSSING_N"]},
+        "thought a move to another peer takes the tensor away": lambda dtype, mib: {
+            "SOURCE": "moved" if _cost_answers(dtype, mib)["SOURCE"] == "copied" else "copied"},
+    },
 )

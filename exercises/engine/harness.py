@@ -13,7 +13,8 @@ Before the student's file is loaded, every RouterLab module is imported and then
 `routerlab.exercises.engine.guard.protect` takes the exercised functions out of the student's
 reach and installs the audit hook.
 
-Request: {"exercise": id, "path": file, "display": how to name it to the student}.
+Request: {"exercise": id, "path": file, "display": how to name it to the student, "params": the
+variant's parameters (the inputs of its visible checks)}.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def main(argv: list[str]) -> int:
     guarded = [*exercise.delegation, *built_from(frozenset(exercise.delegation))]
     guard.protect(guarded, [path], os.environ.get("ROUTERLAB_SCRATCH", os.getcwd()))
     _emit(out, ready=True)  # the student's time limit starts here, not at the imports above
-    _run(suite, path, display, out)
+    _run(suite, path, display, out, request.get("params"))
     _emit(out, done=True, delegated=sorted(set(guard.delegated)))
     out.close()
     return 0
@@ -76,7 +77,8 @@ def _preload() -> None:
                 continue
 
 
-def _run(suite: Any, path: str, display: str, out: TextIO) -> None:
+def _run(suite: Any, path: str, display: str, out: TextIO,
+         params: dict[str, Any] | None = None) -> None:
     from ..checks.base import PredictSuite, Submission, to_data
 
     try:
@@ -84,7 +86,7 @@ def _run(suite: Any, path: str, display: str, out: TextIO) -> None:
     except BaseException as error:  # noqa: BLE001 - anything the student's file raises is theirs
         _emit(out, problem=_load_problem(error, path, display).to_json())
         return
-    submission = Submission(module)
+    submission = Submission(module, params if isinstance(params, dict) else None)
     if isinstance(suite, PredictSuite):
         answers = {}
         for part in suite.parts:

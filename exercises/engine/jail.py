@@ -382,6 +382,7 @@ class Jail:
         assert self.process is not None and self.process.stdin is not None
         request = {"exercise": exercise.id, "checks": exercise.checks, "source": source,
                    "file_name": exercise.file_name, "display": display,
+                   "params": exercise.variant_params(),
                    "restores": self.image.restores(exercise.delegation),
                    "cpu": int(timeout) + 2, "memory": self.limits.memory,
                    "fsize": self.limits.fsize}

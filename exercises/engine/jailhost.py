@@ -138,7 +138,7 @@ def _grade(request: dict[str, Any], work: str, results: Any) -> None:
     with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
         handle.write(request["source"])  # the bytes handed in, not-UTF-8 ones too
     harness._emit(results, ready=True)  # the student's time limit starts here
-    harness._run(suite, path, request["display"], results)
+    harness._run(suite, path, request["display"], results, request.get("params"))
     harness._emit(results, done=True, delegated=[])
     results.close()
 

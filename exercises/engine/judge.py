@@ -31,7 +31,17 @@ from ..checks.base import (
     is_close,
     to_data,
 )
-from ..report import AT_GRADING, ERROR, FAILED, NOT_RUN, PASSED, Outcome, printable
+from ..report import (
+    AT_GRADING,
+    ERROR,
+    FAILED,
+    NOT_RUN,
+    OTHER_MISTAKE,
+    PASSED,
+    Outcome,
+    printable,
+)
+from ..variants import Params, from_key
 
 NEAR = 100.0
 """An answer within NEAR times the tolerance is 'close': the student is told about precision."""
@@ -55,24 +65,41 @@ def check_digest(exercise_id: str, check_name: str, observation: Any) -> str:
     return answer_digest(exercise_id, f"check:{check_name}", canonical(observation, sig=9))
 
 
+def expected_for(exercise: Exercise) -> Expected:
+    """`expected` of the variant this copy of the exercise shows (`Exercise.params`)."""
+    return expected(exercise.id, exercise.catalog, exercise.params)
+
+
 @cache
-def expected(exercise_id: str, catalog: str = "") -> Expected:
-    """Run every probe on the model (once per process) and check it against the sealed digests
-    of the installed catalog, or of the catalog folder `catalog` (`Exercise.catalog`)."""
+def expected(exercise_id: str, catalog: str = "", params: str = "") -> Expected:
+    """Run every probe on the model (once per process and variant) and check it against the
+    sealed digests of the installed catalog, or of the catalog folder `catalog`
+    (`Exercise.catalog`). `params` (`variants.params_key`) is a class variant: its truth is
+    computed here, from the model, and only what does not vary (an implement exercise's hidden
+    checks) is held to the seal, which was made with the catalog's own variant."""
     exercise = load_catalog(catalog or None).get(exercise_id)
     suite = suite_for(exercise)
     if exercise.sealed() is None:
         return Expected({}, {}, (f"{exercise_id} has no sealed.json (run `teacher seal`)",))
+    variant = from_key(params) if params else exercise.variant.defaults()
     if isinstance(suite, PredictSuite):
-        found = Expected({}, suite.oracle(), ())
+        found = Expected({}, suite.answers(variant), ())
+    elif params:  # the student's own visible inputs; the hidden checks are everyone's
+        shared = expected(exercise_id, catalog)
+        visible = frozenset(c.name for c in suite.checks if not c.hidden)
+        observations = {**shared.observations, **model_observations(suite, variant, visible)}
+        return Expected(observations, {}, shared.problems)
     else:
-        found = Expected(model_observations(suite), {}, ())
+        found = Expected(model_observations(suite, variant), {}, ())
+    if params:  # a class variant's answers are the model's own: no seal was made of them
+        return found
     return Expected(found.observations, found.answers, tuple(seal_problems(exercise, found)))
 
 
 def seal_problems(exercise: Exercise, found: Expected) -> list[str]:
-    """Where the model's results `found` differ from what `exercise` was sealed with (none:
-    they are the seal's). A teacher's stored results are held to it on every read."""
+    """Where the model's results `found` (for the catalog's own variant) differ from what
+    `exercise` was sealed with (none: they are the seal's). A teacher's stored results are held
+    to it on every read."""
     sealed = exercise.sealed()
     if sealed is None:
         return [f"{exercise.id} has no sealed.json (run `teacher seal`)"]
@@ -93,11 +120,15 @@ def seal_problems(exercise: Exercise, found: Expected) -> list[str]:
     return problems
 
 
-def model_observations(suite: Suite) -> dict[str, Observation]:
-    subject = suite.model_subject()
+def model_observations(suite: Suite, params: Params | None = None,
+                       only: frozenset[str] | None = None) -> dict[str, Observation]:
+    """The model's results on each check (on `only` these checks), for one variant."""
+    subject = suite.model_subject(params)
     out: dict[str, Observation] = {}
     for check in suite.checks:
         assert check.probe is not None
+        if only is not None and check.name not in only:
+            continue
         out[check.name] = [(str(label), to_data(value)) for label, value in check.probe(subject)]
     return out
 
@@ -192,6 +223,9 @@ def judge_predict(exercise: Exercise, suite: PredictSuite, answers: Any,
             right = same(to_data(part.form(model[part.name])), to_data(value), exercise.tolerance)
             close = same(to_data(part.form(model[part.name])), to_data(value),
                          exercise.tolerance.widened(NEAR))
+        elif exercise.params and part.name in model:  # a class variant: its truth, computed now
+            right, close = canonical(value, part.places) == canonical(
+                part.form(model[part.name]), part.places), False
         else:
             digest = answer_digest(exercise.id, part.name, canonical(value, part.places))
             right, close = digest == digests.get(part.name), False
@@ -204,7 +238,25 @@ def judge_predict(exercise: Exercise, suite: PredictSuite, answers: Any,
                             f"{exercise.tolerance.rel:g}, absolute {exercise.tolerance.abs:g}; "
                             "give more decimals)")
             _fail(outcome, message, f"{part.name} = {_show(to_data(value))}", 2)
+            outcome.mistake = mistake_of(exercise, suite, part, value)
     return outcomes
+
+
+def mistake_of(exercise: Exercise, suite: PredictSuite, part: Any, value: Any) -> str:
+    """The declared mistake whose answer for this variant `value` is (the first that matches),
+    `OTHER_MISTAKE` when none is; "" for an exercise that declares none."""
+    if not suite.mistakes:
+        return ""
+    params = exercise.variant_params()
+    given = canonical(value, part.places)
+    for name in suite.mistakes:
+        try:
+            if canonical(part.form(suite.mistaken(name, params)[part.name]),
+                         part.places) == given:
+                return name
+        except CheckFailure:
+            continue
+    return OTHER_MISTAKE
 
 
 def _fail(outcome: Outcome, message: str, got: str | None, hint: int) -> None:

@@ -113,7 +113,7 @@ def _one_check_jail(exercise: Exercise, candidate: Candidate, limit: float
 def _expected(exercise: Exercise) -> Expected:
     from . import judge
 
-    return judge.expected(exercise.id, exercise.catalog)
+    return judge.expected_for(exercise)
 
 
 def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float,
@@ -143,7 +143,7 @@ def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float,
 
     suite = suite_for(exercise)
     if expected is None:
-        expected = judge.expected(exercise.id, exercise.catalog)
+        expected = judge.expected_for(exercise)
     problem = next((e["problem"] for e in events if isinstance(e.get("problem"), dict)), None)
     if isinstance(suite, PredictSuite):
         answers = next((e["answers"] for e in events if "answers" in e), None)
@@ -191,7 +191,7 @@ def judge_reply(exercise: Exercise, reply: dict[str, Any], limit: float,
 def sandboxed(exercise: Exercise, candidate: Candidate, timeout: float) -> dict[str, Any]:
     """Run the harness on `candidate` under the supervisor; its reply, as data."""
     request = {"exercise": exercise.id, "path": str(candidate.path.resolve()),
-               "display": candidate.display}
+               "display": candidate.display, "params": exercise.variant_params()}
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONUNBUFFERED": "1",
            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8",
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

@@ -251,7 +251,7 @@ class Course:
         path = self.workspace.released_path
         if not self.class_mode or not path.exists():
             return {}
-        return read_solutions(path, str(self.workspace.course))
+        return read_solutions(path, str(self.workspace.course), self.workspace.student_id)
 
     def _released(self, exercise: Exercise) -> Released:
         found = self.released().get(exercise.id)
@@ -268,7 +268,7 @@ class Course:
         if not self.class_mode:
             raise WorkspaceError(f"{self.workspace.root} is a self-study workspace: its "
                                  "solutions open when you pass (or give up)")
-        given = read_solutions(path, str(self.workspace.course))
+        given = read_solutions(path, str(self.workspace.course), self.workspace.student_id)
         unknown = sorted(set(given) - {e.id for e in self.catalog})
         if unknown:
             raise WorkspaceError(f"{path} holds exercises this course does not have: {unknown}")

@@ -94,9 +94,12 @@ class Workspace:
                                  f"copy of the course ({self.course_dir}) is missing; run "
                                  "`routerlab exercises init` on it again with --course BUNDLE")
         try:
-            return load_catalog(str(self.course_dir.resolve()))
+            catalog = load_catalog(str(self.course_dir.resolve()))
         except CatalogError as error:
             raise WorkspaceError(f"{self.course_dir}: {error}") from None
+        from ..authoring.variants import apply_table
+
+        return apply_table(catalog, self.course_dir, str(self.course), str(self.student_id))
 
     @property
     def exercise_dir(self) -> Path:

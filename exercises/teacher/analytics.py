@@ -197,8 +197,8 @@ def analyse(results: list[StudentResult], plan: list[dict[str, str]] | None = No
                 check.ran += 1
                 if c.status != "passed":
                     check.failed += 1
-                    if e.kind == PREDICT and c.got is not None:
-                        wrong.setdefault((e.id, c.name), Counter())[c.got] += 1
+                    if e.kind == PREDICT and c.got is not None:  # by kind of mistake
+                        wrong.setdefault((e.id, c.name), Counter())[c.mistake or c.got] += 1
     points_possible = max((r.points_possible for r in graded), default=0)
     return ClassAnalytics(
         [r.student_id for r in graded], [r.points for r in graded], points_possible,

@@ -121,8 +121,10 @@ def _wrong_table(data: ClassAnalytics) -> TableView:
     rows: list[list[Cell]] = [[exercise_id, check, answer, count]
                               for (exercise_id, check), answers in sorted(data.wrong.items())
                               for answer, count in answers]
-    return TableView("What students predicted instead (each wrong answer, most written first)",
-                     ["exercise", "part", "answer written", "students"], rows)
+    return TableView("What students predicted instead, by kind of mistake (the declared wrong "
+                     "answer it is, since each student's variant has its own numbers; the "
+                     "answer written where the exercise declares none), most common first",
+                     ["exercise", "part", "mistake or answer written", "students"], rows)
 
 
 def _self_note(data: ClassAnalytics) -> str:

@@ -84,6 +84,8 @@ class CheckResult:
     expected: str | None = None
     got: str | None = None
     hint: int | None = None
+    mistake: str = ""
+    """A wrong predict answer's kind (a declared mistake's name), for the class report."""
 
 
 @dataclass
@@ -108,6 +110,8 @@ class ExerciseResult:
     """The end of what the student's code printed (control characters shown escaped)."""
     starter: bool = False
     """The file handed in is the exercise's starter, byte for byte: not tried."""
+    variant: dict[str, Any] = field(default_factory=dict)
+    """The parameters of the student's own variant it was graded on (empty: the catalog's)."""
 
 
 @dataclass
@@ -159,15 +163,21 @@ class GradeJob:
     submission: str
     catalog_dir: str | None = None
     options: GradeOptions = GradeOptions()
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """This student's variant of each exercise that varies (made from the course secret in
+    the teacher's process: the job carries parameters, never the secret)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"student_id": self.student_id, "submission": self.submission,
-                "catalog_dir": self.catalog_dir, "options": self.options.to_json()}
+                "catalog_dir": self.catalog_dir, "options": self.options.to_json(),
+                "variants": self.variants}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GradeJob:
+        variants = data.get("variants")
         return cls(str(data["student_id"]), str(data["submission"]), data.get("catalog_dir"),
-                   GradeOptions.from_json(data.get("options") or {}))
+                   GradeOptions.from_json(data.get("options") or {}),
+                   dict(variants) if isinstance(variants, dict) else {})
 
 
 def catalog_at(catalog_dir: Path | None) -> Catalog:
@@ -195,10 +205,11 @@ def catalog_version(catalog: Catalog) -> str:
 
 
 def grade_student(submission: Path, catalog_dir: Path | None = None,
-                  options: GradeOptions = GradeOptions(), student_id: str | None = None
-                  ) -> StudentResult:
+                  options: GradeOptions = GradeOptions(), student_id: str | None = None,
+                  variants: dict[str, dict[str, Any]] | None = None) -> StudentResult:
     """Grade one student's folder from scratch; never raises (see the module's docstring).
-    Every string of the result is clean Unicode (`routerlab.exercises.teacher.intake`)."""
+    `variants`: the student's own variant of each exercise that varies (a class course). Every
+    string of the result is clean Unicode (`routerlab.exercises.teacher.intake`)."""
     started = time.monotonic()
     result = StudentResult(student_id or submission.name, str(submission),
                            isolation=ISOLATED if options.isolation else UNISOLATED,
@@ -206,7 +217,7 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
     try:
         catalog = catalog_at(catalog_dir)
         result.catalog_version = catalog_version(catalog)
-        _grade_into(result, submission, catalog, options)
+        _grade_into(result, submission, catalog.with_params(variants or {}), options)
     except Exception as error:  # noqa: BLE001 - one student's failure is that student's row
         result.error = f"{type(error).__name__}: {error}"
         result.error += "" if str(error) else " (" + traceback.format_exc(limit=-1).strip() + ")"
@@ -245,6 +256,7 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
             graded.sha256 = hashlib.sha256(data).hexdigest()
             graded.file = path.relative_to(submission).as_posix()
             graded.starter = data == exercise.starter().encode("utf-8")
+            graded.variant = exercise.variant_params() if exercise.params else {}
             result.exercises.append(graded)
 
 
@@ -266,7 +278,7 @@ def _missing(exercise: Exercise, why: str = "") -> ExerciseResult:
 
 def _exercise(exercise: Exercise, report: CheckReport, points: float) -> ExerciseResult:
     checks = [CheckResult(o.name, o.hidden, o.status, o.message,
-                          None if o.hidden else o.expected, o.got, o.hint)
+                          None if o.hidden else o.expected, o.got, o.hint, o.mistake)
               for o in report.outcomes]
     failing = [o for o in report.outcomes if not o.ok]
     problem = report.problem.message if report.problem else ""
@@ -280,7 +292,8 @@ def _exercise(exercise: Exercise, report: CheckReport, points: float) -> Exercis
 def grade_job(job: GradeJob) -> StudentResult:
     """`grade_student` for one job: what an executor (local or remote) runs."""
     catalog_dir = Path(job.catalog_dir) if job.catalog_dir else None
-    return grade_student(Path(job.submission), catalog_dir, job.options, job.student_id)
+    return grade_student(Path(job.submission), catalog_dir, job.options, job.student_id,
+                         job.variants)
 
 
 class Executor(Protocol):

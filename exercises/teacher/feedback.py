@@ -40,7 +40,7 @@ def feedback_json(result: StudentResult) -> dict[str, Any]:
         "exercises": [{
             "id": e.id, "title": e.title, "points": e.points,
             "points_possible": e.points_possible, "status": e.status, "problem": e.problem,
-            "hint_level": e.hint_level,
+            "hint_level": e.hint_level, **({"variant": e.variant} if e.variant else {}),
             "checks": [{"name": c.name, "hidden": c.hidden, "status": c.status,
                         "message": c.message,
                         **({} if c.hidden else {"expected": c.expected, "got": c.got})}
@@ -89,10 +89,12 @@ def _exercise(e: ExerciseResult) -> str:
              "<th>expected</th><th>yours</th></tr></thead><tbody>" + "".join(rows)
              + "</tbody></table>") if rows else ""
     problem = f"<p class='problem'>{_e(e.problem)}</p>" if e.problem else ""
+    variant = (f"<p class='variant'>Your variant: {_e(_variant(e.variant))}</p>"
+               if e.variant else "")
     return (f"<details class='exercise' id='{_e(e.id)}'{'' if e.passed else ' open'}>"
             f"<summary><h2>{_e(e.id)}: {_e(e.title)} "
             f"<span class='points'>{e.points:g}/{e.points_possible}</span> "
-            f"<span class='status'>{_e(e.status)}</span></h2></summary>{problem}{table}"
+            f"<span class='status'>{_e(e.status)}</span></h2></summary>{variant}{problem}{table}"
             f"{'' if e.passed else _hint(e.hint_level, e.id)}</details>")
 
 
@@ -108,6 +110,11 @@ def _overview(result: StudentResult) -> str:
                     f"<td>{e.points:g}/{e.points_possible}</td><td>{_e(todo)}</td></tr>")
     return ("<table id='overview'><thead><tr><th>exercise</th><th>title</th><th>points</th>"
             "<th>next</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def _variant(params: dict[str, Any]) -> str:
+    """A student's variant as their statement names it: `before = 3, more = 1`."""
+    return ", ".join(f"{name} = {value}" for name, value in params.items())
 
 
 _STYLE = f"""body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;

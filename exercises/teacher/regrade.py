@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import GradesError
 from ..files import check_target, write_text
@@ -149,8 +150,10 @@ Progress = Callable[[int, int, StudentResult | None], None]
 
 def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain",
             catalog_dir: Path | None = None, options: GradeOptions | None = None,
-            resume: bool = False, progress: Progress | None = None) -> Summary:
-    """Grade the plan's students and write every output (see the module docstring)."""
+            resume: bool = False, progress: Progress | None = None,
+            variants: Callable[[str], dict[str, dict[str, Any]]] | None = None) -> Summary:
+    """Grade the plan's students and write every output (see the module docstring).
+    `variants(student_id)`: that student's variants (a class course, `class_variants`)."""
     options = options or GradeOptions()
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -173,7 +176,8 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     journal.start(keep=resume)
     write_plan(outputs.journal, [_planned_json(p) for p in plan.rows])
     jobs = [GradeJob(p.student.id, _where(p.folder),
-                     str(catalog_dir) if catalog_dir else None, options)
+                     str(catalog_dir) if catalog_dir else None, options,
+                     variants(p.student.id) if variants else {})
             for p in plan.rows if p.folder is not None and p.name not in results]
     summary = Summary(results, [], outputs, version, resumed=len(results))
     exercise_ids = [e.id for e in catalog]

@@ -9,9 +9,11 @@ from: the exercise's own files and RouterLab's source (the digest the jail image
 A new RouterLab or a resealed exercise is a new key; the `KEEP` sources used last are kept.
 
 Only the teacher's side uses it: a learner's machine never writes the model's answers in the
-clear. An entry is kept only when JSON gives back exactly what the model gave (else it is
-computed each time), and a read entry is held to the exercise's seal again, so a cache damaged or
-edited by hand is recomputed, never believed.
+clear. A class variant is an entry of its own (its parameters are part of the key). An entry is
+kept only when JSON gives back exactly what the model gave (else it is computed each time), and
+a read entry of the catalog's own variant is held to the exercise's seal again, so a cache
+damaged or edited by hand is recomputed, never believed (a variant's answers were never sealed:
+they are the model's, as the teacher's own cache keeps them).
 """
 
 from __future__ import annotations
@@ -57,9 +59,10 @@ class TruthStore:
         with lock:
             path = self.folder / f"{key}.json"
             stored = _read(path)
-            if stored is not None and not judge.seal_problems(exercise, stored):
+            if stored is not None and (exercise.params
+                                       or not judge.seal_problems(exercise, stored)):
                 return stored
-            computed = judge.expected(exercise.id, exercise.catalog)
+            computed = judge.expected(exercise.id, exercise.catalog, exercise.params)
             if not computed.problems:
                 self._write(path, computed)
             return computed
@@ -88,8 +91,9 @@ class TruthStore:
 
 
 def _key(exercise: Exercise) -> str:
-    """What an exercise's results are computed from, besides RouterLab's source: its files."""
-    digest = hashlib.sha256(exercise.id.encode() + b"\0")
+    """What an exercise's results are computed from, besides RouterLab's source: its files and
+    the variant's parameters."""
+    digest = hashlib.sha256(exercise.id.encode() + b"\0" + exercise.params.encode() + b"\0")
     folder = Path(str(exercise.folder))
     for name in ("exercise.toml", "sealed.json"):
         path = folder / name

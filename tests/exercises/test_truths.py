@@ -21,9 +21,9 @@ def _forbid_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     asked: list[str] = []
     model = judge.expected.__wrapped__  # uncached: each call really computes
 
-    def counted(exercise_id: str, catalog: str = "") -> judge.Expected:
+    def counted(exercise_id: str, catalog: str = "", params: str = "") -> judge.Expected:
         asked.append(exercise_id)
-        return model(exercise_id, catalog)
+        return model(exercise_id, catalog, params)
 
     monkeypatch.setattr(truths.judge, "expected", counted)
     return asked
