@@ -421,8 +421,8 @@ def export(out: Path = typer.Option(None, "--out", "-o",
 
 
 def command_prefix() -> str:
-    """`routerlab.cli.invocation.command_prefix`, imported only when a hint is printed (not by
+    """`routerlab.invocation.command_prefix`, imported only when a hint is printed (not by
     `--help`)."""
-    from ..invocation import command_prefix as prefix
+    from ...invocation import command_prefix as prefix
 
     return prefix()

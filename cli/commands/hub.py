@@ -47,8 +47,8 @@ def hub(
               "a JupyterHub deployed from deploy/ (see docs/exercises.md)")
     from ...exercises.learner.workspace import caller_cwd
     from ...exercises.teacher import hub as classhub
+    from ...invocation import routerlab
     from .. import hub_server
-    from ..invocation import routerlab
 
     if importlib.util.find_spec("jupyterhub") is None:
         _fail(f"JupyterHub is not installed: {classhub.HUB_INSTALL}")

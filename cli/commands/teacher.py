@@ -201,7 +201,7 @@ def quickstart(directory: Path = typer.Argument(..., help="The sample course's f
     from ...exercises.learner.workspace import caller_cwd
     from ...exercises.teacher.quickstart import STUDENTS
     from ...exercises.teacher.quickstart import quickstart as make
-    from ..invocation import command_prefix
+    from ...invocation import command_prefix
     from ..render import make_console
 
     folder = directory if directory.is_absolute() else caller_cwd() / directory

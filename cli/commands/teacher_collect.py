@@ -41,8 +41,8 @@ def collect(
     stopped servers are started for the copy and stopped again)."""
     from ...exercises.teacher.collect import MANIFEST, Collected, Hub, read_token
     from ...exercises.teacher.collect import collect as run_collect
+    from ...invocation import routerlab
     from ...present.palette import rich_style
-    from ..invocation import routerlab
     from ..progress import ProgressLine
     from ..render import make_console
 

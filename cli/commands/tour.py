@@ -32,10 +32,10 @@ def tour(
                                                               "steps.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="No colour.")] = False,
 ) -> None:
+    from ...invocation import command_prefix
     from ...present.palette import rich_style
     from ...teaching.tour import TOTAL_STEPS
     from ...teaching.tour import tour as story
-    from ..invocation import command_prefix
     from ..pager import paged
     from ..render import make_console
 

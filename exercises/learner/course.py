@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ...core.safe_io import read_bytes
+from ...invocation import routerlab
 from ..answers import unseal
 from ..authoring.bundle import Released, read_solutions, visible_expected, write_solutions
 from ..catalog import HINT_LEVELS, Catalog, Exercise
@@ -204,9 +205,9 @@ class Course:
         if not record.passed_ever or sealed is None or not opens(exercise, record.unlock):
             raise LockedError(
                 f"the solution of {exercise.id} opens once you pass it "
-                f"(`routerlab exercises check {exercise.id}`), or once you give up "
-                f"(`routerlab exercises give-up {exercise.id}`); `routerlab exercises hint "
-                f"{exercise.id}` helps in the meantime")
+                f"(`{routerlab(f'exercises check {exercise.id}')}`), or once you give up "
+                f"(`{routerlab(f'exercises give-up {exercise.id}')}`); "
+                f"`{routerlab(f'exercises hint {exercise.id}')}` helps in the meantime")
         return self._write_solution(exercise, unseal(sealed.solution, str(record.unlock)))
 
     def give_up(self, exercise_id: str) -> GiveUp:
@@ -258,8 +259,8 @@ class Course:
         if found is None:
             raise LockedError(
                 f"{exercise.id}: in this class, your teacher releases the solutions after "
-                "grading (then `routerlab exercises import-solutions FILE`); nothing was "
-                f"recorded. `routerlab exercises hint {exercise.id}` helps in the meantime")
+                f"grading (then `{routerlab('exercises import-solutions FILE')}`); nothing was "
+                f"recorded. `{routerlab(f'exercises hint {exercise.id}')}` helps in the meantime")
         return found
 
     def import_solutions(self, path: Path) -> list[str]:

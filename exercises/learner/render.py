@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...core import Cell, TableView
+from ...invocation import routerlab
 from ...present import html as present
 from ...present.html import table as to_html
 from ..catalog import HINT_LEVELS, Exercise
@@ -197,7 +198,7 @@ def _hint_call(exercise_id: str, level: int, face: str) -> str:
     """How to ask for a hint level in this face."""
     if face == NOTEBOOK:  # a notebook's checkpoints are `lab = lesson(...)`
         return f'lab.hint("{exercise_id}", {level})'
-    return f"routerlab exercises hint {exercise_id} --level {level}"
+    return routerlab(f"exercises hint {exercise_id} --level {level}")
 
 
 def _failure_block(same: list[Outcome], exercise: Exercise, face: str) -> Block:
@@ -228,7 +229,7 @@ def _footer(report: CheckReport, exercise: Exercise, face: str) -> str:
                 "teacher grades.")
     if report.passed:
         how = (f'lab.solution("{exercise.id}")' if face == NOTEBOOK
-               else f"routerlab exercises solution {exercise.id}")
+               else routerlab(f"exercises solution {exercise.id}"))
         first = "Well done! " if report.first_pass else ""
         return f"{first}The reference solution is now open: {how}"
     where = "this notebook's code" if face == NOTEBOOK else f"exercises/{exercise.file_name}"

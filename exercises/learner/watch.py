@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.safe_io import read_bytes
+from ...invocation import routerlab
 from ..catalog import Exercise
 from ..errors import WorkspaceError
 from ..files import os_errors
@@ -224,7 +225,7 @@ class Watcher:
         self.current = upcoming
         if upcoming is None:
             self.on_event(WatchEvent("done", "every exercise passes. Export your results with "
-                                             "`routerlab exercises export`"))
+                                             f"`{routerlab('exercises export')}`"))
             return
         where = self.course.workspace.file_for(upcoming).relative_to(self.course.workspace.root)
         self.on_event(WatchEvent("next", f"now: {upcoming.id} · {upcoming.title}, in {where}",

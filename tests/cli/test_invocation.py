@@ -1,5 +1,5 @@
 """The command lines RouterLab prints for pasting start the way RouterLab was started
-(`routerlab.cli.invocation`): `./run`'s path, `routerlab`, the script's path, `python -m`."""
+(`routerlab.invocation`): `./run`'s path, `routerlab`, the script's path, `python -m`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from routerlab.cli import invocation
+from routerlab import invocation
 from routerlab.cli.app import app
 
 
@@ -45,3 +45,19 @@ def test_the_tour_tells_a_run_user_to_type_run() -> None:
     assert result.exit_code == 0, result.output
     assert "/src/routerlab/run transfer --values" in result.stdout
     assert "/src/routerlab/run simulate quantized-cross-backend" in result.stdout
+
+
+def test_a_failed_check_and_a_locked_solution_tell_a_run_user_to_type_run(
+        tmp_path: Path) -> None:
+    """The learner's own messages (a hint to ask for, a solution still locked, in
+    `routerlab.exercises.learner`) follow the way RouterLab was started, as the CLI's do."""
+    env = {invocation.RUN_SCRIPT_ENV: "/src/routerlab/run", "COLUMNS": "200", "NO_COLOR": "1"}
+    runner = CliRunner()
+    assert runner.invoke(app, ["exercises", "init", str(tmp_path / "ws")], env=env).exit_code == 0
+    checked = runner.invoke(app, ["exercises", "check", "quant-3", "--dir", str(tmp_path / "ws")],
+                            env=env)
+    assert "/src/routerlab/run exercises hint quant-3" in checked.output
+    assert "routerlab exercises hint" not in checked.output.replace("/run exercises", "")
+    locked = runner.invoke(app, ["exercises", "solution", "quant-3", "--dir",
+                                 str(tmp_path / "ws")], env=env)
+    assert "/src/routerlab/run exercises give-up quant-3" in str(locked.exception)
