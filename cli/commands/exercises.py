@@ -276,22 +276,12 @@ def hint(exercise_id: str = typer.Argument(..., help="An exercise id."),
 def solution(exercise_id: str = typer.Argument(..., help="An exercise id."),
              directory: Path = DIR, plain: bool = PLAIN) -> None:
     """The reference solution; it opens once you have passed the exercise."""
+    from ..render import print_code
+
     found = _course(directory).solution(exercise_id)
     console = _console(plain)
-    _print_code(console, found.text, plain)
+    print_code(console, found.text, plain)
     console.print(f"(also written to {found.path})", highlight=False)
-
-
-def _print_code(console: "Console", code: str, plain: bool) -> None:
-    """Python as it can be pasted back: coloured, but never wrapped or cut. Each line goes out
-    whole (soft wrap: a narrow terminal folds it on screen, but a copy of it is one line), so a
-    pasted solution runs."""
-    from rich.syntax import Syntax
-
-    highlighted = Syntax(code, "python", theme="ansi_dark" if not plain else "bw",
-                         background_color=None).highlight(code)
-    highlighted.no_wrap = True
-    console.print(highlighted, soft_wrap=True, crop=False, highlight=False)
 
 
 @exercises_app.command("give-up")
@@ -300,6 +290,7 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
             directory: Path = DIR, plain: bool = PLAIN) -> None:
     """Show the answer without passing (asks first): the exercise then earns no points."""
     from ...exercises.learner.render import give_up_view
+    from ..render import print_code
 
     course = _course(directory)
     exercise = course.catalog.get(exercise_id)
@@ -310,7 +301,7 @@ def give_up(exercise_id: str = typer.Argument(..., help="An exercise id."),
     view = give_up_view(course.give_up(exercise.id))
     console = _console(plain)
     console.print(view.title, highlight=False)
-    _print_code(console, view.text, plain)
+    print_code(console, view.text, plain)
 
 
 @exercises_app.command("import-solutions")

@@ -67,16 +67,12 @@ def render_step(console: "Console", step: "TourStep", total: int, plain: bool) -
     from rich.columns import Columns
     from rich.console import Group
     from rich.panel import Panel
-    from rich.syntax import Syntax
     from rich.text import Text
 
     from ...present.palette import rich_style
-    from ..render import to_rich
+    from ..render import print_code, to_rich
 
     parts: list = [Text(step.text)]
-    if step.code:
-        parts += [Text(""), Syntax(step.code, "python", theme="ansi_dark", background_color=None)
-                  if not plain else Text(step.code)]
     if step.error:
         where = "" if step.source is None else f"\n  at {step.source}"
         style = "" if plain else rich_style("error")
@@ -85,6 +81,8 @@ def render_step(console: "Console", step: "TourStep", total: int, plain: bool) -
     console.print()
     console.print(Panel(Group(*parts), title=f"Step {step.number}/{total}: {step.title}",
                         title_align="left", border_style=border))
+    if step.code:  # below the panel, whole: a narrow panel would wrap it mid-expression
+        print_code(console, step.code, plain)
     registries = [to_rich(v) for v in step.views if v.title.startswith("Registry ")]
     for view in step.views:
         if not view.title.startswith("Registry "):

@@ -7,6 +7,7 @@ import io
 import re
 import time
 
+import pytest
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app
@@ -87,3 +88,17 @@ def test_where_to_go_next_names_the_command_that_started_it() -> None:
     last = list(tour("./run"))[-1]
     assert "./run transfer" in last.text and "./run simulate quantized-cross-backend" in last.text
     assert "routerlab " not in last.text
+
+
+@pytest.mark.parametrize("columns", ["40", "60"])
+def test_the_tours_code_is_never_wrapped_on_a_narrow_terminal(columns: str) -> None:
+    """Each line of code a step ran is printed whole (below its panel), so a pasted line runs."""
+    from routerlab.teaching.tour import tour as story
+
+    result = CliRunner().invoke(app, ["tour", "--no-pause", "--plain"],
+                                env={"COLUMNS": columns, "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    printed = result.stdout.splitlines()
+    for step in story("routerlab"):
+        for line in filter(None, step.code.splitlines()):
+            assert line in printed, (columns, line)
