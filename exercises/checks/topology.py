@@ -8,6 +8,9 @@ choice moves the tensor the wrong way, or is refused, and the registries and byt
 flow-4 compares the student's `refused_device` with what `Runtime(devices)` does: a list the
 model accepts must be accepted, and a list it refuses refused, naming the same device (the
 model's own check is absent while theirs is graded, so no runtime is built in their process).
+
+The visible checks of both are built on the student's variant (a remote peer and a device
+index, declared in each exercise.toml); the hidden ones are everyone's.
 """
 
 from __future__ import annotations
@@ -47,47 +50,67 @@ def _pairs(*pairs: tuple[str, str]) -> Any:
     return pairs
 
 
+def _peer_and_indexes(sub: Subject) -> tuple[str, str, int, int]:
+    """The variant's inputs: its peer, another peer, its index and the next one."""
+    peer, index = sub.param("peer"), sub.param("index")
+    return peer, _another_peer(peer), index, index + 1
+
+
+def _another_peer(peer: str) -> str:
+    """A second remote peer, never the variant's own."""
+    return "peer3" if peer != "peer3" else "peer2"
+
+
+def _paths_of(sub: Subject, pairs: tuple[tuple[str, str], ...]) -> Observation:
+    return [(f"path_for({s!r}, {t!r})", _path(sub, s, t)) for s, t in pairs]
+
+
 @paths.visible("the same device, however it is spelled, is 'same'", hint=1)
 def _(sub: Subject) -> Observation:
-    pairs = _pairs(("cpu:0", "cpu:0"), ("cpu:0", "cpu:0@flex"), ("peer2/cpu:3", "peer2/cpu:3"),
-                   ("cuda:0", "cuda:0@cubecl"))
-    return [(f"path_for({s!r}, {t!r})", _path(sub, s, t)) for s, t in pairs]
+    peer, _far, i, j = _peer_and_indexes(sub)
+    return _paths_of(sub, _pairs((f"cpu:{i}", f"cpu:{i}"), (f"cpu:{i}", f"cpu:{i}@flex"),
+                                 (f"{peer}/cpu:{j}", f"{peer}/cpu:{j}"),
+                                 (f"cuda:{i}", f"cuda:{i}@cubecl")))
 
 
 @paths.visible("two devices of one peer are 'local', another peer is 'bytes'", hint=2)
 def _(sub: Subject) -> Observation:
-    pairs = _pairs(("cpu:0", "cpu:1"), ("peer2/cpu:0", "peer2/cpu:1"), ("cpu:0", "peer2/cpu:0"),
-                   ("peer2/cpu:1", "peer3/cpu:1"))
-    return [(f"path_for({s!r}, {t!r})", _path(sub, s, t)) for s, t in pairs]
+    peer, far, i, j = _peer_and_indexes(sub)
+    return _paths_of(sub, _pairs((f"cpu:{i}", f"cpu:{j}"), (f"{peer}/cpu:{i}", f"{peer}/cpu:{j}"),
+                                 (f"cpu:{i}", f"{peer}/cpu:{i}"),
+                                 (f"{peer}/cpu:{j}", f"{far}/cpu:{j}")))
 
 
 @paths.visible("Burn compares the peers only: another peer with the same index, or another "
                "backend, is still 'bytes'", hint=2)
 def _(sub: Subject) -> Observation:
-    pairs = _pairs(("cpu:0", "peer2/cpu:0"), ("cpu:0@flex", "peer3/cpu:0@ndarray"),
-                   ("peer2/cpu:0@ndarray", "cpu:1"))
-    return [(f"path_for({s!r}, {t!r})", _path(sub, s, t)) for s, t in pairs]
+    peer, far, i, j = _peer_and_indexes(sub)
+    return _paths_of(sub, _pairs((f"cpu:{i}", f"{peer}/cpu:{i}"),
+                                 (f"cpu:{i}@flex", f"{far}/cpu:{i}@ndarray"),
+                                 (f"{peer}/cpu:{i}@ndarray", f"cpu:{j}")))
 
 
 def _moves(sub: Subject) -> Observation:
     """Three moves of a shared tensor, each along the path the subject picks."""
-    rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
-    x = rt.tensor(np.arange(6, dtype=np.float32), "cpu:0", "f32")
+    peer, _far, i, j = _peer_and_indexes(sub)
+    home, devices = f"cpu:{i}", [f"cpu:{i}", f"cpu:{j}", f"{peer}/cpu:{i}"]
+    rt = Runtime(devices)
+    x = rt.tensor(np.arange(6, dtype=np.float32), home, "f32")
     seen: Observation = []
-    for target in ("cpu:0", "cpu:1", "peer2/cpu:0"):
+    for target in devices:
         keep = rt.clone(x)
-        path = (model_path_for(parse_device("cpu:0"), parse_device(target)) if sub.is_model
-                else _path(sub, "cpu:0", target))
+        path = (model_path_for(parse_device(home), parse_device(target)) if sub.is_model
+                else _path(sub, home, target))
         before = rt.bytes_copied()
         try:
             moved = rt.to_device(keep, target, path=path)
             outcome: Any = [int(moved.id), rt.bytes_copied() - before]
         except RouterLabError as error:
             outcome = ["refused", type(error).__name__]
-        seen.append((f"a clone of x moved cpu:0 -> {target} along your path: new id and bytes "
+        seen.append((f"a clone of x moved {home} -> {target} along your path: new id and bytes "
                      "copied, or the refusal", outcome))
-    seen.append(("registries of (cpu:0, cpu:1) afterwards",
-                 [rt.handle_ids("cpu:0"), rt.handle_ids("cpu:1")]))
+    seen.append((f"registries of ({home}, cpu:{j}) afterwards",
+                 [rt.handle_ids(home), rt.handle_ids(f"cpu:{j}")]))
     return seen
 
 
@@ -109,14 +132,14 @@ def _(sub: Subject) -> Observation:
     rng = random.Random(406)
     pairs = [(_random_device(rng), _random_device(rng)) for _ in range(300)]
     pairs += [(d, d) for d in (_random_device(rng) for _ in range(20))]
-    return [(f"path_for({s!r}, {t!r})", _path(sub, s, t)) for s, t in pairs]
+    return _paths_of(sub, tuple(pairs))
 
 
 @paths.hidden("the spellings of one device: a default profile written out or left out", hint=2)
 def _(sub: Subject) -> Observation:
     pairs = _pairs(("cpu:2", "cpu:2@flex"), ("peer2/cuda:1", "peer2/cuda:1@cubecl"),
                    ("gpu/cpu:1@flex", "gpu/cpu:1"), ("cpu:1@ndarray", "cpu:1"))
-    return [(f"path_for({s!r}, {t!r})", _path(sub, s, t)) for s, t in pairs]
+    return _paths_of(sub, pairs)
 
 
 # --- flow-4: one backend per server ---------------------------------------------------------
@@ -151,21 +174,26 @@ def _lists(sub: Subject, lists: list[list[str]]) -> Observation:
 
 @servers.visible("devices of one peer may differ in index, never in kind or profile", hint=1)
 def _(sub: Subject) -> Observation:
-    return _lists(sub, [["cpu:0", "cpu:1", "cpu:7"], ["cpu:0", "cuda:0"],
-                        ["peer3/cpu:0", "peer3/cpu:2@ndarray"], ["cpu:0@ndarray", "cpu:1@ndarray"]])
+    peer, _far, i, j = _peer_and_indexes(sub)
+    return _lists(sub, [[f"cpu:{i}", f"cpu:{j}", f"cpu:{i + 7}"], [f"cpu:{i}", f"cuda:{i}"],
+                        [f"{peer}/cpu:{i}", f"{peer}/cpu:{j + 1}@ndarray"],
+                        [f"cpu:{i}@ndarray", f"cpu:{j}@ndarray"]])
 
 
 @servers.visible("every peer is a server of its own: each one chooses its backend", hint=2)
 def _(sub: Subject) -> Observation:
-    return _lists(sub, [["cpu:0", "peer2/cuda:0", "peer3/cpu:1@ndarray"],
-                        ["peer2/cpu:0", "cpu:0@ndarray", "peer2/cpu:1@ndarray"]])
+    peer, far, i, j = _peer_and_indexes(sub)
+    return _lists(sub, [[f"cpu:{i}", f"{peer}/cuda:{i}", f"{far}/cpu:{j}@ndarray"],
+                        [f"{peer}/cpu:{i}", f"cpu:{i}@ndarray", f"{peer}/cpu:{j}@ndarray"]])
 
 
 @servers.visible("a default profile written out is the same backend; the first clash is named",
                  hint=2)
 def _(sub: Subject) -> Observation:
-    return _lists(sub, [["cpu:0", "cpu:1@flex"], ["cuda:0", "cuda:1@cubecl"],
-                        ["gpu/cpu:0@cubecl", "gpu/cpu:1@cubecl", "gpu/cpu:2", "gpu/cpu:3@flex"]])
+    peer, _far, i, j = _peer_and_indexes(sub)
+    return _lists(sub, [[f"cpu:{i}", f"cpu:{j}@flex"], [f"cuda:{i}", f"cuda:{j}@cubecl"],
+                        [f"{peer}/cpu:{i}@cubecl", f"{peer}/cpu:{j}@cubecl", f"{peer}/cpu:{j + 1}",
+                         f"{peer}/cpu:{j + 2}@flex"]])
 
 
 @servers.hidden("200 seeded random lists of two to six devices")
