@@ -37,6 +37,18 @@ def parsed_as(module: str, name: str) -> Callable[[Any], Any]:
     return check
 
 
+def parsed_each(module: str, name: str) -> Callable[[Any], Any]:
+    """`parsed_as` for an option given any number of times: each value is checked."""
+    one = parsed_as(module, name)
+
+    def check(values: Any) -> Any:
+        for value in values or ():
+            one(value)
+        return values
+
+    return check
+
+
 POLICY = parsed_as("policies", "Policy.parse")
 TRANSPORT = parsed_as("request", "Transport.parse")
 PATH = parsed_as("devices", "Path.parse")
@@ -44,6 +56,9 @@ PROFILE = parsed_as("profiles", "Profile.parse")
 DEVICE = parsed_as("devices", "parse_device")
 SCHEME = parsed_as("quant.notation", "parse_scheme")
 CALIBRATION = parsed_as("quant.calibration", "Calibration.parse")
+PEER = parsed_as("remote", "parse_peers")
+FAULT = parsed_each("serving", "parse_fault")
+ADDRESS = parsed_each("remote", "check_address")
 
 
 
@@ -82,12 +97,12 @@ Transport = Annotated[str | None, typer.Option(
 _PEER_HELP = ("A served peer (routerlab serve): its devices, NAME/cpu:0 …, run in that process. "
               "Repeat for more. The peer's token is read from ROUTERLAB_TOKEN.")
 Peers = Annotated[list[str] | None, typer.Option(
-    "--peer", metavar="NAME=ws://HOST:PORT", help=_PEER_HELP)]
+    "--peer", metavar="NAME=ws://HOST:PORT", callback=PEER, help=_PEER_HELP)]
 ScenarioPeers = Annotated[list[str] | None, typer.Option(
-    "--peer", metavar="NAME=ws://HOST:PORT",
+    "--peer", metavar="NAME=ws://HOST:PORT", callback=PEER,
     help=_PEER_HELP + " Replaces a peer of the same name in the scenario's \\[peers].")]
 Faults = Annotated[list[str] | None, typer.Option(
-    "--fault", metavar="step=N,kind=K,...",
+    "--fault", metavar="step=N,kind=K,...", callback=FAULT,
     help="Inject a fault into a served peer before step N: kind kill (peer, when=before|during|"
          "after), drop or delay (peer, message, seconds), oom (device, limit), restart (peer) or "
          "race; the fields of a \\[\\[faults]] table (docs/faults.md). Repeat for more.")]

@@ -62,9 +62,9 @@ def serve(
         "--faults", help="Let clients inject faults (kill, drop, delay, oom, restart; "
                          "docs/faults.md). Peers started with --local always do.")] = False,
     peer_allow: Annotated[list[str] | None, typer.Option(
-        "--peer-allow", help="A peer (ws://HOST:PORT) this one may download tensors from; "
-                             "repeat for more. Downloads from any other are refused before "
-                             "connecting.")] = None,
+        "--peer-allow", callback=options.ADDRESS,
+        help="A peer (ws://HOST:PORT) this one may download tensors from; repeat for more. "
+             "Downloads from any other are refused before connecting.")] = None,
     allow_origin: Annotated[list[str] | None, typer.Option(
         "--allow-origin", help="A web origin (e.g. http://localhost:8888) whose pages may "
                                "connect; upgrades with any other Origin header are refused. "

@@ -151,8 +151,10 @@ class Course:
         return next((s.exercise for s in self.statuses() if not s.done), None)
 
     def check(self, exercise_id: str, candidate: Candidate | None = None) -> CheckReport:
-        """Check the student's file (or `candidate`) and record it."""
+        """Check the student's file (or `candidate`) and record it (an untouched starter is
+        no attempt)."""
         exercise = self.catalog.get(exercise_id)
+        self._load()  # first: a progress file that cannot be read stops every check here
         if candidate is None:
             path = self.workspace.file_for(exercise)
             if not path.exists():
