@@ -73,15 +73,25 @@ def _reading_through(sub: Subject) -> Iterator[None]:
         yield
 
 
+def _nibbles(values: list[int]) -> int:
+    """One u32 word of signed 4-bit fields, the first in the lowest bits (how the visible
+    checks build each student's own words from their variant)."""
+    return sum((v & 0xF) << (4 * k) for k, v in enumerate(values))
+
+
 @unpacking.visible("8 bits: one value per byte, the first in the lowest byte, signed", hint=1)
 def _(sub: Subject) -> Observation:
-    return [("unpack_u32([0x7FFD0280], bits=8, length=4)", _values(sub, [0x7FFD0280], 8, 4))]
+    value = int(sub.param("value"))
+    word = sum((v & 0xFF) << (8 * k) for k, v in enumerate([-128, value + 1, -value - 2, 127]))
+    return [(f"unpack_u32([{word:#010x}], bits=8, length=4)", _values(sub, [word], 8, 4))]
 
 
 @unpacking.visible("4 and 2 bits: the top bit of each field is its sign", hint=2)
 def _(sub: Subject) -> Observation:
-    return [("unpack_u32([0x0000001F], bits=4, length=2): 0xF is -1, 0x1 is 1",
-             _values(sub, [0x1F], 4, 2)),
+    value = int(sub.param("value"))
+    pair = _nibbles([-value, value])
+    return [(f"unpack_u32([{pair:#010x}], bits=4, length=2): {-value & 0xF:#x} is -{value}, "
+             f"{value:#x} is {value}", _values(sub, [pair], 4, 2)),
             ("unpack_u32([0x87654321], bits=4, length=8)", _values(sub, [0x87654321], 4, 8)),
             ("unpack_u32([0b11100100], bits=2, length=4): 0, 1, -2, -1",
              _values(sub, [0b11100100], 2, 4))]
@@ -89,15 +99,19 @@ def _(sub: Subject) -> Observation:
 
 @unpacking.visible("length drops the padding of the last word", hint=2)
 def _(sub: Subject) -> Observation:
-    return [("unpack_u32([0x44444444, 0x00000004], bits=4, length=9)",
-             _values(sub, [0x44444444, 0x4], 4, 9)),
-            ("unpack_u32([0xFFFFFFFF], bits=2, length=3)", _values(sub, [0xFFFFFFFF], 2, 3))]
+    value = int(sub.param("value"))
+    words = [_nibbles([value + 3] * 8), _nibbles([value + 3])]
+    return [(f"unpack_u32([{words[0]:#010x}, {words[1]:#010x}], bits=4, length=9)",
+             _values(sub, words, 4, 9)),
+            (f"unpack_u32([0xFFFFFFFF], bits=2, length={value + 2})",
+             _values(sub, [0xFFFFFFFF], 2, value + 2))]
 
 
 @unpacking.visible("in the model: a packed Q4 tensor reads its q values, and dequantizes, through "
                    "your unpack", hint=2)
 def _(sub: Subject) -> Observation:
-    x = np.linspace(-3.0, 2.0, 32, dtype=F32).reshape(2, 16)
+    x = np.linspace(-float(sub.param("low")), float(sub.param("high")), 32,
+                    dtype=F32).reshape(2, 16)
     tensor = quantize_dynamic(x, "q4s:store=packed-u32", profile=Profile.CUBECL)
     with _reading_through(sub):
         return [("q values of a packed Q4S tensor", tensor.q().tolist()),
@@ -170,34 +184,48 @@ def _cases(sub: Subject, cases: list[tuple[list[int], list[int] | None]]) -> Obs
     return [(f"block_grid({shape}, {block})", _grid(sub, shape, block)) for shape, block in cases]
 
 
+def _sizes(sub: Subject) -> tuple[int, int]:
+    """The student's own rows and block width (their variant) for the visible cases."""
+    return int(sub.param("rows")), int(sub.param("block"))
+
+
 @grid.visible("per tensor: one scale; a block that divides the shape: shape / block", hint=1)
 def _(sub: Subject) -> Observation:
-    return _cases(sub, [([4, 64], None), ([64], [32]), ([4, 64], [32]), ([8, 64], [4, 32])])
+    rows, block = _sizes(sub)
+    return _cases(sub, [([rows, 2 * block], None), ([2 * block], [block]),
+                        ([rows, 2 * block], [block]), ([2 * rows, 2 * block], [rows, block])])
 
 
 @grid.visible("a partial block still gets a scale: round up", hint=2)
 def _(sub: Subject) -> Observation:
-    return _cases(sub, [([100], [32]), ([3, 10], [2, 4]), ([1], [16])])
+    _rows, block = _sizes(sub)
+    return _cases(sub, [([3 * block + int(sub.param("tail"))], [block]), ([3, 10], [2, 4]),
+                        ([1], [16])])
 
 
 @grid.visible("a block with fewer extents than the shape covers the last axes; leading 1s of a "
               "block mean nothing", hint=2)
 def _(sub: Subject) -> Observation:
-    return _cases(sub, [([2, 3, 64], [32]), ([6, 64], [1, 32]), ([6, 64], [1, 1, 2, 32])])
+    rows, block = _sizes(sub)
+    return _cases(sub, [([2, 3, 2 * block], [block]), ([rows + 2, 2 * block], [1, block]),
+                        ([rows + 2, 2 * block], [1, 1, 2, block])])
 
 
 @grid.visible("a block with more extents than the shape keeps its FIRST ones (Burn's "
               "to_dim_vec copies storage[..len])", hint=2)
 def _(sub: Subject) -> Observation:
-    return _cases(sub, [([64], [4, 32]), ([8, 64], [2, 4, 32])])
+    rows, block = _sizes(sub)
+    return _cases(sub, [([2 * block], [rows, block]), ([2 * rows, 2 * block], [2, rows, block])])
 
 
 @grid.visible("in the model's quantizer: one scale per block of your grid", hint=2)
 def _(sub: Subject) -> Observation:
-    x = np.linspace(-2.0, 3.0, 96, dtype=F32).reshape(3, 32)
+    _rows, block = _sizes(sub)
+    x = np.linspace(-2.0, 3.0, 3 * block, dtype=F32).reshape(3, block)
+    scheme = f"q8s:block=2x{block // 2}"
     with _gridding_through(sub):
-        tensor = quantize_dynamic(x, "q8s:block=2x16", profile=Profile.FLEX)
-        return [("the stored scales of q8s:block=2x16 on a 3 x 32 tensor",
+        tensor = quantize_dynamic(x, scheme, profile=Profile.FLEX)
+        return [(f"the stored scales of {scheme} on a 3 x {block} tensor",
                  tensor.scales_f32().tolist())]
 
 
