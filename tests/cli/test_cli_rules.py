@@ -101,6 +101,10 @@ USAGE_ERRORS = [
     ["quantize", "--values", "[1,"],
     ["quantize", "--random", "4", "--seed", "-1"],
     ["exercises", "check", "--no-such-flag"],
+    ["simulate", "shared-add", "--peer", "peer2"],
+    ["simulate", "shared-add", "--fault", "step=1,kind=oops"],
+    ["transfer", "--peer", "peer2=http://127.0.0.1:1"],
+    ["serve", "--peer-allow", "not-an-address"],
     ["no-such-command"],
 ]
 
