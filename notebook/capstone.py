@@ -17,30 +17,24 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..core import TableView
+from ..exercises.catalog import load_catalog
 from ..exercises.checks.base import CheckFailure, Observation, Submission, to_data
 from ..exercises.checks.capstone import (
     ARM,
-    FLOW_SCHEME,
     PIECES,
-    TOUR_VALUES,
     capstone,
-    flow_values,
+    flows,
     model_register,
     tour_flow,
 )
 from ..present import html as present_html
 from ..present import text as present_text
-from ..teaching.tour import SCHEME
 from .lesson import unwritten
 
 __all__ = ["RouterReport", "written", "your_router"]
 
 MODELS_PIECE = "the model's: still to write"
 """How a piece the learner has not written yet is marked."""
-
-FLOWS = ((f"the tour's flow: x = {list(TOUR_VALUES)} as {SCHEME} on flex", TOUR_VALUES, SCHEME,
-          "flex"),
-         (f"every piece at work: {FLOW_SCHEME} on cubecl", flow_values(), FLOW_SCHEME, "cubecl"))
 
 
 @dataclass(frozen=True)
@@ -92,15 +86,16 @@ def your_router(*pieces: Callable[..., Any]) -> RouterReport:
     spaces = {name: function for name, function in mine.items() if name in known}
     if ARM not in spaces:
         spaces[ARM] = model_register
-    learner = Submission(SimpleNamespace(**spaces))  # type: ignore[arg-type]
-    model = capstone.model_subject()  # the model's router: every piece its own
+    params = load_catalog().get(capstone.exercise_id).variant_params()  # the catalog's own
+    learner = Submission(SimpleNamespace(**spaces), params)  # type: ignore[arg-type]
+    model = capstone.model_subject(params)  # the model's router: every piece its own
     left = tuple(p.name for p in PIECES if p.name not in mine)
     rows = [[p.name, p.exercise + (f" ({p.notebook})" if p.notebook else " (terminal)"), p.role,
              "yours" if p.name in mine else MODELS_PIECE] for p in PIECES]
     table = TableView("the pieces of your router", ["piece", "written in", "its job", "whose"],
                       rows, styles={i: "warn" for i, p in enumerate(PIECES) if p.name not in mine})
-    flows, exact, stopped = [], True, ""
-    for title, values, scheme, profile in FLOWS:
+    views, exact, stopped = [], True, ""
+    for title, values, scheme, profile in flows(params):
         want = tour_flow(model, values, scheme, profile)
         try:
             got: Observation = tour_flow(learner, values, scheme, profile)
@@ -109,9 +104,9 @@ def your_router(*pieces: Callable[..., Any]) -> RouterReport:
         except Exception as error:  # noqa: BLE001 - the learner's piece raised: say which
             got, stopped = [], f"{type(error).__name__}: {error}"
         view, same = _side_by_side(title, got, want)
-        flows.append(view)
+        views.append(view)
         exact = exact and same and not stopped
-    return RouterReport(table, tuple(flows), left, exact, stopped)
+    return RouterReport(table, tuple(views), left, exact, stopped)
 
 
 def _side_by_side(title: str, got: Observation, want: Observation) -> tuple[TableView, bool]:

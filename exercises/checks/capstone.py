@@ -19,7 +19,7 @@ bit-exact or not at all.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -64,18 +64,29 @@ PIECES = (
 ARM = "register_quantized"
 """The one piece the capstone asks for; the others are brought from earlier checkpoints."""
 
-TOUR_VALUES = (-0.75, 0.5, 0.2)
-"""The tour's flow runs on three values of its shape, not on the tour's own: those read back as
-fix-3's answer (`-0.9` -> `-1.2`), and no screen states an answer."""
-
 FLOW_SCHEME = "q4s:block=8:scale=ue4m3:global=f32:store=packed-u32"
 """A scheme that needs every piece: block scales stored in UE4M3 (`round_up`), a global scale,
 u32 words (`pack_u32`)."""
 
 
-def flow_values() -> np.ndarray:
-    """The tensor quantized with `FLOW_SCHEME`: 2 × 16 values from -2 to 3."""
-    return np.linspace(-2.0, 3.0, 32, dtype=F32).reshape(2, 16)
+def flow_values(low: float, high: float) -> np.ndarray:
+    """The tensor quantized with `FLOW_SCHEME`: 2 × 16 values from `-low` to `high`."""
+    return np.linspace(-low, high, 32, dtype=F32).reshape(2, 16)
+
+
+Flow = tuple[str, Any, str, str]
+"""One flow a visible check runs: its title, the values, the scheme and the profile."""
+
+
+def flows(params: Mapping[str, Any]) -> tuple[Flow, Flow]:
+    """The visible checks' two flows on a variant's inputs: the tour's, on the variant's three
+    values `x` (of the tour's shape, never the tour's own: those read back as fix-3's answer,
+    `-0.9` -> `-1.2`, and no screen states an answer), and every piece at work on the values
+    from `-low` to `high`."""
+    x, low, high = list(params["x"]), params["low"], params["high"]
+    return ((f"the tour's flow: x = {x} as {SCHEME} on flex", x, SCHEME, "flex"),
+            (f"every piece at work: {FLOW_SCHEME} on cubecl, x from -{low} to {high}",
+             flow_values(low, high), FLOW_SCHEME, "cubecl"))
 
 
 def model_register(backend: Any, handles: Any, tensor_id: TensorId, q: Any) -> None:
@@ -193,16 +204,15 @@ def _(sub: Subject) -> Observation:
     return [("pieces your file leaves out (the model's runs in their place)", missing(sub))]
 
 
-@capstone.visible(f"the tour's flow: x = {list(TOUR_VALUES)} as {SCHEME}, cpu:0 -> cpu:1 "
-                  "natively", hint=2)
+@capstone.visible(f"the tour's flow: your x as {SCHEME}, cpu:0 -> cpu:1 natively", hint=2)
 def _(sub: Subject) -> Observation:
-    return tour_flow(sub, TOUR_VALUES, SCHEME, "flex")
+    return tour_flow(sub, *flows(sub.params)[0][1:])
 
 
-@capstone.visible("every piece at work: block scales in UE4M3, a global scale and u32 words on "
-                  "the cubecl profile", hint=2)
+@capstone.visible("every piece at work on your values: block scales in UE4M3, a global scale "
+                  "and u32 words on the cubecl profile", hint=2)
 def _(sub: Subject) -> Observation:
-    return tour_flow(sub, flow_values(), FLOW_SCHEME, "cubecl")
+    return tour_flow(sub, *flows(sub.params)[1][1:])
 
 
 @capstone.hidden("seeded random tensors and schemes on the flex, ndarray and cubecl profiles")

@@ -88,31 +88,43 @@ def _burn_interpreter(sub: Subject) -> type[TensorInterpreter] | None:
     return BurnInterpreter
 
 
-@dispatch.visible("float, int and bool dtypes take their arms", hint=1)
+def _signed_twin(unsigned: str) -> str:
+    """The signed int of an unsigned int's width (`u8` -> `i8`)."""
+    return "i" + unsigned[1:]
+
+
+@dispatch.visible("your float, int and bool dtypes take their arms", hint=1)
 def _(sub: Subject) -> Observation:
-    return [(f"burn_arm({d})", _arm(sub, DType.parse(d))) for d in ("f32", "i32", "bool")]
+    return [(f"burn_arm({d})", _arm(sub, DType.parse(d)))
+            for d in (sub.param("float"), sub.param("int"), "bool")]
 
 
-@dispatch.visible("an unsigned int is not an int to burn-std: it falls through", hint=2)
+@dispatch.visible("your unsigned int is not an int to burn-std: it falls through, its signed twin "
+                  "does not", hint=2)
 def _(sub: Subject) -> Observation:
-    return [(f"burn_arm({d})", _arm(sub, DType.parse(d))) for d in ("u8", "u32", "i8")]
+    unsigned = sub.param("uint")
+    return [(f"burn_arm({d})", _arm(sub, DType.parse(d)))
+            for d in (unsigned, _signed_twin(unsigned))]
 
 
-@dispatch.visible("a quantized dtype is not a float to burn-std: it falls through", hint=2)
+@dispatch.visible("your quantized dtypes are not floats to burn-std: they fall through", hint=2)
 def _(sub: Subject) -> Observation:
+    scheme = sub.param("scheme")
     return [(f"burn_arm(QFloat({s}))", _arm(sub, QFloat(parse_scheme(s))))
-            for s in ("q8s", "q4f:block=32")]
+            for s in (scheme, f"{scheme}:block={sub.param('block')}")]
 
 
 def _legacy_moves(sub: Subject) -> Observation:
-    """A tensor of each kind moved cpu:0 -> cpu:1 under `legacy` through Burn's dispatch, each on
-    a fresh runtime (a panic ends the source's session, as Burn's worker has no catch_unwind)."""
+    """A tensor of each of the variant's kinds moved cpu:0 -> cpu:1 under `legacy` through Burn's
+    dispatch, each on a fresh runtime (a panic ends the source's session, as Burn's worker has
+    no catch_unwind)."""
     plugged = _burn_interpreter(sub)
+    scheme = sub.param("scheme")
     seen: Observation = []
-    for name in ("f32", "i32", "u8", "bool", "q8s"):
+    for name in (sub.param("float"), sub.param("int"), sub.param("uint"), "bool", scheme):
         rt = Runtime(["cpu:0", "cpu:1"], interpreter=plugged or TensorInterpreter)
-        if name == "q8s":
-            tensor = rt.quantize(rt.tensor(np.linspace(-1, 1, 8), "cpu:0", "f32"), "q8s")
+        if name == scheme:
+            tensor = rt.quantize(rt.tensor(np.linspace(-1, 1, 8), "cpu:0", "f32"), scheme)
         else:
             tensor = rt.tensor(np.arange(4) % 2, device="cpu:0", dtype=name)
         try:

@@ -25,6 +25,10 @@ def pieces() -> dict[str, Any]:
     return space
 
 
+PARAMS = load_catalog().get("capstone-1").variant.defaults()
+"""The catalog's own variant: what the notebook shows and the seal was made with."""
+
+
 def _observed(sub: Any) -> list[Any]:
     return [to_data(check.probe(sub)) for check in capstone.checks]
 
@@ -35,9 +39,9 @@ def test_every_piece_of_the_solution_is_a_capstone_piece(pieces: dict[str, Any])
 
 def test_the_arm_alone_runs_the_whole_flow_with_the_models_pieces_listed(
         pieces: dict[str, Any]) -> None:
-    alone = Submission(SimpleNamespace(register_quantized=pieces["register_quantized"]))
+    alone = Submission(SimpleNamespace(register_quantized=pieces["register_quantized"]), PARAMS)
     assert missing(alone) == [p.name for p in PIECES if p.name != "register_quantized"]
-    mine, model = _observed(alone), _observed(capstone.model_subject())
+    mine, model = _observed(alone), _observed(capstone.model_subject(PARAMS))
     assert mine[0] != model[0], "the first check says what is left"
     assert mine[1:] == model[1:], "the rest of the router runs on the model's pieces, exact"
 
