@@ -1,4 +1,4 @@
 # TODO: replace each `...` with your prediction.
-PANIC_STEP = ...  # a step number, 1 to 6
+PANIC_STEP = ...  # a step number
 SEEN_STEP = ...  # a step number, or "never"
 SEEN_WITHOUT_READ = ...  # a step number, or "never"
