@@ -92,10 +92,15 @@ clones = PredictSuite(
 )
 
 
-def _ids_answers() -> dict[str, Any]:
-    """Run flow-3's program (clones, an add, a move, a new tensor) and read the ids of z and w
-    and the two registries; x stays alive (notebook 00 uses it again)."""
+def _ids_answers(on0: int = 0, on1: int = 0) -> dict[str, Any]:
+    """Run flow-3's program (`on0` tensors on cpu:0 and `on1` on cpu:1 first, then clones, an
+    add, a move, a new tensor) and read the ids of z and w and the two registries; x stays alive
+    (notebook 00 uses it again)."""
     rt = Runtime(["cpu:0", "cpu:1"])
+    for _ in range(on0):
+        rt.tensor([0.0], "cpu:0", "f32")
+    for _ in range(on1):
+        rt.tensor([0.0], "cpu:1", "f32")
     x = rt.tensor([[1, 2], [3, 4]], "cpu:0", "f32")
     y = rt.clone(x)
     z = rt.to_device(rt.add(y, rt.clone(y)), "cpu:1")
@@ -114,6 +119,8 @@ ids = PredictSuite(
     ],
     oracle=_ids_answers,
     mistakes={
-        "gave each device its own counter": lambda on0, on1: {"Z_ID": on1, "W_ID": on0 + 1},
+        "gave each device its own counter": lambda on0, on1: {"Z_ID": on1, "W_ID": on0 + 2},
+        "thought the add's output keeps its input's id": lambda on0, on1: {
+            "Z_ID": on0 + on1 + 1, "W_ID": on0 + on1 + 2},
     },
 )

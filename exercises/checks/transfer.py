@@ -192,8 +192,9 @@ def _tensor_id(value: Any) -> int:
     return value
 
 
-def _transfer2_answers() -> dict[str, Any]:
-    """Run transfer-2's program on the model and observe."""
+def _transfer2_answers(on0: int = 0, on1: int = 0) -> dict[str, Any]:
+    """Run transfer-2's program on the model (`on0` tensors on cpu:0 and `on1` on cpu:1 made
+    first, so every id of the program shifts) and observe."""
     rt = Runtime(["cpu:0", "cpu:1", "peer2/cpu:0"])
     for _ in range(on0):
         rt.tensor([0], "cpu:0", "i32")
@@ -227,10 +228,19 @@ moved_or_copied = PredictSuite(
     oracle=_transfer2_answers,
     mistakes={
         "thought a move to the same device mints a new id": lambda on0, on1: {
-            "SAME_DEVICE_ID": _transfer2_answers(on0, on1)["SAME_DEVICE_ID"] + 1},
-        "sent a same-peer move through the bytes path": lambda on0, on1: {"PEER_PATH": "local"},
+            "SAME_DEVICE_ID": _transfer2_answers(on0, on1)["PEER_ID"],
+            "PEER_ID": _transfer2_answers(on0, on1)["PEER_ID"] + 1},
+        "thought a shared tensor moves (the source gives up its entry)":
+            lambda on0, on1: _shared_moved(_transfer2_answers(on0, on1)),
     },
 )
+
+
+def _shared_moved(truth: dict[str, Any]) -> dict[str, Any]:
+    """transfer-2's first registries as a student who forgets y's clone writes them: x's id
+    (cpu:0's highest, the last tensor made there) gone from cpu:0 after the first move."""
+    first = truth["AFTER_FIRST"]
+    return {"AFTER_FIRST": {"cpu:0": first["cpu:0"][:-1], "cpu:1": first["cpu:1"]}}
 
 
 # --- transfer-4: what a move costs, as it grows with the tensor -----------------------------
