@@ -113,7 +113,7 @@ def package_root() -> Path:
 
 
 def _sources(root: Path) -> list[Path]:
-    found = [root / "__init__.py"]
+    found = [p for p in sorted(root.glob("*.py")) if p.name != "setup.py"]  # the root's modules
     for layer in LAYERS:
         for path in sorted((root / layer).rglob("*.py")):
             rel = path.relative_to(root).as_posix()
