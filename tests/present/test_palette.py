@@ -36,7 +36,9 @@ def _coloured_style(text: str) -> bool:
         style = Style.parse(text.strip())
     except (StyleSyntaxError, ValueError):
         return False
-    return bool(text.strip()) and (style.color is not None or style.bgcolor is not None)
+    # "default" is the terminal's own colour, i.e. none chosen (and a word TOML keys use)
+    chosen = [c for c in (style.color, style.bgcolor) if c is not None and not c.is_default]
+    return bool(text.strip()) and bool(chosen)
 
 
 def colours_in(source: str) -> list[str]:
