@@ -132,7 +132,7 @@ def test_every_name_the_notebooks_import_is_exported() -> None:
     import routerlab.notebook as package
     # importlib: the package's `lesson` and `sliders` are functions named like their modules
     names = ("diagram", "display", "lesson", "ordering", "panics", "plots",
-             "scoreboard", "sliders", "stepping", "timelines")
+             "scoreboard", "sliders", "stepping", "timelines", "wire")
     modules = [importlib.import_module(f"routerlab.notebook.{name}") for name in names]
 
     used = set()

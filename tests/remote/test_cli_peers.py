@@ -53,20 +53,21 @@ def test_a_scenario_names_its_peers(peers: dict[str, str]) -> None:
         "peer2": "ws://peer2.example:3001"}
 
 
-@pytest.mark.parametrize(("peer", "says"), [
-    ("peer2", "--peer takes NAME=ws://HOST:PORT"),
-    ("peer2=tcp://x:1", "a peer address is ws://HOST:PORT"),
-    ("local=ws://127.0.0.1:9", "in-process peer"),
-    ("peer2=ws://127.0.0.1:1", "cannot reach ws://127.0.0.1:1"),
+@pytest.mark.parametrize(("peer", "says", "code"), [
+    ("peer2", "--peer takes NAME=ws://HOST:PORT", 2),  # a malformed value: a usage error
+    ("peer2=tcp://x:1", "a peer address is ws://HOST:PORT", 2),
+    ("local=ws://127.0.0.1:9", "in-process peer", 2),
+    ("peer2=ws://127.0.0.1:1", "cannot reach ws://127.0.0.1:1", 1),  # refused: nobody there
 ])
-def test_a_bad_peer_is_one_line(peer: str, says: str, monkeypatch: pytest.MonkeyPatch,
+def test_a_bad_peer_is_one_line(peer: str, says: str, code: int,
+                                monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys, "argv", ["routerlab", "simulate",
                                       str(SCENARIOS / "cross-peer-bytes.toml"), "--peer", peer])
     with pytest.raises(SystemExit) as exit_:
         main()
     err = capsys.readouterr().err
-    assert exit_.value.code == 1 and says in err and err.count("\n") == 1
+    assert exit_.value.code == code and says in err and err.count("\n") == 1
 
 
 def test_a_bad_peers_table_is_refused_with_its_field() -> None:
