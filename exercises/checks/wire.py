@@ -17,6 +17,7 @@ from ...core.wire import (
     flush_reason,
 )
 from .base import CheckFailure, Observation, Part, PredictSuite, Subject, Suite
+from .forms import whole
 
 # --- wire-1: when does a task leave the client? -------------------------------------------------
 
@@ -209,18 +210,12 @@ def _streams_answers(a_uses: int = 0, b_uses: int = 0) -> dict[str, Any]:
             "BUFFERS_LEFT_ALIASED": max(o.live for o in aliased)}
 
 
-def _count(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise CheckFailure("write a whole number, 0 or more", got=repr(value), hint=1)
-    return value
-
-
 two_streams = PredictSuite(
     "wire-3",
     parts=[
-        Part("PANICS_SHARED", "the orders that panic when both threads use one id", _count),
-        Part("PANICS_ALIASED", "the orders that panic when thread B uses an alias", _count),
-        Part("BUFFERS_LEFT_ALIASED", "the buffers alive after the aliased calls", _count),
+        Part("PANICS_SHARED", "the orders that panic when both threads use one id", whole),
+        Part("PANICS_ALIASED", "the orders that panic when thread B uses an alias", whole),
+        Part("BUFFERS_LEFT_ALIASED", "the buffers alive after the aliased calls", whole),
     ],
     oracle=_streams_answers,
     mistakes={
