@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from _paired import Goal, finish, paired
 
-from routerlab.core.profiles import Profile
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import quantize
 from routerlab.core.quant.kernels import fused_module, split
 

@@ -24,7 +24,7 @@ from typing import Any
 from _paired import Goal, finish, paired
 
 from routerlab.core import READ_WRITE, HandleContainer, Runtime
-from routerlab.core.trace import Trace
+from routerlab.core.base.trace import Trace
 
 PAIRS = 300_000
 

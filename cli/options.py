@@ -126,7 +126,7 @@ PathOpt = Annotated[str | None, typer.Option(
          "and bridge between router devices are RouterLab's own: Burn moves those by local or "
          "bytes (docs/burn.md, 6).")]
 MAX_HOPS = 1000
-"""`routerlab.core.limits.MAX_HOPS`, repeated so that `--help` imports no core (a test ties the
+"""`routerlab.core.base.limits.MAX_HOPS`, repeated so that `--help` imports no core (a test ties the
 two)."""
 
 

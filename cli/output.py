@@ -20,7 +20,7 @@ def print_json(payload: Any, hint: str = JSON_HINT) -> None:
     when it would pass `JSON_OUTPUT_MAX_BYTES`: it is encoded in chunks and refused, with the
     `hint`, the moment it does, before a byte is written (docs/limits.md)."""
     from ..core import LimitError
-    from ..core.limits import JSON_OUTPUT_MAX_BYTES, human_bytes
+    from ..core.base.limits import JSON_OUTPUT_MAX_BYTES, human_bytes
 
     chunks, size = [], 0
     for chunk in json.JSONEncoder(indent=2, default=_jsonable).iterencode(payload):

@@ -26,7 +26,7 @@ def read_tensor(values: str | None, shape: str | None, random: str | None, seed:
     import typer
 
     from ..core import RouterLabError
-    from ..core.limits import PEAK_PAYLOAD_RATIO, require_memory
+    from ..core.base.limits import PEAK_PAYLOAD_RATIO, require_memory
     from ..core.quant import parse_shape, random_tensor, tensor_from
 
     try:  # what the options say is read here: a bad value is a usage error (exit 2)

@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requires
-    from .backend import (
+    from .router.backend import (
         Backend as Backend,
         HandleKind as HandleKind,
         Kind as Kind,
@@ -25,9 +25,9 @@ if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requ
         kind_of as kind_of,
         make_backend as make_backend,
     )
-    from .data import TensorData as TensorData
-    from .deployment import Deployment as Deployment
-    from .devices import (
+    from .base.data import TensorData as TensorData
+    from .snapshot import Deployment as Deployment
+    from .base.devices import (
         Device as Device,
         DeviceLike as DeviceLike,
         Path as Path,
@@ -35,13 +35,13 @@ if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requ
         check_topology as check_topology,
         parse_device as parse_device,
     )
-    from .dtypes import (
+    from .base.dtypes import (
         AnyDType as AnyDType,
         DType as DType,
         QFloat as QFloat,
         is_quantized as is_quantized,
     )
-    from .errors import (
+    from .base.errors import (
         BurnPanic as BurnPanic,
         BurnTodo as BurnTodo,
         BurnUnimplemented as BurnUnimplemented,
@@ -68,14 +68,14 @@ if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requ
         plan_transfer as plan_transfer,
     )
     from .fix.advertised import Advertisement as Advertisement
-    from .gpu import gpu_status as gpu_status
-    from .handles import HandleContainer as HandleContainer, Journal as Journal
-    from .interpreter import (
+    from .base.gpu import gpu_status as gpu_status
+    from .router.handles import HandleContainer as HandleContainer, Journal as Journal
+    from .router.interpreter import (
         Arm as Arm,
         QuantizedExtension as QuantizedExtension,
         TensorInterpreter as TensorInterpreter,
     )
-    from .ir import (
+    from .router.ir import (
         NOT_INIT as NOT_INIT,
         READ_ONLY as READ_ONLY,
         READ_WRITE as READ_WRITE,
@@ -100,17 +100,17 @@ if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requ
         TensorIr as TensorIr,
         TensorStatus as TensorStatus,
     )
-    from .policies import Policy as Policy
-    from .profiles import Profile as Profile
-    from .request import (
+    from .base.policies import Policy as Policy
+    from .base.profiles import Profile as Profile
+    from .base.request import (
         Arrival as Arrival,
         TransferRequest as TransferRequest,
         Transport as Transport,
     )
     from .runtime import Runtime as Runtime
-    from .tensor import RouterTensor as RouterTensor, status_for as status_for
-    from .trace import Trace as Trace, TraceEvent as TraceEvent
-    from .view import (
+    from .router.tensor import RouterTensor as RouterTensor, status_for as status_for
+    from .base.trace import Trace as Trace, TraceEvent as TraceEvent
+    from .base.view import (
         Cell as Cell,
         TableView as TableView,
         Viewable as Viewable,
@@ -119,13 +119,13 @@ if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requ
 
 
 _PUBLIC: dict[str, tuple[str, ...]] = {
-    "backend": ("Backend", "HandleKind", "Kind", "Primitive", "kind_of", "make_backend"),
-    "data": ("TensorData",),
-    "deployment": ("Deployment",),
-    "devices": ("Device", "DeviceLike", "Path", "automatic_path", "check_topology",
+    "router.backend": ("Backend", "HandleKind", "Kind", "Primitive", "kind_of", "make_backend"),
+    "base.data": ("TensorData",),
+    "snapshot": ("Deployment",),
+    "base.devices": ("Device", "DeviceLike", "Path", "automatic_path", "check_topology",
                 "parse_device"),
-    "dtypes": ("AnyDType", "DType", "QFloat", "is_quantized"),
-    "errors": (
+    "base.dtypes": ("AnyDType", "DType", "QFloat", "is_quantized"),
+    "base.errors": (
         "BurnPanic", "BurnTodo", "BurnUnimplemented", "DeadlockError", "DeviceError", "DTypeError",
         "ExtensionMissingError", "GpuUnavailableError", "LimitError", "MissingHandleError",
         "QuantizationError", "RouterLabError", "ScenarioError", "SessionEnded", "ShapeError",
@@ -133,22 +133,22 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     ),
     "fix": ("TransferPlan", "can_move_to_device", "is_quantized_handle", "plan_transfer"),
     "fix.advertised": ("Advertisement",),
-    "gpu": ("gpu_status",),
-    "handles": ("HandleContainer", "Journal"),
-    "interpreter": ("Arm", "QuantizedExtension", "TensorInterpreter"),
-    "ir": (
+    "base.gpu": ("gpu_status",),
+    "router.handles": ("HandleContainer", "Journal"),
+    "router.interpreter": ("Arm", "QuantizedExtension", "TensorInterpreter"),
+    "router.ir": (
         "NOT_INIT", "READ_ONLY", "READ_WRITE", "AddOp", "CastOp", "DequantizeOp", "DropOp",
         "ExposeLocalOp", "ExposeRemoteOp", "InitOp", "MatmulOp", "MulOp", "OperationIr",
         "QuantizeOp", "ReadOp", "RegisterDataOp", "RegisterLocalOp", "RegisterRemoteOp",
         "ReshapeOp", "SwapDimsOp", "TensorId", "TensorIr", "TensorStatus",
     ),
-    "policies": ("Policy",),
-    "profiles": ("Profile",),
-    "request": ("Arrival", "TransferRequest", "Transport"),
+    "base.policies": ("Policy",),
+    "base.profiles": ("Profile",),
+    "base.request": ("Arrival", "TransferRequest", "Transport"),
     "runtime": ("Runtime",),
-    "tensor": ("RouterTensor", "status_for"),
-    "trace": ("Trace", "TraceEvent"),
-    "view": ("Cell", "TableView", "Viewable", "format_cell"),
+    "router.tensor": ("RouterTensor", "status_for"),
+    "base.trace": ("Trace", "TraceEvent"),
+    "base.view": ("Cell", "TableView", "Viewable", "format_cell"),
 }
 _WHERE = {name: f"{__name__}.{module}" for module, names in _PUBLIC.items() for name in names}
 __all__ = sorted(_WHERE)

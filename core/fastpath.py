@@ -29,16 +29,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .devices import Path
-from .dtypes import QFloat
-from .ir import NOT_INIT, AddOp, ExposeLocalOp, MatmulOp, MulOp, RegisterLocalOp, TensorIr
+from .base.devices import Path
+from .base.dtypes import QFloat
+from .base.policies import Policy
+from .base.request import Arrival, TransferRequest
+from .base.trace import Detail
 from .moves import plan
-from .policies import Policy
-from .request import Arrival, TransferRequest
-from .server import Server
-from .session import Session
-from .tensor import RouterTensor
-from .trace import Detail
+from .router.ir import NOT_INIT, AddOp, ExposeLocalOp, MatmulOp, MulOp, RegisterLocalOp, TensorIr
+from .router.server import Server
+from .router.session import Session
+from .router.tensor import RouterTensor
 
 if TYPE_CHECKING:
     from .runtime import Runtime

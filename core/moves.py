@@ -33,12 +33,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from .backend import Kind, kind_of
-from .client import RouterClient
-from .data import TensorData
-from .devices import Device, Path, decide_path
-from .dtypes import AnyDType, QFloat, is_quantized
-from .errors import BurnPanic, BurnUnimplemented, DeviceError, DTypeError, QuantizationError
+from .base.data import TensorData
+from .base.devices import Device, Path, decide_path
+from .base.dtypes import AnyDType, QFloat, is_quantized
+from .base.errors import BurnPanic, BurnUnimplemented, DeviceError, DTypeError, QuantizationError
+from .base.policies import Policy
+from .base.profiles import Profile
+from .base.request import DEFAULT_TRANSPORT, Arrival, TransferRequest
 from .fix.guard import (
     REMOTE_REGISTER_PANIC,
     SRC_BRIDGE,
@@ -49,15 +50,14 @@ from .fix.guard import (
     plan_transfer,
 )
 from .fix.qtensor import QuantizeParams, arrival_scheme, scheme_on
-from .ir import NOT_INIT, ExposeLocalOp, ExposeRemoteOp, RegisterLocalOp, RegisterRemoteOp
-from .policies import Policy
-from .profiles import Profile
 from .quant import Calibration, QuantScheme, check_quantizable, parse_scheme
 from .quant.calibration import check_calibration
 from .quant.ops import given_scales
-from .request import DEFAULT_TRANSPORT, Arrival, TransferRequest
-from .session import Session
-from .tensor import RouterTensor
+from .router.backend import Kind, kind_of
+from .router.client import RouterClient
+from .router.ir import NOT_INIT, ExposeLocalOp, ExposeRemoteOp, RegisterLocalOp, RegisterRemoteOp
+from .router.session import Session
+from .router.tensor import RouterTensor
 
 _cached_plan = lru_cache(maxsize=1024)(plan_transfer)
 """A plan depends only on its (hashable) arguments, and a frozen `TransferPlan` can be shared, so

@@ -23,18 +23,24 @@ from typing import Any, TypeVar, Unpack
 
 import numpy as np
 
-from .client import RouterClient, build_op
-from .data import TensorData
-from .deployment import Deployment, describe
-from .devices import Device, DeviceLike, Path, check_topology, parse_device
-from .dtypes import AnyDType, DType, QFloat, is_quantized
-from .errors import DeviceError, DTypeError, UnknownTensorError
+from .base.data import TensorData
+from .base.devices import Device, DeviceLike, Path, check_topology, parse_device
+from .base.dtypes import AnyDType, DType, QFloat, is_quantized
+from .base.errors import DeviceError, DTypeError, UnknownTensorError
+from .base.policies import DEFAULT_POLICY, Policy, spelled_policy
+from .base.profiles import Profile
+from .base.request import Arrival, TransferRequest, Transport
+from .base.trace import Detail, Trace, TraceEvent
+from .base.view import TableView
 from .fastpath import binary_step, move_step
 from .fix.advertised import Advertisement, advertise
 from .fix.fusion import held_in_stream, legacy_quantize_wall
 from .fix.guard import TransferPlan
-from .handles import Journal
-from .ir import (
+from .moves import check_quantize, move, plan, q_to_device, upload
+from .quant import QuantizedTensor, QuantScheme, from_bytes
+from .router.client import RouterClient, build_op
+from .router.handles import Journal
+from .router.ir import (
     AddOp,
     CastOp,
     DequantizeOp,
@@ -47,18 +53,12 @@ from .ir import (
     SwapDimsOp,
     TensorId,
 )
-from .moves import check_quantize, move, plan, q_to_device, upload
-from .policies import DEFAULT_POLICY, Policy, spelled_policy
-from .port import Reply, SessionPort
-from .profiles import Profile
-from .quant import QuantizedTensor, QuantScheme, from_bytes
-from .request import Arrival, TransferRequest, Transport
+from .router.port import Reply, SessionPort
+from .router.server import Server
+from .router.session import Session
+from .router.tensor import RouterTensor
 from .runtime_options import OptionNames, RuntimeOptions
-from .server import Server
-from .session import Session
-from .tensor import RouterTensor
-from .trace import Detail, Trace, TraceEvent
-from .view import TableView
+from .snapshot import Deployment, describe
 from .wire.queue import Batch, WireQueue
 
 T = TypeVar("T")

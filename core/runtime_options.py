@@ -12,17 +12,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from .backend import Backend, make_backend
-from .devices import Device
-from .errors import RouterLabError
-from .interpreter import Arm, QuantizedExtension, TensorInterpreter
-from .policies import Policy
-from .request import DEFAULT_TRANSPORT, Arrival, Transport
-from .server import Server
+from .base.devices import Device
+from .base.errors import RouterLabError
+from .base.policies import Policy
+from .base.request import DEFAULT_TRANSPORT, Arrival, Transport
+from .router.backend import Backend, make_backend
+from .router.interpreter import Arm, QuantizedExtension, TensorInterpreter
+from .router.server import Server
 
 if TYPE_CHECKING:
-    from .handles import Journal
-    from .trace import Trace
+    from .base.trace import Trace
+    from .router.handles import Journal
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from ..core.safe_io import parse_json, read_text
+from ..core.base.safe_io import parse_json, read_text
 from .errors import CatalogError, UnknownExerciseError
 from .variants import Params, VariantError, VariantSpec, from_key, params_key, parse_spec, render
 

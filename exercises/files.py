@@ -2,7 +2,7 @@
 
 A workspace lives on the student's disk, so anything can be in it: a progress file nested
 100,000 levels deep, a marker saved as Latin-1, a FIFO where a file should be, a results path
-in a folder that does not exist. Reads go through `routerlab.core.safe_io` (regular files only,
+in a folder that does not exist. Reads go through `routerlab.core.base.safe_io` (regular files only,
 a size cap, strict UTF-8, nesting and integer limits); writes go to a temporary file that
 replaces the target only once complete, so a failed write never leaves half a file; an
 `OSError` becomes one line that says which path and why (docs/limits.md lists the limits).

@@ -1,6 +1,6 @@
 """What a notebook shows: callouts, the environment banner, `show`, and core objects as tables.
 
-Core objects carry no renderer (`routerlab.core.view`): Jupyter shows a `TableView` or a
+Core objects carry no renderer (`routerlab.core.base.view`): Jupyter shows a `TableView` or a
 `Viewable` through the HTML formatters `register_formatters` adds to IPython, which call
 `routerlab.present.html`, the same renderer `html_of` uses.
 """

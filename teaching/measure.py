@@ -34,8 +34,8 @@ from ..core import (
     Viewable,
     parse_device,
 )
+from ..core.base.limits import check_hops
 from ..core.fix import QPrimitive, TransferPlan
-from ..core.limits import check_hops
 from ..core.quant import QuantizedTensor, QuantScheme, count_changed, max_abs_difference
 
 HOP_COLUMNS = ["hop", "move", "bytes moved", "copies", "ms", "scales", "q changed",

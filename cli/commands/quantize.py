@@ -56,7 +56,7 @@ def quantize(
     plain: bool = typer.Option(False, "--plain", help="No colour."),
 ) -> None:
     from ...core import Profile
-    from ...core.limits import check_json_numbers
+    from ...core.base.limits import check_json_numbers
     from ...core.quant import Calibration, QuantizeReport, parse_floats, quantize_dynamic
     from ...core.quant import quantize as quantize_static
     from ..tensor_input import read_tensor

@@ -10,7 +10,7 @@ devices, listening on a WebSocket address (docs/remote.md).
 
 The token comes from `ROUTERLAB_TOKEN` or is generated and printed with the address; it is never
 an option (argv is visible to every user of the machine). The serving is
-`routerlab.core.serving.serving`; this module parses options and prints.
+`routerlab.core.serving.peers`; this module parses options and prints.
 """
 
 import ipaddress

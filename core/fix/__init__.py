@@ -18,7 +18,7 @@ The client side of a move (`Runtime.to_device`) is `routerlab.core.moves`; what 
 is measured by `routerlab.teaching`.
 """
 
-from ..policies import (
+from ..base.policies import (
     DEFAULT_POLICY,
     POLICY_NAMES,
     Policy,

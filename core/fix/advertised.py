@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..devices import Device
-from ..dtypes import AnyDType, DType, QFloat
-from ..errors import BurnPanic
-from ..profiles import Profile
+from ..base.devices import Device
+from ..base.dtypes import AnyDType, DType, QFloat
+from ..base.errors import BurnPanic
+from ..base.profiles import Profile
+from ..base.view import Cell, TableView, Viewable
 from ..quant import QuantScheme, check_quantizable
 from ..quant.scheme import QuantMode, QuantValue, StoreKind
-from ..view import Cell, TableView, Viewable
 
 STORAGE, ARITHMETIC = "storage", "arithmetic"
 GENERAL = frozenset({STORAGE, ARITHMETIC})

@@ -27,17 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import Backend, HandleKind, Kind, Primitive
-from ..data import TensorData
-from ..dtypes import DType, QFloat
-from ..errors import QuantizationError, TransferRejected
-from ..interpreter import TensorInterpreter
-from ..ir import DequantizeOp, QuantizeOp, TensorId, TensorIr
-from ..policies import Policy
+from ..base.data import TensorData
+from ..base.dtypes import DType, QFloat
+from ..base.errors import QuantizationError, TransferRejected
+from ..base.policies import Policy
+from ..base.trace import Detail
 from ..quant import Calibration, QuantScheme, params_shape, quantize_dynamic
 from ..quant import quantize as quantize_static
 from ..quant.scale_dtype import storage_dtype, to_f32
-from ..trace import Detail
+from ..router.backend import Backend, HandleKind, Kind, Primitive
+from ..router.interpreter import TensorInterpreter
+from ..router.ir import DequantizeOp, QuantizeOp, TensorId, TensorIr
 from . import qtensor
 from .qtensor import QPrimitive, QuantizeParams
 

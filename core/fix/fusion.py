@@ -25,7 +25,7 @@ never stands alone; given scales stand for a scales tensor already on the device
 
 from __future__ import annotations
 
-from ..errors import BurnUnimplemented
+from ..base.errors import BurnUnimplemented
 
 SRC_ROUTER_QTENSOR = "crates/burn-router/src/ops/qtensor.rs"
 SRC_FUSION_QTENSOR = "crates/burn-fusion/src/ops/qtensor.rs:55-69"

@@ -16,17 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..backend import HandleKind, Kind, kind_of
-from ..choices import Choice
-from ..devices import Device, Path, decide_path
-from ..dtypes import AnyDType, QFloat
-from ..errors import RouterLabError, TransferRejected
-from ..interpreter import burn_debug
-from ..policies import Policy
+from ..base.choices import Choice
+from ..base.devices import Device, Path, decide_path
+from ..base.dtypes import AnyDType, QFloat
+from ..base.errors import RouterLabError, TransferRejected
+from ..base.policies import Policy
+from ..base.request import DEFAULT_TRANSPORT, Transport
+from ..base.view import TableView, Viewable
 from ..quant import QuantScheme
 from ..quant.backend_rules import check_arrival, stored_scheme
-from ..request import DEFAULT_TRANSPORT, Transport
-from ..view import TableView, Viewable
+from ..router.backend import HandleKind, Kind, kind_of
+from ..router.interpreter import burn_debug
 from .advertised import advertise
 from .qtensor import arrival_scheme
 

@@ -31,12 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import QUIET_FLOAT, Backend, Primitive
-from ..data import TensorData
-from ..devices import Device
-from ..dtypes import DType, QFloat
-from ..errors import DTypeError, QuantizationError, TransferRejected
-from ..profiles import Profile
+from ..base.data import TensorData
+from ..base.devices import Device
+from ..base.dtypes import DType, QFloat
+from ..base.errors import DTypeError, QuantizationError, TransferRejected
+from ..base.profiles import Profile
 from ..quant import (
     Calibration,
     QuantizedTensor,
@@ -55,6 +54,7 @@ from ..quant import (
     quantize as quantize_static,
 )
 from ..quant.backend_rules import check_arrival, stored_scheme
+from ..router.backend import QUIET_FLOAT, Backend, Primitive
 
 
 @dataclass(frozen=True, eq=False)

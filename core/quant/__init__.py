@@ -6,7 +6,7 @@ The public API, one job per module:
 - `calibration`: MinMax / AbsMean ranges and the scales they give;
 - `quantize`: static and dynamic quantization and dequantization under a backend profile;
 - `packing`, `layout`, `bytes`: u32 packing, storage layout and the canonical byte layout;
-- `tensor`: the `QuantizedTensor` primitive.
+- `quantized`: the `QuantizedTensor` primitive.
 """
 
 from .bytes import from_bytes, to_bytes
@@ -18,6 +18,7 @@ from .layout import QuantLayout, layout_of, params_shape, quantized_data_len
 from .notation import format_scheme, parse_scheme
 from .ops import quantize, quantize_dynamic
 from .packing import pack_u32, unpack_u32
+from .quantized import QuantizedTensor
 from .report import QuantizeReport
 from .scale_dtype import round_up
 from .scheme import (
@@ -32,7 +33,6 @@ from .scheme import (
     check_quantizable,
     quantizable,
 )
-from .tensor import QuantizedTensor
 
 __all__ = [
     "QuantizeReport", "count_changed", "max_abs_difference", "parse_floats", "parse_shape",

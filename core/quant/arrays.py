@@ -2,7 +2,7 @@
 
 The quantization code is written against an array module `xp` (numpy or CuPy) so the same lines
 run on the host and on a GPU. CuPy is optional: it is imported only when an array that already
-is a CuPy array shows up, or when a caller asks for CuPy explicitly (`routerlab.core.gpu`).
+is a CuPy array shows up, or when a caller asks for CuPy explicitly (`routerlab.core.base.gpu`).
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ The three Burn backends agree on the formula but not on which schemes they take 
 """
 from __future__ import annotations
 
-from ..errors import BurnUnimplemented, QuantizationError
-from ..profiles import Profile
+from ..base.errors import BurnUnimplemented, QuantizationError
+from ..base.profiles import Profile
 from .debug import scheme_debug
 from .scheme import QuantScheme, QuantStore, QuantValue, StoreKind
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import QuantizationError
+from ..base.errors import QuantizationError
 from .arrays import get_array_module
 from .scheme import BlockSize
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import QuantizationError
+from ..base.errors import QuantizationError
 from .layout import layout_of, params_shape, quantized_data_len
 from .notation import parse_scheme
+from .quantized import QuantizedTensor
 from .scale_dtype import storage_dtype
 from .scheme import QuantScheme, ScaleDtype
-from .tensor import QuantizedTensor
 
 
 def to_bytes(tensor: QuantizedTensor) -> bytes:

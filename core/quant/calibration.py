@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..choices import Choice
-from ..errors import QuantizationError
+from ..base.choices import Choice
+from ..base.errors import QuantizationError
 from .arrays import get_array_module, to_host
 from .blocks import reduce_blocks, require_divisible
 from .scale_dtype import F32_MIN_POSITIVE, round_up

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ..profiles import Profile
+from ..base.profiles import Profile
 from .arrays import to_host
 from .layout import layout_of
 from .packing import unpack_u32
+from .quantized import QuantizedTensor
 from .scheme import QuantStore
-from .tensor import QuantizedTensor
 
 SLAB = 1 << 20
 """Values per slab (rounded to whole blocks along the first axis)."""

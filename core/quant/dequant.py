@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..dtypes import DType
-from ..errors import QuantizationError
-from ..profiles import DEFAULT_CPU_PROFILE, Profile
+from ..base.dtypes import DType
+from ..base.errors import QuantizationError
+from ..base.profiles import DEFAULT_CPU_PROFILE, Profile
 from .arrays import get_array_module, is_numpy
 from .blocks import blockwise
 from .kernels import split
 from .scale_dtype import to_f32
 
 if TYPE_CHECKING:
-    from .tensor import QuantizedTensor
+    from .quantized import QuantizedTensor
 
 F32 = np.float32
 NDARRAY_ZERO_SCALE = F32(0.1)

@@ -11,9 +11,9 @@ import re
 
 import numpy as np
 
-from ..errors import InputError, QuantizationError, ShapeError
-from ..limits import MAX_ELEMENTS, check_elements
-from ..safe_io import parse_int, parse_json
+from ..base.errors import InputError, QuantizationError, ShapeError
+from ..base.limits import MAX_ELEMENTS, check_elements
+from ..base.safe_io import parse_int, parse_json
 
 _SHAPE_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*(,\s*[+-]?[0-9]+\s*)*")
 
@@ -31,7 +31,7 @@ def parse_floats(option: str, text: str) -> list[float]:
 
 def parse_shape(text: str) -> tuple[int, ...]:
     """`"2,16"` → `(2, 16)`; every dim a positive integer, at most `MAX_DIMS` dims and
-    `MAX_ELEMENTS` elements in all (routerlab.core.limits, docs/limits.md)."""
+    `MAX_ELEMENTS` elements in all (routerlab.core.base.limits, docs/limits.md)."""
     shown = text if len(text) <= 40 else text[:40] + "…"
     if not _SHAPE_TEXT.fullmatch(text):
         raise ShapeError(f"shape {shown!r} is not comma-separated integers, e.g. 2,16")

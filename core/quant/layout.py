@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import QuantizationError
+from ..base.errors import QuantizationError
 from .scheme import QuantScheme, QuantStore, StoreKind
 
 _U32, _I8 = np.dtype(np.uint32), np.dtype(np.int8)

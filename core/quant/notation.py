@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-from ..errors import InputError, QuantizationError
-from ..safe_io import parse_int, shorten
+from ..base.errors import InputError, QuantizationError
+from ..base.safe_io import parse_int, shorten
 from .scheme import (
     BlockSize,
     QuantMode,

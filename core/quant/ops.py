@@ -3,7 +3,7 @@
     q = clamp(round(x / s_eff), a, b)        x̂ = s_eff * q        (all f32)
 
 `s_eff` is the stored (rounded-up) scale, or `global * block_scale` for a two-level scheme. The
-profiles differ exactly where Burn's backends do (`routerlab.core.profiles`):
+profiles differ exactly where Burn's backends do (`routerlab.core.base.profiles`):
 - ndarray: divide, round half away from zero (Rust `f32::round`), a zero `s_eff` becomes 0.1
   (`SymmetricQuantization::init`, burn-ndarray ops/quantization.rs);
 - flex: multiply by `1 / s_eff`, half away from zero; each level is validated first (rounded up,
@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import QuantizationError
-from ..profiles import DEFAULT_CPU_PROFILE, Profile
+from ..base.errors import QuantizationError
+from ..base.profiles import DEFAULT_CPU_PROFILE, Profile
 from .arrays import get_array_module, is_numpy, to_host
 from .backend_rules import stored_scheme
 from .blocks import blockwise
@@ -50,6 +50,7 @@ from .kernels import Kernel
 from .layout import QuantLayout, check_scale_count, layout_of, params_shape
 from .notation import parse_scheme
 from .packing import pack_u32
+from .quantized import QuantizedTensor
 from .scale_dtype import round_up, to_storage
 from .scheme import (
     QuantScheme,
@@ -57,7 +58,6 @@ from .scheme import (
     check_global_scale,
     check_quantizable,
 )
-from .tensor import QuantizedTensor
 
 NAN_INPUT = "cannot quantize NaN values"
 NON_FINITE_CALIBRATION = "cannot calibrate NaN or infinite values"

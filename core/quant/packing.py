@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import QuantizationError
+from ..base.errors import QuantizationError
 from .arrays import get_array_module, is_numpy
 
 CHUNK = 1 << 16

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..profiles import ProfileSpec
+from ..base.profiles import ProfileSpec
 
 F32 = np.float32
 

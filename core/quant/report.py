@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from ..profiles import Profile
-from ..view import TableView, Viewable
+from ..base.profiles import Profile
+from ..base.view import TableView, Viewable
 from .arrays import to_host
 from .calibration import Calibration
-from .tensor import QuantizedTensor
+from .quantized import QuantizedTensor
 
 MAX_ROWS = 64
 """Rows the table shows; the JSON always carries every element."""

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import QuantizationError
+from ..base.errors import QuantizationError
 from .scheme import ScaleDtype
 
 F32_MIN_POSITIVE = np.float32(np.finfo(np.float32).tiny)

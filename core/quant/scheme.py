@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..choices import IdentityHashEnum
-from ..errors import QuantizationError
+from ..base.choices import IdentityHashEnum
+from ..base.errors import QuantizationError
 
 if TYPE_CHECKING:
-    from ..profiles import Profile
+    from ..base.profiles import Profile
 
 MAX_BLOCK_DIMS = 5
 """`BlockSize` stores at most five extents (`MAX_DIMS` in cubecl-common's scheme.rs)."""

@@ -3,7 +3,7 @@ burn-remote's protocol (docs/remote.md). It sits below the runtime: `Runtime(pee
 and nothing here creates a runtime (the serving side, `routerlab.core.serving`, sits above).
 
 * `protocol`, `codec`: the messages and the model's values as MessagePack data;
-* `transfers`, `datalink`, `streams`: the bytes path between processes (downloads, the Iroh and
+* `transfers`, `datalink`, `readback`: the bytes path between processes (downloads, the Iroh and
   WebSocket waits, a readback streamed as it is copied);
 * `link`, `deployment`: the client, `Runtime(peers={...})`;
 * `address`: naming peers (`--peer`, `[peers]`).

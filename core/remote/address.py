@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from ..devices import LOCAL_PEER, PEER_NAME
-from ..errors import DeviceError
+from ..base.devices import LOCAL_PEER, PEER_NAME
+from ..base.errors import DeviceError
 
 _NAME = re.compile(rf"^{PEER_NAME}$")
 _ADDRESS = re.compile(r"^ws://(?P<host>[\w.-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})/?$")

@@ -3,11 +3,12 @@
 burn-remote serialises its `Task`s with serde into MessagePack (`rmp_serde`,
 `crates/burn-remote/src/server/pump.rs:95`, `crates/burn-communication/src/external_comm.rs:107`).
 RouterLab's ops are dataclasses, so the codec writes each one as a map of its fields under the
-op's class name, and reads it back through a *fixed table* of the op classes `core/ir.py` defines:
-a name that is not in the table, a field the class does not have, or a value of the wrong shape is
-a `CodecError` (one line), never an `eval`, an import or a pickle. Values inside a field are
-tagged maps (`{"~": "tir", ...}`) for the few model types that travel: `TensorIr`, dtypes,
-quantization schemes, `TensorData`, `TransferRequest` and `QuantizeParams`.
+op's class name, and reads it back through a *fixed table* of the op classes
+`core/router/ir.py` defines: a name that is not in the table, a field the class does not have,
+or a value of the wrong shape is a `CodecError` (one line), never an `eval`, an import or a
+pickle. Values inside a field are tagged maps (`{"~": "tir", ...}`) for the few model types that
+travel: `TensorIr`, dtypes, quantization schemes, `TensorData`, `TransferRequest` and
+`QuantizeParams`.
 """
 
 from __future__ import annotations
@@ -17,12 +18,25 @@ import reprlib
 from collections.abc import Callable
 from typing import Any
 
-from .. import errors as E
-from ..data import TensorData
-from ..devices import Path, parse_device
-from ..dtypes import AnyDType, DType, QFloat
+from ..base import errors as E
+from ..base.data import TensorData
+from ..base.devices import Path, parse_device
+from ..base.dtypes import AnyDType, DType, QFloat
+from ..base.limits import MAX_DIMS
+from ..base.policies import Policy
+from ..base.request import Arrival, TransferRequest, Transport
 from ..fix.qtensor import QuantizeParams
-from ..ir import (
+from ..quant import Calibration
+from ..quant.scheme import (
+    BlockSize,
+    QuantMode,
+    QuantScheme,
+    QuantStore,
+    QuantValue,
+    ScaleDtype,
+    StoreKind,
+)
+from ..router.ir import (
     AddOp,
     CastOp,
     DequantizeOp,
@@ -44,22 +58,9 @@ from ..ir import (
     TensorIr,
     TensorStatus,
 )
-from ..limits import MAX_DIMS
-from ..policies import Policy
-from ..quant import Calibration
-from ..quant.scheme import (
-    BlockSize,
-    QuantMode,
-    QuantScheme,
-    QuantStore,
-    QuantValue,
-    ScaleDtype,
-    StoreKind,
-)
-from ..request import Arrival, TransferRequest, Transport
 from . import protocol as P
 from .protocol import CodecError
-from .streams import Readback
+from .readback import Readback
 
 OPS: dict[str, type[OperationIr]] = {cls.__name__: cls for cls in (
     InitOp, DropOp, RegisterDataOp, ReadOp, AddOp, MulOp, MatmulOp, ReshapeOp, SwapDimsOp,

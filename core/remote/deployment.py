@@ -2,7 +2,7 @@
 
 `Deployment` is the runtime's `Server`: the in-process peer (`local`) keeps its sessions here, run
 by the model's scheduler; a device of a served peer gets a `RemoteSession`, which offers the
-channel and the client what a `Session` offers them (the `SessionPort` of `core/port.py`)
+channel and the client what a `Session` offers them (the `SessionPort` of `core/router/port.py`)
 and sends each task to its peer instead of running it. One step is all or nothing across
 processes: `run` sends `Sync` to every peer the step touched (they run concurrently), runs the
 in-process sessions, then collects the answers; `settle` commits the step everywhere or rolls it
@@ -21,8 +21,8 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from ..devices import LOCAL_PEER, Device
-from ..errors import (
+from ..base.devices import LOCAL_PEER, Device
+from ..base.errors import (
     BurnPanic,
     DeviceError,
     RouterLabError,
@@ -30,14 +30,14 @@ from ..errors import (
     StaleHandle,
     TransferTimedOut,
 )
-from ..handles import Journal
-from ..ir import OperationIr, ReadOp, RegisterRemoteOp
-from ..policies import Policy
-from ..port import Reply, SessionPort
-from ..request import DEFAULT_TRANSPORT
-from ..session import Session
-from ..trace import Trace
-from ..view import TableView, Viewable
+from ..base.policies import Policy
+from ..base.request import DEFAULT_TRANSPORT
+from ..base.trace import Trace
+from ..base.view import TableView, Viewable
+from ..router.handles import Journal
+from ..router.ir import OperationIr, ReadOp, RegisterRemoteOp
+from ..router.port import Reply, SessionPort
+from ..router.session import Session
 from . import protocol as P
 from .codec import decode_error, encode_data, encode_op, task_kind
 from .link import PeerError, PeerLink, PeerLost

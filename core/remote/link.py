@@ -18,9 +18,9 @@ import secrets
 import time
 from typing import Any
 
-from ..errors import RouterLabError
-from ..policies import Policy
-from ..session import Reply
+from ..base.errors import RouterLabError
+from ..base.policies import Policy
+from ..router.session import Reply
 from . import protocol as P
 from .auth import bearer, refusal
 from .codec import decode_data

@@ -18,8 +18,8 @@ from typing import Any
 
 import msgpack
 
-from ..errors import LimitError, RouterLabError
-from ..limits import human_bytes
+from ..base.errors import LimitError, RouterLabError
+from ..base.limits import human_bytes
 
 
 class CodecError(RouterLabError):

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..limits import MAX_NESTING
+from ..base.limits import MAX_NESTING
 from . import protocol as P
 from .protocol import CodecError
 

@@ -24,21 +24,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..data import TensorData
-from ..dtypes import QFloat
-from ..errors import BurnPanic
+from ..base.data import TensorData
+from ..base.dtypes import QFloat
+from ..base.errors import BurnPanic
+from ..base.request import Transport
+from ..base.trace import Trace
 from ..fix.qtensor import ReceivedData
-from ..handles import Journal
-from ..ir import RegisterRemoteOp
-from ..request import Transport
-from ..server import IROH_TIMEOUT_S, Server
-from ..trace import Trace
+from ..router.handles import Journal
+from ..router.ir import RegisterRemoteOp
+from ..router.server import IROH_TIMEOUT_S, Server
 from . import protocol as P
 from .auth import TOKEN_ENV
 from .codec import decode_data
 from .datalink import DataSocket, Refused
 from .protocol import CodecError
-from .streams import Readback
+from .readback import Readback
 
 DATA_CHANNEL = "crates/burn-communication/src/external_comm.rs:187-192"
 """Where a WebSocket download that cannot reach its source panics (`get_data_stream`)."""

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..devices import Path
-from ..dtypes import is_quantized
-from ..errors import ScenarioError
+from ..base.devices import Path
+from ..base.dtypes import is_quantized
+from ..base.errors import ScenarioError
+from ..base.policies import Policy
+from ..base.request import TransferRequest
 from ..fix.guard import TransferPlan
-from ..policies import Policy
-from ..request import TransferRequest
-from ..tensor import RouterTensor
+from ..router.tensor import RouterTensor
 from . import fields as f
 from .kinds import RunContext, Step, StepKind, StepKinds
 

@@ -10,13 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..devices import parse_device
-from ..dtypes import DType
-from ..errors import RouterLabError
-from ..limits import MAX_DIMS
-from ..policies import POLICY_NAMES, Policy
+from ..base.devices import parse_device
+from ..base.dtypes import DType
+from ..base.errors import RouterLabError
+from ..base.limits import MAX_DIMS
+from ..base.policies import POLICY_NAMES, Policy
+from ..base.request import Arrival, Transport
 from ..quant import Calibration, parse_scheme
-from ..request import Arrival, Transport
 
 
 @dataclass(frozen=True)

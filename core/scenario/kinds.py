@@ -17,14 +17,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UnknownTensorError
-from ..policies import Policy, spelled_policy
+from ..base.errors import UnknownTensorError
+from ..base.policies import Policy, spelled_policy
 from .fields import Field
 
 if TYPE_CHECKING:
     from ..fix.guard import TransferPlan
+    from ..router.tensor import RouterTensor
     from ..runtime import Runtime
-    from ..tensor import RouterTensor
 
 Step = Mapping[str, Any]
 """One `[[steps]]` table, validated against its kind's fields."""

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
 
-from ..devices import Device, check_topology, parse_device
-from ..errors import RouterLabError, ScenarioError
-from ..limits import MAX_SCENARIO_BYTES
-from ..policies import Policy, spelled_policy
+from ..base.devices import Device, check_topology, parse_device
+from ..base.errors import RouterLabError, ScenarioError
+from ..base.limits import MAX_SCENARIO_BYTES
+from ..base.policies import Policy, spelled_policy
+from ..base.request import DEFAULT_TRANSPORT, Arrival, Transport
+from ..base.safe_io import parse_toml, read_text
 from ..remote.address import check_peers
-from ..request import DEFAULT_TRANSPORT, Arrival, Transport
-from ..safe_io import parse_toml, read_text
 from ..serving.faults import Fault, FaultKind, fault_from_table
 from . import fields as f
 from .builtin import BUILTIN

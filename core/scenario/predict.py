@@ -5,11 +5,11 @@ then failed in `simulate`), and a symbolic one cannot know what only values deci
 quantizer refuses, unsigned data Burn's legacy arms silently drop. So `validate` plays the very
 same steps, through the same driver (`routerlab.core.scenario.run.play`), on a private twin:
 the same devices, with `cuda:N` held in host memory by its profile's arithmetic (bit-identical
-by construction, `routerlab.core.profiles`), and nothing of the user's touched. Around it the
+by construction, `routerlab.core.base.profiles`), and nothing of the user's touched. Around it the
 guard adds what a rehearsal alone does not say: the plan of every transfer (path, policy,
 Burn's walls, `plan_transfer`), every problem rather than the first (the twin rolls a failed
 step back and goes on, as an expected failure does), and whether this machine can create each
-listed `cuda:N` device at all (`routerlab.core.gpu.gpu_status`), which the run needs before
+listed `cuda:N` device at all (`routerlab.core.base.gpu.gpu_status`), which the run needs before
 step 1.
 """
 
@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import gpu
-from ..backend import Backend
-from ..devices import Device, parse_device
-from ..dtypes import is_quantized
-from ..errors import GpuUnavailableError
+from ..base import gpu
+from ..base.devices import Device, parse_device
+from ..base.dtypes import is_quantized
+from ..base.errors import GpuUnavailableError
+from ..base.policies import Policy
+from ..base.view import Cell, TableView, Viewable
 from ..fix.guard import Outcome, TransferPlan
-from ..policies import Policy
+from ..router.backend import Backend
 from ..runtime import Runtime
-from ..view import Cell, TableView, Viewable
 from .kinds import Step
 from .load import Scenario
 from .run import BEFORE_STEPS, Played, play, run_policy
@@ -144,7 +144,7 @@ def twin_backend(device: Device) -> Backend:
 
 def _device_problems(scenario: Scenario) -> list[str]:
     """A run creates every listed device before step 1 (`Runtime(devices)`), and a `cuda:N`
-    device needs a usable GPU (`routerlab.core.gpu.require_cupy`, whose texts these are). The
+    device needs a usable GPU (`routerlab.core.base.gpu.require_cupy`, whose texts these are). The
     probe (`gpu_status`) runs only for a flow that lists one, so CuPy is never imported for a
     CPU-only flow."""
     problems = []

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import RouterLabError, ScenarioError
+from ..base.errors import RouterLabError, ScenarioError
+from ..base.policies import Policy
+from ..base.trace import TraceEvent
+from ..base.view import TableView
 from ..fix.guard import TransferPlan
-from ..policies import Policy
 from ..runtime import Runtime
 from ..serving.faults import run_with_faults
-from ..trace import TraceEvent
-from ..view import TableView
 from .kinds import RunContext
 from .load import Scenario
 from .seen import Seen, seen_at

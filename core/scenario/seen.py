@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..devices import parse_device
-from ..errors import BurnPanic
+from ..base.devices import parse_device
+from ..base.errors import BurnPanic
 from .kinds import Step
 from .load import Scenario
 

@@ -2,7 +2,7 @@
 (`routerlab serve`). It sits above the runtime, since a peer runs one (docs/remote.md).
 
 * `host`: `PeerHost`, the server, running the in-process model's sessions;
-* `serving`: `run_peer` and `LocalPeers` (`routerlab serve --local N`);
+* `peers`: `run_peer` and `LocalPeers` (`routerlab serve --local N`);
 * `faults`: faults injected into served peers, Burn's reaction beside the fix's (docs/faults.md);
 * `probe`: a short look at a peer (`routerlab doctor`).
 
@@ -19,12 +19,12 @@ if TYPE_CHECKING:
     from .admit import CLIENT_SHARE_BYTES
     from .faults import BURN, FIX, Fault, FaultKind, parse_fault, reactions_view, run_with_faults
     from .host import PeerHost
+    from .peers import LocalPeers, run_peer, serve_local
     from .probe import PeerProbe, probe_peer
-    from .serving import LocalPeers, run_peer, serve_local
 
 _WHERE = {
     "CLIENT_SHARE_BYTES": "admit",
-    "PeerHost": "host", "LocalPeers": "serving", "run_peer": "serving", "serve_local": "serving",
+    "PeerHost": "host", "LocalPeers": "peers", "run_peer": "peers", "serve_local": "peers",
     "BURN": "faults", "FIX": "faults", "Fault": "faults", "FaultKind": "faults",
     "parse_fault": "faults", "reactions_view": "faults", "run_with_faults": "faults",
     "PeerProbe": "probe", "probe_peer": "probe",

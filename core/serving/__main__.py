@@ -7,9 +7,9 @@ import argparse
 import socket
 import sys
 
-from ..errors import RouterLabError
+from ..base.errors import RouterLabError
 from .admit import CLIENT_SHARE_BYTES
-from .serving import run_peer
+from .peers import run_peer
 
 
 def main() -> None:

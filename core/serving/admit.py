@@ -2,8 +2,8 @@
 client's share of the peer's memory, and the peers it may download from (`AllowList`).
 
 A client declares every tensor an op uses and makes (`TensorIr`); the in-process client infers
-the output from its inputs before it submits (`core/ir.py`), but a peer cannot trust a client.
-Before a task is queued, `admit` checks that every declared shape is within docs/limits.md
+the output from its inputs before it submits (`core/router/ir.py`), but a peer cannot trust a
+client. Before a task is queued, `admit` checks that every declared shape is within docs/limits.md
 (`MAX_DIMS`, `MAX_ELEMENTS`, and the free memory for results of 256 MiB or more, as the CLI
 checks them), that the declared output is the one the op's own `infer` gives for the declared
 inputs, that registered data is as long as its shape says, and that the output fits in what the
@@ -18,10 +18,13 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..data import TensorData
-from ..dtypes import DType
-from ..errors import LimitError, RouterLabError, ShapeError
-from ..ir import (
+from ..base.data import TensorData
+from ..base.dtypes import DType
+from ..base.errors import LimitError, RouterLabError, ShapeError
+from ..base.limits import check_elements, check_result, human_bytes
+from ..remote.address import check_address
+from ..remote.protocol import CodecError
+from ..router.ir import (
     BinaryOp,
     CastOp,
     DequantizeOp,
@@ -32,9 +35,6 @@ from ..ir import (
     SwapDimsOp,
     TensorIr,
 )
-from ..limits import check_elements, check_result, human_bytes
-from ..remote.address import check_address
-from ..remote.protocol import CodecError
 
 CLIENT_SHARE_BYTES = 4 << 30
 """The most one client's tensors may hold on a peer, over all its devices, unless `routerlab

@@ -27,16 +27,16 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import Backend, Primitive, make_backend
-from ..choices import Choice
-from ..data import TensorData
-from ..devices import Device, parse_device
-from ..dtypes import DType
-from ..errors import BurnPanic, DeviceOutOfMemory, LimitError, RouterLabError, ScenarioError
-from ..ir import AddOp, BinaryOp, MatmulOp, MulOp
-from ..limits import check_result
+from ..base.choices import Choice
+from ..base.data import TensorData
+from ..base.devices import Device, parse_device
+from ..base.dtypes import DType
+from ..base.errors import BurnPanic, DeviceOutOfMemory, LimitError, RouterLabError, ScenarioError
+from ..base.limits import check_result
+from ..base.view import TableView
 from ..remote import protocol as P
-from ..view import TableView
+from ..router.backend import Backend, Primitive, make_backend
+from ..router.ir import AddOp, BinaryOp, MatmulOp, MulOp
 from .admit import Share
 
 MAX_DELAY_S = 10.0

@@ -38,18 +38,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..devices import LOCAL_PEER, Device, check_topology, parse_device
-from ..dtypes import QFloat
-from ..errors import DeviceError, LimitError, MessageLost, RouterLabError, TransferRejected
-from ..gpu import require_cupy
-from ..ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
-from ..limits import human_bytes
-from ..policies import Policy
+from ..base.devices import LOCAL_PEER, Device, check_topology, parse_device
+from ..base.dtypes import QFloat
+from ..base.errors import DeviceError, LimitError, MessageLost, RouterLabError, TransferRejected
+from ..base.gpu import require_cupy
+from ..base.limits import human_bytes
+from ..base.policies import Policy
+from ..base.request import DEFAULT_TRANSPORT, Transport
 from ..remote import protocol as P
 from ..remote import schema
 from ..remote.auth import new_token
 from ..remote.codec import CodecError, encode_data, encode_error
-from ..remote.streams import Readback, ServedTransfers
+from ..remote.readback import Readback, ServedTransfers
 from ..remote.transfers import (
     NetworkServer,
     Outcome,
@@ -57,9 +57,9 @@ from ..remote.transfers import (
     PushedSource,
     answer_download,
 )
-from ..request import DEFAULT_TRANSPORT, Transport
+from ..router.ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
+from ..router.session import Reply, Session
 from ..runtime import Runtime
-from ..session import Reply, Session
 from .admit import CLIENT_SHARE_BYTES, MAX_CLIENT_SHARE_BYTES, AllowList, Share, admit
 from .faults import (
     DELAYABLE,
@@ -69,9 +69,9 @@ from .faults import (
     limited_backend,
     registry_bytes,
 )
+from .frames import decoded, enqueue, receive, send_within
 from .gate import Gate
 from .throttle import Throttle, library_logger
-from .wire import decoded, enqueue, receive, send_within
 from .worker import Worker
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..choices import Choice
+from ..base.choices import Choice
 from .batch import FLUSH_BYTES_THRESHOLD, FLUSH_THRESHOLD, OutgoingBatch, WireTask
 
 BUFFERED = frozenset(("RegisterOperation", "RegisterAlias", "Seed", "RegisterAndExecuteGraph",

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..errors import BurnPanic, MissingHandleError
+from ..base.errors import BurnPanic, MissingHandleError
 
 ALIAS_SOURCE = "crates/burn-router/src/interpreter.rs:156"
 

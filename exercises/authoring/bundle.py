@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...core.safe_io import load_json, load_toml, shorten
+from ...core.base.safe_io import load_json, load_toml, shorten
 from ..catalog import Catalog, Exercise, load_catalog, read_entry
 from ..errors import CatalogError, WorkspaceError
 from ..files import check_target, os_errors, write_text

@@ -15,7 +15,7 @@ solution is graded in the sandbox like a student's (it must pass) and each wrong
 be rejected by the hidden checks it names; only then is it written into the course folder, in
 one rename. The plain file can then be deleted: `open_solution` (used by `teacher lint`)
 re-derives the key from the model whenever the solution must be opened. Every file to seal is
-read as a user's file (`routerlab.core.safe_io`) and parsed first: one that is not valid Python
+read as a user's file (`routerlab.core.base.safe_io`) and parsed first: one that is not valid Python
 is refused with its name and line, before anything is written.
 """
 
@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import read_text
+from ...core.base.safe_io import read_text
 from ..answers import canonical, seal, unlock_key, unseal
 from ..catalog import Exercise, WrongSubmission, catalog_root, load_catalog
 from ..checks import suite_for

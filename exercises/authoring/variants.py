@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import load_json
+from ...core.base.safe_io import load_json
 from ..catalog import Catalog, Exercise
 from ..errors import WorkspaceError
 from ..variants import Params, seed

@@ -3,7 +3,7 @@
 Two things run here before the student's file is loaded, both set up by the harness:
 
 - **Delegation guard.** The functions an implement exercise asks for (`exercise.toml`'s
-  `delegation` list, e.g. `routerlab.core.handles:HandleContainer.get`), and the helpers they
+  `delegation` list, e.g. `routerlab.core.router.handles:HandleContainer.get`), and the helpers they
   are built from (`routerlab.exercises.engine.jail_image.BUILT_FROM`), get a new code object:
   called while any frame of the student's file is on the stack, they raise `DelegationError`
   instead of answering, and the harness reports the exercise as delegated. The checks' own calls

@@ -58,10 +58,11 @@ BUILT_FROM: dict[str, tuple[str, ...]] = {
         "routerlab.core.quant.calibration:flex_q_params"),
     "routerlab.core.quant.calibration:compute_range": (
         "routerlab.core.quant.calibration:flex_range",),
-    "routerlab.core.tensor:RouterTensor.drop": ("routerlab.core.tensor:RouterTensor._release",),
+    "routerlab.core.router.tensor:RouterTensor.drop": (
+        "routerlab.core.router.tensor:RouterTensor._release",),
     "routerlab.core.fix.guard:is_quantized_handle": ("routerlab.core.fix.guard:_kind",),
     "routerlab.core.fix.guard:can_move_to_device": (
-        "routerlab.core.fix.guard:_kind", "routerlab.core.policies:Policy.moves"),
+        "routerlab.core.fix.guard:_kind", "routerlab.core.base.policies:Policy.moves"),
 }
 """Per graded function, the model's helpers that hold its arithmetic, and its twins elsewhere in
 the model: removed with it (a name the graded function's module only uses is listed here too, so
@@ -77,7 +78,7 @@ class Removed:
     target: str
     """`module:Qual.name`, as in `exercise.toml`."""
     path: str
-    """The file inside the package, e.g. `core/handles.py`."""
+    """The file inside the package, e.g. `core/router/handles.py`."""
     lineno: int
     """The first line of the `def` (decorators excluded)."""
     source: str

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import read_bytes
+from ...core.base.safe_io import read_bytes
 from ..checks.base import PredictSuite, to_data
 from ..errors import GradesError
 

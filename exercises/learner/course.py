@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from ...core.safe_io import read_bytes
+from ...core.base.safe_io import read_bytes
 from ...invocation import routerlab
 from ..answers import unseal
 from ..authoring.bundle import Released, read_solutions, visible_expected, write_solutions

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...core.safe_io import read_bytes
+from ...core.base.safe_io import read_bytes
 from ..catalog import Catalog, Exercise
 from ..engine.runner import Candidate, run_checks, workers
 from ..engine.scoring import grade_number, score

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import shipped
-from ...core.safe_io import parse_json, read_bytes
+from ...core.base.safe_io import parse_json, read_bytes
 from ..errors import WorkspaceError
 from ..files import os_errors
 from .workspace import STATE_DIR, Workspace

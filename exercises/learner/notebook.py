@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import read_bytes
+from ...core.base.safe_io import read_bytes
 from ..catalog import Exercise, Kind
 from ..errors import ExerciseError, WorkspaceError
 from ..files import os_errors

@@ -3,7 +3,7 @@
 The file holds one record per exercise. It is written atomically (a temporary file, then
 `os.replace`), under a lock so that `watch` in a terminal and `check()` in a notebook can save at
 the same moment, and a copy of the last good version is kept beside it. Reading is defensive: a
-file that is not JSON (or not UTF-8, or nested past the limits of `routerlab.core.safe_io`) is
+file that is not JSON (or not UTF-8, or nested past the limits of `routerlab.core.base.safe_io`) is
 backed up and replaced by the last good copy; a single record that does not validate is backed
 up, dropped and reported, and every other exercise keeps its progress. A path that cannot be
 read at all (a folder, a FIFO, a device, a file over the size cap) is refused with one line and
@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ...core.safe_io import decode_utf8, parse_json, read_bytes
+from ...core.base.safe_io import decode_utf8, parse_json, read_bytes
 from ..errors import ExerciseError, WorkspaceError
 from ..files import os_errors
 

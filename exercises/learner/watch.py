@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import read_bytes
+from ...core.base.safe_io import read_bytes
 from ...invocation import routerlab
 from ..catalog import Exercise
 from ..errors import WorkspaceError

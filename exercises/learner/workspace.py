@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import load_json, load_toml, read_text
+from ...core.base.safe_io import load_json, load_toml, read_text
 from ..authoring.bundle import CourseInfo, check_student_id, open_bundle
 from ..catalog import Catalog, Exercise, load_catalog
 from ..errors import CatalogError, NoWorkspaceError, WorkspaceError
@@ -389,7 +389,7 @@ def find_workspace(explicit: Path | None = None, start: Path | None = None) -> W
 
 
 def open_workspace(root: Path) -> Workspace:
-    """The workspace at `root`, its marker read as a user's file (`routerlab.core.safe_io`)."""
+    """The workspace at `root`, its marker read as a user's file (`routerlab.core.base.safe_io`)."""
     try:
         meta = load_toml(root / MARKER, what="workspace file", error=WorkspaceError)
     except WorkspaceError as error:

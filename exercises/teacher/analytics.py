@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core.safe_io import load_json
+from ...core.base.safe_io import load_json
 from ..errors import GradesError
 from ..learner.state import Record
 from .classroom import StudentResult

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import load_toml
+from ...core.base.safe_io import load_toml
 from ..authoring.bundle import COURSE_FILE
 from ..authoring.secret import CourseSecret, find_secret, secret_path
 from ..authoring.variants import class_variants

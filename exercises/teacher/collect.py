@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...core import RouterLabError
-from ...core.safe_io import parse_json, read_bytes, shorten
+from ...core.base.safe_io import parse_json, read_bytes, shorten
 from ..files import os_errors
 from ..learner.lab_notebooks import NOTEBOOK_DIR
 from ..learner.workspace import EXERCISE_DIR, MARKER, STATE_DIR

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import shorten
+from ...core.base.safe_io import shorten
 from ..errors import GradesError
 from .classroom import GradeJob, StudentResult, catalog_at, catalog_version, grade_job
 

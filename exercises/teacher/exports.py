@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core import RouterLabError
-from ...core.safe_io import load_json
+from ...core.base.safe_io import load_json
 from ..catalog import Catalog
 from ..engine.scoring import grade_number
 from ..errors import GradesError

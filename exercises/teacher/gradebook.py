@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...core.safe_io import load_json
+from ...core.base.safe_io import load_json
 from ..engine.scoring import grade_number
 from ..errors import GradesError
 from ..files import describe, write_text

@@ -19,7 +19,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core.safe_io import load_toml, read_bytes, shorten
+from ...core.base.safe_io import load_toml, read_bytes, shorten
 from ..errors import GradesError
 
 COLUMNS = ("id", "name", "email")

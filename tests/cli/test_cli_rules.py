@@ -137,6 +137,6 @@ def test_a_refused_or_failed_operation_exits_1(monkeypatch: pytest.MonkeyPatch,
 
 def test_the_hops_range_is_the_cores_limit() -> None:
     from routerlab.cli import options
-    from routerlab.core.limits import MAX_HOPS
+    from routerlab.core.base.limits import MAX_HOPS
 
     assert options.MAX_HOPS == MAX_HOPS

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from routerlab.cli.app import app
 from routerlab.cli.commands import lab as lab_command
-from routerlab.core.errors import RouterLabError
+from routerlab.core.base.errors import RouterLabError
 from routerlab.exercises.learner.lab_notebooks import shipped_notebooks, sync_notebooks
 from routerlab.exercises.learner.workspace import init_workspace
 

@@ -59,7 +59,7 @@ def test_quantize_json_imports_neither_rich_nor_the_router_model() -> None:
     loaded = _modules("routerlab", "quantize", "--values", "[1,2]", "--scheme", "q8s", "--json")
     assert "numpy" in loaded and "routerlab.core.quant.ops" in loaded
     heavy = {m for m in loaded if m.split(".")[0] in {"rich", "numba", "ml_dtypes"}
-             or m in {"routerlab.core.runtime", "routerlab.core.interpreter",
+             or m in {"routerlab.core.runtime", "routerlab.core.router.interpreter",
                       "concurrent.futures"}}
     assert not heavy, sorted(heavy)
 

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from routerlab.cli.app import app, main
-from routerlab.core import gpu
-from routerlab.core.gpu import GpuStatus
+from routerlab.core.base import gpu
+from routerlab.core.base.gpu import GpuStatus
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 MAKE_X = '[[steps]]\nop = "tensor"\nname = "x"\nvalues = [1.0, 2.0]\ndevice = "cpu:0"\n'

@@ -23,8 +23,8 @@ from routerlab.core import (
     UnknownTensorError,
     UseAfterDropError,
 )
-from routerlab.core.errors import BurnPanic, DTypeError
-from routerlab.core.gpu import gpu_status
+from routerlab.core.base.errors import BurnPanic, DTypeError
+from routerlab.core.base.gpu import gpu_status
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from routerlab.core import DeviceError, DType, DTypeError, Path, Profile, RouterLabError
-from routerlab.core.errors import QuantizationError
-from routerlab.core.policies import Policy, UnknownPolicyError
+from routerlab.core.base.errors import QuantizationError
+from routerlab.core.base.policies import Policy, UnknownPolicyError
+from routerlab.core.base.request import Arrival
 from routerlab.core.quant import Calibration
-from routerlab.core.request import Arrival
 
 
 @pytest.mark.parametrize(("choice", "word", "member"), [

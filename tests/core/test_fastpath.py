@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from routerlab.core import RouterTensor, Runtime
-from routerlab.core.backend import Backend
+from routerlab.core.router.backend import Backend
 
 DEVICES = ("cpu:0", "cpu:1")
 SHAPES = ((2,), (2, 2), (3,))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from routerlab.core import DType, DTypeError, Runtime, TensorData, parse_device
-from routerlab.core.backend import Backend
-from routerlab.core.gpu import gpu_status
+from routerlab.core.base.gpu import gpu_status
+from routerlab.core.router.backend import Backend
 
 
 def cupy_like() -> tuple[types.ModuleType, list[int]]:

@@ -14,9 +14,9 @@ from routerlab.core import (
     TensorId,
     TensorIr,
 )
-from routerlab.core.dtypes import DType
-from routerlab.core.handles import Journal
-from routerlab.core.trace import Trace
+from routerlab.core.base.dtypes import DType
+from routerlab.core.base.trace import Trace
+from routerlab.core.router.handles import Journal
 
 
 def test_tensor_id_prints_like_burn() -> None:

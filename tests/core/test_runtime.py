@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from routerlab.core import BurnTodo, Runtime, TableView
-from routerlab.core.errors import RouterLabError
+from routerlab.core.base.errors import RouterLabError
 
 
 def test_importing_the_core_pulls_in_no_face() -> None:

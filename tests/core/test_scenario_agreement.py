@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from routerlab.core.errors import ScenarioError
+from routerlab.core.base.errors import ScenarioError
 from routerlab.core.scenario import ScenarioRunError, parse_scenario, run_scenario, validate_flow
 
 DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0", "peer2/cpu:1", "gpu/cpu:0@cubecl", "nd/cpu:0@ndarray"]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from routerlab.core import Runtime, ShapeError
-from routerlab.core.tensor import RouterTensor
+from routerlab.core.router.tensor import RouterTensor
 
 DEVICES = ["cpu:0", "cpu:1", "peer2/cpu:0"]
 DTYPES = ["f32", "i32", "u8"]

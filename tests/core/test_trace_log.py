@@ -1,6 +1,6 @@
 """The registry's compact trace events read back exactly as the tuples they stand for.
 
-`HandleContainer` records its register, get and remove events as one int each (core/trace.py's
+`HandleContainer` records its register, get and remove events as one int each (core/base/trace.py's
 module docstring); before, it appended the tuple `(kind, label, id, status)`. `TupleContainer`
 below is that readable form, kept as the reference: the same methods, recording tuples. Random
 programs (hypothesis) run on both, each over its own trace shared by several registries (two of
@@ -34,9 +34,9 @@ from routerlab.core import (
     TensorId,
     TensorStatus,
 )
-from routerlab.core import trace as trace_module
-from routerlab.core.handles import _MISSING, Journal
-from routerlab.core.trace import COMPACT_IDS, Trace, TraceEvent
+from routerlab.core.base import trace as trace_module
+from routerlab.core.base.trace import COMPACT_IDS, Trace, TraceEvent
+from routerlab.core.router.handles import _MISSING, Journal
 
 
 class TupleContainer(HandleContainer):

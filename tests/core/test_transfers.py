@@ -36,8 +36,8 @@ from routerlab.core import (
     make_backend,
     parse_device,
 )
-from routerlab.core.interpreter import burn_debug
-from routerlab.core.ir import READ_WRITE, UnaryOp
+from routerlab.core.router.interpreter import burn_debug
+from routerlab.core.router.ir import READ_WRITE, UnaryOp
 
 Q8 = QFloat("q8s-test")
 

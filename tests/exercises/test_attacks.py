@@ -102,7 +102,7 @@ except OSError:
 ATTACKS = [FORGE_RESULTS, NO_OP_CHECKS, EDIT_STATE, WRITE_OUTSIDE, FAKE_GREEN, MALFORMED, SPAWN]
 
 DELEGATE = {
-    "registry-1": "from routerlab.core.handles import HandleContainer\n"
+    "registry-1": "from routerlab.core.router.handles import HandleContainer\n"
                   "def get_handle(handles, tensor_id, status):\n"
                   "    c = HandleContainer()\n    c._handles = handles\n"
                   "    return c.get(tensor_id, status)\n",

@@ -440,7 +440,7 @@ KEEPER = """
 import marshal, os
 import routerlab.core.fix.guard as guard
 import routerlab.core.quant.scale_dtype as rounding
-from routerlab.core.policies import Policy
+from routerlab.core.base.policies import Policy
 blob = marshal.dumps({"round_up": rounding.round_up.__code__, "_kind": guard._kind.__code__,
                       "is_quantized_handle": guard.is_quantized_handle.__code__,
                       "can_move_to_device": guard.can_move_to_device.__code__,
@@ -461,7 +461,7 @@ LOADER = """
 import marshal
 import routerlab.core.fix.guard as guard
 import routerlab.core.quant.scale_dtype as rounding
-from routerlab.core.policies import Policy
+from routerlab.core.base.policies import Policy
 for folder in ("/dev/shm", "/tmp/keep"):
     try:
         with open(folder + "/code", "rb") as handle:
@@ -532,8 +532,8 @@ def compute_scale(values, value):
 """,
     "fix-1": """
 import routerlab.core.fix.guard as guard
-from routerlab.core.backend import Kind
-from routerlab.core.policies import Policy
+from routerlab.core.router.backend import Kind
+from routerlab.core.base.policies import Policy
 def is_quantized_handle(kind):
     return guard._kind(kind) == Kind.QUANTIZED
 def can_move_to_device(kind, policy="native"):

@@ -206,7 +206,7 @@ def test_a_fork_that_leaves_what_the_wipe_cannot_remove_fails_and_the_next_gets_
 
 LIFECYCLE = """
 from routerlab.core import Runtime
-from routerlab.core.tensor import status_for as theirs
+from routerlab.core.router.tensor import status_for as theirs
 def _refs(count):
     tensor = Runtime(["cpu:0"]).tensor([1.0], "cpu:0", "f32")
     return [tensor] + [tensor.clone() for _ in range(count - 1)]
@@ -286,7 +286,7 @@ def can_move_to_device(kind, policy="native"):
     return theirs(kind, policy)
 """,
         "_kind": """
-from routerlab.core.backend import Kind
+from routerlab.core.router.backend import Kind
 from routerlab.core.fix.guard import _kind
 def is_quantized_handle(kind):
     return _kind(kind) is Kind.QUANTIZED
@@ -294,8 +294,8 @@ def can_move_to_device(kind, policy="native"):
     return True
 """,
         "Policy.moves": """
-from routerlab.core.backend import HandleKind, Kind, kind_of
-from routerlab.core.policies import Policy
+from routerlab.core.router.backend import HandleKind, Kind, kind_of
+from routerlab.core.base.policies import Policy
 def _k(kind):
     return kind.kind if isinstance(kind, HandleKind) else kind if isinstance(kind, Kind) \\
         else kind_of(kind)
@@ -308,7 +308,7 @@ def can_move_to_device(kind, policy="native"):
     return not (chosen is Policy.LEGACY and _k(kind) is Kind.UINT)
 """,
         "plan_transfer": """
-from routerlab.core.devices import parse_device
+from routerlab.core.base.devices import parse_device
 from routerlab.core.fix.guard import plan_transfer
 def is_quantized_handle(kind):
     return False

@@ -5,7 +5,7 @@ oracle with the model, and open the solutions with the oracle's answers (as `tea
 
 from __future__ import annotations
 
-from routerlab.core.errors import RouterLabError
+from routerlab.core.base.errors import RouterLabError
 from routerlab.core.runtime import Runtime
 from routerlab.exercises.answers import unlock_key, unseal
 from routerlab.exercises.catalog import load_catalog

@@ -44,8 +44,7 @@ from routerlab.core import (
     TensorId,
     TensorIr,
 )
-from routerlab.core.errors import TransferRejected
-from routerlab.core.interpreter import burn_debug
+from routerlab.core.base.errors import TransferRejected
 from routerlab.core.quant import (
     BlockSize,
     QuantValue,
@@ -62,6 +61,7 @@ from routerlab.core.quant import (
 from routerlab.core.quant.backend_rules import accepts_arrival
 from routerlab.core.quant.calibration import Calibration
 from routerlab.core.quant.scale_dtype import round_up
+from routerlab.core.router.interpreter import burn_debug
 
 ROOT = Path(__file__).resolve().parents[2]
 F32 = np.float32
@@ -449,7 +449,7 @@ def _() -> None:
      "the README and ARCHITECTURE name it as the one channel that uses it",
      "crates/burn-capture/src/capture.rs:338-368")
 def _() -> None:
-    from routerlab.core.devices import Path as TransferPath
+    from routerlab.core.base.devices import Path as TransferPath
 
     for doc in ("README.md", "docs/ARCHITECTURE.md", "notebooks/03-moving-tensors.ipynb"):
         text = _text(doc)
@@ -820,7 +820,7 @@ def _() -> None:
      "session exposed stays, and its target takes it; a normal close purges it",
      "crates/burn-remote/src/server/worker.rs:140-151")
 def _() -> None:
-    from routerlab.core.ir import ExposeLocalOp, RegisterLocalOp
+    from routerlab.core.router.ir import ExposeLocalOp, RegisterLocalOp
 
     rt = Runtime(["cpu:0", "cpu:1"])
     a = rt.tensor([1.0, 2.0], "cpu:0", "f32")
@@ -881,7 +881,7 @@ def _() -> None:
      "'failed to reserve N bytes of device memory: out of device memory allocating N bytes'",
      "cubecl:crates/cubecl-cuda/src/compute/server.rs:242-244")
 def _() -> None:
-    from routerlab.core.data import TensorData
+    from routerlab.core.base.data import TensorData
     from routerlab.core.serving.faults import LimitedBackend
 
     backend = LimitedBackend(Runtime(["cpu:0"]).devices[0], np)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from routerlab.core.gpu import FORCE_NUMPY_ENV, GpuStatus
+from routerlab.core.base.gpu import FORCE_NUMPY_ENV, GpuStatus
 from routerlab.core.runtime import Runtime
 from routerlab.notebook.display import Callout, banner, gpu_pair, html_of, show, text_of
 from routerlab.present.html import table
@@ -26,7 +26,7 @@ from routerlab.present.palette import AMBER, BLUE, GREEN, RED, Hue, background
 @pytest.fixture
 def fresh_probe() -> Iterator[None]:
     """`gpu_status` is cached per process: start and leave the probe uncached."""
-    from routerlab.core.gpu import gpu_status
+    from routerlab.core.base.gpu import gpu_status
 
     gpu_status.cache_clear()
     yield

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from routerlab.core.errors import BurnPanic, MissingHandleError, RouterLabError
-from routerlab.core.handles import HandleContainer
-from routerlab.core.ir import READ_ONLY, READ_WRITE, AddOp, TensorId, TensorIr
+from routerlab.core.base.errors import BurnPanic, MissingHandleError, RouterLabError
+from routerlab.core.router.handles import HandleContainer
+from routerlab.core.router.ir import READ_ONLY, READ_WRITE, AddOp, TensorId, TensorIr
 from routerlab.core.runtime import Runtime
 from routerlab.notebook.panics import catch_panic
 

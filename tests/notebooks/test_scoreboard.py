@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from routerlab.core.devices import automatic_path, parse_device
+from routerlab.core.base.devices import automatic_path, parse_device
 from routerlab.core.runtime import Runtime
 from routerlab.notebook.scoreboard import Scoreboard
 

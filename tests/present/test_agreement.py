@@ -12,11 +12,11 @@ import pytest
 from rich.console import Console
 
 from routerlab.core import Profile, Runtime
+from routerlab.core.base.view import Viewable, format_cell
 from routerlab.core.quant import Calibration, quantize_dynamic
 from routerlab.core.quant.report import QuantizeReport
 from routerlab.core.scenario import load_scenario
 from routerlab.core.scenario.predict import validate_flow
-from routerlab.core.view import Viewable, format_cell
 from routerlab.notebook import register_formatters
 from routerlab.present import html as present_html
 from routerlab.present import text as present_text

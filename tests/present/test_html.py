@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from routerlab.core.view import TableView
+from routerlab.core.base.view import TableView
 from routerlab.present import html as present
 from routerlab.present.palette import GREEN, RED, css, tint
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from routerlab.core.view import TableView, Viewable
+from routerlab.core.base.view import TableView, Viewable
 
 ROOT = Path(__file__).resolve().parents[2]
 def _package_of(path: Path) -> list[str]:
@@ -60,7 +60,7 @@ def test_html_text_and_the_notebook_helpers_load_without_rich() -> None:
 
 
 PUBLIC_MODEL = {"routerlab.core", "routerlab.core.quant", "routerlab.core.scenario",
-                "routerlab.core.fix", "routerlab.core.limits", "routerlab.core.safe_io",
+                "routerlab.core.fix", "routerlab.core.base.limits", "routerlab.core.base.safe_io",
                 "routerlab.core.remote", "routerlab.core.serving", "routerlab.core.wire"}
 """The model's public API: `routerlab.core` and the packages it documents
 (docs/ARCHITECTURE.md). Everything else under `routerlab.core` is its inside."""
@@ -94,6 +94,7 @@ def test_faces_reach_the_model_only_through_its_public_api() -> None:
 
 def test_the_face_scan_sees_what_it_must(tmp_path: Path) -> None:
     bad = tmp_path / "face.py"
-    bad.write_text("def f():\n    from routerlab.core.interpreter import TensorInterpreter\n")
-    assert "routerlab.core.interpreter" in _imports(bad)
+    bad.write_text("def f():\n"
+                   "    from routerlab.core.router.interpreter import TensorInterpreter\n")
+    assert "routerlab.core.router.interpreter" in _imports(bad)
     assert len(_face_files()) > 40 and (ROOT / "cli" / "app.py") in _face_files()

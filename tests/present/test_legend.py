@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from routerlab.core import Runtime, TableView
-from routerlab.core.trace import Trace
+from routerlab.core.base.trace import Trace
 from routerlab.present import html, legend, text
 from routerlab.present.rich import to_rich
 

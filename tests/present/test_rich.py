@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from routerlab.core.view import TableView
+from routerlab.core.base.view import TableView
 from routerlab.present.rich import ansi, make_console, to_rich
 
 WIDE = TableView(

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from routerlab.core.errors import BurnUnimplemented
-from routerlab.core.profiles import Profile
+from routerlab.core.base.errors import BurnUnimplemented
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import parse_scheme, quantize_dynamic
 from routerlab.core.quant.backend_rules import accepts_arrival, check_arrival
 

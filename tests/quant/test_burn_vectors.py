@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from routerlab.core.errors import BurnUnimplemented, QuantizationError
-from routerlab.core.profiles import Profile
+from routerlab.core.base.errors import BurnUnimplemented, QuantizationError
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import (
     Calibration,
     QuantizedTensor,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from routerlab.core.errors import QuantizationError
-from routerlab.core.profiles import Profile
+from routerlab.core.base.errors import QuantizationError
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import (
     Calibration,
     QuantScheme,

@@ -1,6 +1,6 @@
 """The same quantization code on CuPy arrays gives the same bits as on numpy.
 
-Skipped (with the reason) where CuPy or a usable GPU is missing; `routerlab.core.gpu` decides.
+Skipped (with the reason) where CuPy or a usable GPU is missing; `routerlab.core.base.gpu` decides.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from routerlab.core.gpu import gpu_status
-from routerlab.core.profiles import Profile
+from routerlab.core.base.gpu import gpu_status
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import from_bytes, quantize, quantize_dynamic
 
 pytestmark = [

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from routerlab.core.profiles import Profile
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import kernels, packing, params_shape, parse_scheme, quantize
 from routerlab.core.quant.blocks import blockwise
 from routerlab.core.quant.reference import reference_quantize, rust_round

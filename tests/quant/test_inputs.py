@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from routerlab.core.errors import QuantizationError, ShapeError
+from routerlab.core.base.errors import QuantizationError, ShapeError
 from routerlab.core.quant import inputs
 from routerlab.core.quant.inputs import MAX_ELEMENTS, parse_shape, random_tensor, tensor_from
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from routerlab.core.profiles import Profile
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import (
     QuantValue,
     from_bytes,

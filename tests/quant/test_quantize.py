@@ -15,9 +15,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from routerlab.core.dtypes import DType
-from routerlab.core.errors import QuantizationError
-from routerlab.core.profiles import Profile
+from routerlab.core.base.dtypes import DType
+from routerlab.core.base.errors import QuantizationError
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import (
     Calibration,
     QuantStore,

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from routerlab.core.errors import QuantizationError
+from routerlab.core.base.errors import QuantizationError
 from routerlab.core.quant import ScaleDtype, round_up
 from routerlab.core.quant.scale_dtype import storage_dtype, to_f32, to_storage
 

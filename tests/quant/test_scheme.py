@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from routerlab.core.dtypes import QFloat, is_quantized
-from routerlab.core.errors import QuantizationError
-from routerlab.core.profiles import Profile
+from routerlab.core.base.dtypes import QFloat, is_quantized
+from routerlab.core.base.errors import QuantizationError
+from routerlab.core.base.profiles import Profile
 from routerlab.core.quant import (
     BlockSize,
     QuantScheme,

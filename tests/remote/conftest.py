@@ -16,7 +16,7 @@ import pytest
 
 from routerlab.core.remote.auth import forget, remember
 from routerlab.core.serving import LocalPeers
-from routerlab.core.serving.serving import _announced
+from routerlab.core.serving.peers import _announced
 
 
 @pytest.fixture(scope="package")

@@ -9,10 +9,22 @@ import numpy as np
 import pytest
 
 from routerlab.core import TensorData
-from routerlab.core.dtypes import DType, QFloat
-from routerlab.core.errors import BurnTodo, DeadlockError, MissingHandleError, ShapeError
+from routerlab.core.base.dtypes import DType, QFloat
+from routerlab.core.base.errors import BurnTodo, DeadlockError, MissingHandleError, ShapeError
+from routerlab.core.base.request import TransferRequest
 from routerlab.core.fix.qtensor import QuantizeParams
-from routerlab.core.ir import (
+from routerlab.core.quant import parse_scheme
+from routerlab.core.remote import CodecError
+from routerlab.core.remote import protocol as P
+from routerlab.core.remote.codec import (
+    OPS,
+    decode_error,
+    decode_op,
+    encode_error,
+    encode_op,
+    task_kind,
+)
+from routerlab.core.router.ir import (
     AddOp,
     CastOp,
     DequantizeOp,
@@ -33,18 +45,6 @@ from routerlab.core.ir import (
     TensorIr,
     TensorStatus,
 )
-from routerlab.core.quant import parse_scheme
-from routerlab.core.remote import CodecError
-from routerlab.core.remote import protocol as P
-from routerlab.core.remote.codec import (
-    OPS,
-    decode_error,
-    decode_op,
-    encode_error,
-    encode_op,
-    task_kind,
-)
-from routerlab.core.request import TransferRequest
 
 F32 = DType.F32
 Q = QFloat(parse_scheme("q4s:block=32:scale=f16").per_tensor(

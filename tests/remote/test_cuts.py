@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from routerlab.core.devices import parse_device
+from routerlab.core.base.devices import parse_device
 from routerlab.core.remote import protocol as P
-from routerlab.core.serving import host, wire
+from routerlab.core.serving import frames as wire
+from routerlab.core.serving import host
 
 
 class Transport:

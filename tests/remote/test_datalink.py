@@ -16,16 +16,16 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
-from routerlab.core.devices import parse_device
-from routerlab.core.dtypes import DType
+from routerlab.core.base.devices import parse_device
+from routerlab.core.base.dtypes import DType
+from routerlab.core.base.policies import Policy
 from routerlab.core.fix import qtensor
-from routerlab.core.ir import ExposeRemoteOp, TensorId, TensorIr, TensorStatus
-from routerlab.core.policies import Policy
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.datalink import DataSocket
-from routerlab.core.remote.streams import Readback, ServedTransfers
+from routerlab.core.remote.readback import Readback, ServedTransfers
+from routerlab.core.router.ir import ExposeRemoteOp, TensorId, TensorIr, TensorStatus
+from routerlab.core.serving.frames import write_whole
 from routerlab.core.serving.host import PeerHost, ServedClient
-from routerlab.core.serving.wire import write_whole
 
 BLOB = np.random.default_rng(1).integers(0, 256, 32 << 20, dtype=np.uint8).tobytes()
 """Many of `write_whole`'s slices, more than loopback's socket buffers hold: a writer whose

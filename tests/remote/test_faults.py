@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
-from routerlab.core.errors import (
+from routerlab.core.base.errors import (
     BurnPanic,
     DeviceOutOfMemory,
     MessageLost,

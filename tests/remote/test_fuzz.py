@@ -19,14 +19,14 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from routerlab.core import Runtime
-from routerlab.core.data import TensorData
-from routerlab.core.dtypes import DType
-from routerlab.core.ir import MatmulOp, RegisterDataOp, TensorId, TensorIr, TensorStatus
+from routerlab.core.base.data import TensorData
+from routerlab.core.base.dtypes import DType
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote import schema
 from routerlab.core.remote.auth import bearer
 from routerlab.core.remote.codec import OPS, CodecError, encode_op
-from routerlab.core.serving.wire import decoded
+from routerlab.core.router.ir import MatmulOp, RegisterDataOp, TensorId, TensorIr, TensorStatus
+from routerlab.core.serving.frames import decoded
 
 KINDS = [*schema.FIELDS, *schema.DATA_FIELDS, "Shell", "", "k" * 300]
 TAGS = ["tir", "dtype", "scheme", "data", "request", "qparams", "eval", "__import__"]

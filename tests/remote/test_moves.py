@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
-from routerlab.core.data import TensorData
-from routerlab.core.errors import RouterLabError
+from routerlab.core.base.data import TensorData
+from routerlab.core.base.errors import RouterLabError
 from routerlab.core.fix.qtensor import ReceivedData, q_from_data
 
 VALUES = np.random.default_rng(7).standard_normal((4, 64)).astype(np.float32)

@@ -14,7 +14,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from routerlab.core import Runtime
-from routerlab.core.errors import DeviceError, RouterLabError, ShapeError
+from routerlab.core.base.errors import DeviceError, RouterLabError, ShapeError
 from routerlab.core.remote import PeerError
 from routerlab.core.remote import protocol as P
 from routerlab.core.remote.auth import bearer

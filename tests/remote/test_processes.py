@@ -93,7 +93,7 @@ def test_serve_warns_before_it_listens_beyond_loopback(
 
     from routerlab.cli.app import app
     from routerlab.cli.commands import serve
-    from routerlab.core.serving import serving
+    from routerlab.core.serving import peers as serving
 
     said: list[str] = []
     monkeypatch.setattr(serve, "_warn", lambda line: said.append(line))
@@ -118,7 +118,7 @@ def test_serve_refuses_an_empty_host_without_starting_a_peer(
     from typer.testing import CliRunner
 
     from routerlab.cli.app import app
-    from routerlab.core.serving import serving
+    from routerlab.core.serving import peers as serving
 
     started: list[object] = []
     monkeypatch.setattr(serving, "run_peer", lambda *a, **k: started.append(a))

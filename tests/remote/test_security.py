@@ -21,10 +21,14 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from routerlab.core import Runtime
-from routerlab.core.data import TensorData
-from routerlab.core.dtypes import DType
-from routerlab.core.errors import LimitError, RouterLabError
-from routerlab.core.ir import (
+from routerlab.core.base.data import TensorData
+from routerlab.core.base.dtypes import DType
+from routerlab.core.base.errors import LimitError, RouterLabError
+from routerlab.core.remote import PeerError
+from routerlab.core.remote import protocol as P
+from routerlab.core.remote.auth import verdict
+from routerlab.core.remote.codec import encode_op
+from routerlab.core.router.ir import (
     MatmulOp,
     RegisterDataOp,
     RegisterRemoteOp,
@@ -32,10 +36,6 @@ from routerlab.core.ir import (
     TensorIr,
     TensorStatus,
 )
-from routerlab.core.remote import PeerError
-from routerlab.core.remote import protocol as P
-from routerlab.core.remote.auth import verdict
-from routerlab.core.remote.codec import encode_op
 
 MiB = 1 << 20
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from routerlab.core.errors import DeviceError, InputError, QuantizationError
+from routerlab.core.base.errors import DeviceError, InputError, QuantizationError
+from routerlab.core.base.safe_io import parse_json, parse_toml
 from routerlab.core.quant import ops as quant_ops
-from routerlab.core.safe_io import parse_json, parse_toml
 
 BIG = "1" * 5000  # past int()'s 4300-digit limit
 HEAD = 'devices = ["cpu:0"]\n'
@@ -32,7 +32,7 @@ def test_cause_int_digit_limit(invoke, write) -> None:
         outcome.assert_refused()
         assert len(outcome.err) < 400, name  # the 5000 digits are not echoed back
     with pytest.raises(DeviceError, match=r"device index: 65,536 is out of range 0\.\.65,535"):
-        from routerlab.core.devices import parse_device
+        from routerlab.core.base.devices import parse_device
         parse_device("cpu:65536")
 
 

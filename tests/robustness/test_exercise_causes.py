@@ -1,7 +1,7 @@
 """The traceback causes of issue 9 that live in `routerlab.exercises`, one test each.
 
 The exercises read every user file (progress file, workspace marker, grade files, students'
-files, files to seal) through `routerlab.core.safe_io` (size cap, regular files only, UTF-8,
+files, files to seal) through `routerlab.core.base.safe_io` (size cap, regular files only, UTF-8,
 nesting and integer limits) and turn an `OSError` into one line naming the path
 (`routerlab.exercises.files`). Each test also shows that a refused command leaves the
 workspace (or the catalog) as it was.
@@ -169,9 +169,9 @@ def test_cause_malformed_harness_output(invoke, workspace: Path) -> None:
 
 
 def test_the_shared_readers_the_exercises_use(tmp_path: Path) -> None:
-    """What the exercises' readers get from `routerlab.core.safe_io` for the same inputs."""
-    from routerlab.core.errors import InputError
-    from routerlab.core.safe_io import load_json, load_toml
+    """What the exercises' readers get from `routerlab.core.base.safe_io` for the same inputs."""
+    from routerlab.core.base.errors import InputError
+    from routerlab.core.base.safe_io import load_json, load_toml
 
     state = tmp_path / "state.json"
     state.write_text(DEEP)

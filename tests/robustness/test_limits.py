@@ -1,4 +1,4 @@
-"""Bounded resources, said up front (issue 9, item 5): every limit of `routerlab.core.limits`
+"""Bounded resources, said up front (issue 9, item 5): every limit of `routerlab.core.base.limits`
 refuses before it allocates, names the size and the limit, and is documented."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.core import Runtime, limits
-from routerlab.core.errors import InputError, LimitError, ScenarioError, ShapeError
-from routerlab.core.safe_io import read_bytes, read_text
+from routerlab.core import Runtime
+from routerlab.core.base import limits
+from routerlab.core.base.errors import InputError, LimitError, ScenarioError, ShapeError
+from routerlab.core.base.safe_io import read_bytes, read_text
 from routerlab.core.scenario import load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

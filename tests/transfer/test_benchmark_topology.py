@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
-from routerlab.core.devices import Path as TransferPath
-from routerlab.core.devices import check_forced_path, check_topology, parse_device
+from routerlab.core.base.devices import Path as TransferPath
+from routerlab.core.base.devices import check_forced_path, check_topology, parse_device
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import gpu_transfer  # noqa: E402

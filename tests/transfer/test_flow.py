@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from routerlab.core import gpu
-from routerlab.core.errors import ScenarioError
-from routerlab.core.gpu import GpuStatus
+from routerlab.core.base import gpu
+from routerlab.core.base.errors import ScenarioError
+from routerlab.core.base.gpu import GpuStatus
 from routerlab.core.scenario import (
     Scenario,
     ScenarioRunError,

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
-from routerlab.core.gpu import gpu_status
+from routerlab.core.base.gpu import gpu_status
 from routerlab.core.quant.arrays import to_host
 from routerlab.teaching.measure import held
 

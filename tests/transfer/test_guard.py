@@ -18,7 +18,7 @@ from routerlab.core import (
     parse_device,
     plan_transfer,
 )
-from routerlab.core.errors import DeviceError, DTypeError, TransferRejected
+from routerlab.core.base.errors import DeviceError, DTypeError, TransferRejected
 from routerlab.core.fix import UnknownPolicyError
 from routerlab.core.fix.guard import Outcome
 from routerlab.core.quant import parse_scheme

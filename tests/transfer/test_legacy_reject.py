@@ -18,7 +18,7 @@ import re
 import pytest
 
 from routerlab.core import BurnTodo, BurnUnimplemented, Policy, Runtime, TensorData
-from routerlab.core.errors import TransferRejected
+from routerlab.core.base.errors import TransferRejected
 from routerlab.core.quant import to_bytes
 from routerlab.teaching.measure import held
 
@@ -167,7 +167,7 @@ def test_legacy_is_a_spelling_of_the_policy_read_one_way_everywhere() -> None:
     """`legacy=True/False` means policy legacy/native for a runtime, a transfer, a scenario and
     a step; given beside a policy that disagrees it is refused, never ranked."""
     from routerlab.core import TransferRequest
-    from routerlab.core.errors import RouterLabError, ScenarioError
+    from routerlab.core.base.errors import RouterLabError, ScenarioError
     from routerlab.core.scenario import parse_scenario
 
     assert Runtime(legacy=True).policy is Policy.LEGACY

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from routerlab.core import BurnPanic, BurnTodo, BurnUnimplemented, Runtime
-from routerlab.core.errors import TransferRejected
+from routerlab.core.base.errors import TransferRejected
 from routerlab.core.quant.debug import scheme_debug
 from routerlab.teaching.measure import held
 

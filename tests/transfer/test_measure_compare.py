@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from routerlab.core import Runtime
-from routerlab.core.errors import LimitError, RouterLabError
-from routerlab.core.limits import MAX_HOPS
+from routerlab.core.base.errors import LimitError, RouterLabError
+from routerlab.core.base.limits import MAX_HOPS
 from routerlab.core.quant import parse_scheme, quantized_data_len
 from routerlab.present.html import table
 from routerlab.teaching.compare import COLUMNS, compare_policies

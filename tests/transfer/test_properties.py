@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from routerlab.core import Runtime
-from routerlab.core.errors import QuantizationError
+from routerlab.core.base.errors import QuantizationError
 from routerlab.core.quant.calibration import flex_validated
 from routerlab.teaching.measure import held
 

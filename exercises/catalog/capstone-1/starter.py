@@ -5,13 +5,13 @@ from typing import Any  # noqa: F401
 
 import numpy as np  # noqa: F401
 
-from routerlab.core.backend import Backend, HandleKind, Kind, Primitive, kind_of  # noqa: F401
-from routerlab.core.dtypes import DType  # noqa: F401
-from routerlab.core.errors import BurnPanic, MissingHandleError  # noqa: F401
+from routerlab.core.base.dtypes import DType  # noqa: F401
+from routerlab.core.base.errors import BurnPanic, MissingHandleError  # noqa: F401
 from routerlab.core.fix.qtensor import QPrimitive
-from routerlab.core.handles import HandleContainer
-from routerlab.core.ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus  # noqa: F401
 from routerlab.core.quant import QuantizedTensor  # noqa: F401
+from routerlab.core.router.backend import Backend, HandleKind, Kind, Primitive, kind_of  # noqa: F401
+from routerlab.core.router.handles import HandleContainer
+from routerlab.core.router.ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus  # noqa: F401
 
 # quant-2's helpers, as its starter gives them (your round_up may use them).
 MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "ue4m3": 448.0}

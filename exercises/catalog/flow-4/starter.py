@@ -1,4 +1,4 @@
-from routerlab.core.devices import Device  # noqa: F401 (for the TODO)
+from routerlab.core.base.devices import Device  # noqa: F401 (for the TODO)
 
 
 def refused_device(devices: list[Device]) -> str | None:

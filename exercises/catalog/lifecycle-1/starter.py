@@ -1,4 +1,4 @@
-from routerlab.core.ir import TensorStatus
+from routerlab.core.router.ir import TensorStatus
 
 
 def status_for(count: int) -> TensorStatus:

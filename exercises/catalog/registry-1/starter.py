@@ -1,7 +1,7 @@
 from typing import Any
 
-from routerlab.core.errors import BurnPanic, MissingHandleError  # noqa: F401 (for the TODO)
-from routerlab.core.ir import TensorId, TensorStatus
+from routerlab.core.base.errors import BurnPanic, MissingHandleError  # noqa: F401 (for the TODO)
+from routerlab.core.router.ir import TensorId, TensorStatus
 
 
 def get_handle(handles: dict[int, Any], tensor_id: TensorId, status: TensorStatus) -> Any:

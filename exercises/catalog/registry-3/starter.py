@@ -1,4 +1,4 @@
-from routerlab.core.ir import READ_ONLY, READ_WRITE, TensorStatus  # noqa: F401 (for the TODO)
+from routerlab.core.router.ir import READ_ONLY, READ_WRITE, TensorStatus  # noqa: F401 (for the TODO)
 
 
 def status_for(count: int) -> TensorStatus:

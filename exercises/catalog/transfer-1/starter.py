@@ -1,6 +1,6 @@
-from routerlab.core.backend import Backend, HandleKind, Kind  # noqa: F401 (for the TODO)
-from routerlab.core.handles import HandleContainer
-from routerlab.core.ir import TensorId, TensorIr
+from routerlab.core.router.backend import Backend, HandleKind, Kind  # noqa: F401 (for the TODO)
+from routerlab.core.router.handles import HandleContainer
+from routerlab.core.router.ir import TensorId, TensorIr
 
 
 def get_tensor(handles: HandleContainer, ir: TensorIr) -> HandleKind:

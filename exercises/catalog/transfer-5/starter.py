@@ -1,4 +1,4 @@
-from routerlab.core.devices import Device  # noqa: F401 (for the TODO)
+from routerlab.core.base.devices import Device  # noqa: F401 (for the TODO)
 
 
 def path_for(source: Device, target: Device) -> str:

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import DType, QFloat
-from ..errors import QuantizationError
-from ..profiles import DEFAULT_CPU_PROFILE, Profile
+from ..base.dtypes import DType, QFloat
+from ..base.errors import QuantizationError
+from ..base.profiles import DEFAULT_CPU_PROFILE, Profile
 from .arrays import get_array_module, to_host, to_module
 from .dequant import dequantize
 from .layout import QuantLayout, layout_of, params_shape

@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
-from .dtypes import AnyDType, DType, QFloat
-from .errors import BurnUnimplemented, DTypeError, ShapeError
-from .limits import check_result
+from ..base.dtypes import AnyDType, DType, QFloat
+from ..base.errors import BurnUnimplemented, DTypeError, ShapeError
+from ..base.limits import check_result
 
 if TYPE_CHECKING:
-    from .data import TensorData
-    from .request import TransferRequest
+    from ..base.data import TensorData
+    from ..base.request import TransferRequest
 
 Shape = tuple[int, ...]
 

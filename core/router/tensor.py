@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .dtypes import AnyDType
-from .errors import UseAfterDropError
+from ..base.dtypes import AnyDType
+from ..base.errors import UseAfterDropError
 from .ir import READ_ONLY, READ_WRITE, DropOp, TensorId, TensorIr, TensorStatus
 
 if TYPE_CHECKING:
+    from ..base.devices import Device
     from .client import RouterClient
-    from .devices import Device
 
 
 class Count:

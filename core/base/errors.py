@@ -92,11 +92,11 @@ class UseAfterDropError(RouterLabError):
 
 class InputError(RouterLabError):
     """A user's file or text refused before it is used: not a regular file, too large, not
-    UTF-8, nested too deep, or holding a number too large (`routerlab.core.safe_io`)."""
+    UTF-8, nested too deep, or holding a number too large (`routerlab.core.base.safe_io`)."""
 
 
 class LimitError(RouterLabError):
-    """Work beyond a documented limit (`routerlab.core.limits`), refused before it starts."""
+    """Work beyond a documented limit (`routerlab.core.base.limits`), refused before it starts."""
 
 
 class ScenarioError(RouterLabError):

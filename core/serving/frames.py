@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RouterLabError
+from ..base.errors import RouterLabError
 from ..remote import protocol as P
 from ..remote import schema
 from ..remote.codec import CodecError, decode_data, decode_op, task_kind
 from ..remote.datalink import MIN_BYTES_PER_S
-from ..remote.streams import Readback
+from ..remote.readback import Readback
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection

@@ -28,8 +28,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from ..devices import parse_device
-from ..errors import RouterLabError
+from ..base.devices import parse_device
+from ..base.errors import RouterLabError
 from ..remote.auth import TOKEN_ENV, forget, new_token, remember, serve_with, token_from_env
 from .admit import CLIENT_SHARE_BYTES
 from .host import PeerHost, check_serving

@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-from .errors import BurnPanic, MissingHandleError
+from ..base.errors import BurnPanic, MissingHandleError
+from ..base.trace import LAST_COMPACT_ID, Trace
+from ..base.view import TableView, Viewable
 from .ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus
-from .trace import LAST_COMPACT_ID, Trace
-from .view import TableView, Viewable
 
 _MISSING = object()
 UndoEntry = tuple[Any, Any, Any]

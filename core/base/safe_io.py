@@ -6,7 +6,7 @@ and reads `/dev/zero` until memory runs out, a non-UTF-8 byte raises `UnicodeDec
 `json`/`tomllib` raise `RecursionError` on deep nesting and a raw `ValueError` past `int()`'s
 4300-digit limit, and a huge JSON integer overflows `float()`. Every function here turns each of
 those into one readable line, an `error` (a `RouterLabError` class the caller picks, so a
-scenario file still raises `ScenarioError`); the limits are in `routerlab.core.limits`.
+scenario file still raises `ScenarioError`); the limits are in `routerlab.core.base.limits`.
 """
 
 from __future__ import annotations

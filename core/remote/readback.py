@@ -20,14 +20,14 @@ import contextlib
 
 import numpy as np
 
-from ..data import TensorData
-from ..devices import Device
-from ..dtypes import AnyDType
+from ..base.data import TensorData
+from ..base.devices import Device
+from ..base.dtypes import AnyDType
+from ..base.policies import Policy
 from ..fix import qtensor
 from ..fix.arms import QuantizedTransfers
-from ..interpreter import TensorInterpreter
-from ..ir import TensorIr
-from ..policies import Policy
+from ..router.interpreter import TensorInterpreter
+from ..router.ir import TensorIr
 from . import protocol as P
 
 STALL_S = 5.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .port import SessionPort
+from .router.port import SessionPort
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .data import TensorData
-from .devices import Device
-from .errors import BurnPanic, DeviceError, UseAfterDropError
+from ..base.data import TensorData
+from ..base.devices import Device
+from ..base.errors import BurnPanic, DeviceError, UseAfterDropError
+from ..wire.queue import WireQueue
 from .handles import Journal
 from .ir import (
     ExposeLocalOp,
@@ -36,10 +37,9 @@ from .ir import (
 from .port import Reply, SessionPort
 from .server import Server
 from .tensor import RouterTensor
-from .wire.queue import WireQueue
 
 if TYPE_CHECKING:
-    from .request import TransferRequest
+    from ..base.request import TransferRequest
 
 
 class RouterClient:

@@ -18,7 +18,7 @@ from .choices import Choice
 from .errors import DTypeError
 
 if TYPE_CHECKING:
-    from .quant.scheme import QuantScheme
+    from ..quant.scheme import QuantScheme
 
 
 class DType(Choice, noun="dtype", error=DTypeError):

@@ -3,7 +3,7 @@
 Every op arm follows Burn's pattern (`crates/burn-router/src/interpreter.rs:216-2135`): get each
 input with the status its IR carries, run the backend op, register the output under the id the
 client minted. The transfer entry points dispatch on Burn's dtype predicates, and that is where
-two behaviours exist, chosen by the transfer's policy (`routerlab.core.policies`):
+two behaviours exist, chosen by the transfer's policy (`routerlab.core.base.policies`):
 
 * `legacy` replays Burn at 2c06be3 exactly: unsigned ints and `QFloat` fall through the
   `if is_float / is_int / is_bool` chains into `todo!()`, `unimplemented!()`, or (for
@@ -24,16 +24,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .backend import Backend, HandleKind, Kind, Primitive, kind_of
-from .data import TensorData
-from .dtypes import AnyDType, DType, QFloat
-from .errors import (
+from ..base.data import TensorData
+from ..base.dtypes import AnyDType, DType, QFloat
+from ..base.errors import (
     BurnPanic,
     BurnTodo,
     BurnUnimplemented,
     ExtensionMissingError,
     RouterLabError,
 )
+from ..base.policies import DEFAULT_POLICY, Policy
+from ..base.trace import Trace
+from .backend import Backend, HandleKind, Kind, Primitive, kind_of
 from .handles import HandleContainer
 from .ir import (
     AddOp,
@@ -50,11 +52,9 @@ from .ir import (
     TensorId,
     TensorIr,
 )
-from .policies import DEFAULT_POLICY, Policy
-from .trace import Trace
 
 if TYPE_CHECKING:
-    from .request import TransferRequest
+    from ..base.request import TransferRequest
 
 SRC = "crates/burn-router/src/interpreter.rs"
 SRC_GET_TENSOR = f"{SRC}:98"
@@ -109,8 +109,8 @@ def burn_debug(dtype: AnyDType) -> str:
     if isinstance(dtype, QFloat):
         # Here: only a quantized dtype's text needs the quant package (start-up cost only; no
         # loop, as the contracts of tests/packaging/test_contracts.py check).
-        from .quant.debug import scheme_debug
-        from .quant.scheme import QuantScheme
+        from ..quant.debug import scheme_debug
+        from ..quant.scheme import QuantScheme
 
         scheme = dtype.scheme  # a test's stand-in scheme prints as its repr
         text = scheme_debug(scheme) if isinstance(scheme, QuantScheme) else repr(scheme)

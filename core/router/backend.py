@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from .data import TensorData
-from .devices import Device
-from .dtypes import AnyDType, DType
-from .errors import DTypeError
-from .gpu import require_cupy
-from .profiles import Profile
+from ..base.data import TensorData
+from ..base.devices import Device
+from ..base.dtypes import AnyDType, DType
+from ..base.errors import DTypeError
+from ..base.gpu import require_cupy
+from ..base.profiles import Profile
 
 
 @dataclass(slots=True, eq=False)

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .devices import Device
+    from ..base.devices import Device
+    from ..base.view import TableView
     from .ir import OperationIr
-    from .view import TableView
 
 
 class Reply:

@@ -16,9 +16,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..base.devices import Device
+from ..base.errors import SessionEnded
+from ..base.policies import Policy
+from ..base.view import TableView, Viewable
 from .backend import Kind
-from .devices import Device
-from .errors import SessionEnded
 from .handles import HandleContainer
 from .interpreter import TensorInterpreter
 from .ir import (
@@ -33,9 +35,7 @@ from .ir import (
     RegisterRemoteOp,
     TensorIr,
 )
-from .policies import Policy
 from .port import Reply
-from .view import TableView, Viewable
 
 if TYPE_CHECKING:
     from .server import Server

@@ -21,16 +21,16 @@ from typing import Any
 
 import numpy as np
 
+from ..base.data import TensorData
+from ..base.devices import Device
+from ..base.errors import BurnPanic, DeadlockError
+from ..base.request import Transport
+from ..base.trace import Trace
 from .backend import HandleKind
-from .data import TensorData
-from .devices import Device
-from .errors import BurnPanic, DeadlockError
 from .handles import Journal
 from .ir import RegisterRemoteOp
 from .port import SessionPort
-from .request import Transport
 from .session import Session
-from .trace import Trace
 
 CAPABILITY_SEED = 5005
 """Seeds the stand-in for `TransferCapability::random()`, so that a run's trace reads the same
