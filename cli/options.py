@@ -49,11 +49,11 @@ def parsed_each(module: str, name: str) -> Callable[[Any], Any]:
     return check
 
 
-POLICY = parsed_as("policies", "Policy.parse")
-TRANSPORT = parsed_as("request", "Transport.parse")
-PATH = parsed_as("devices", "Path.parse")
-PROFILE = parsed_as("profiles", "Profile.parse")
-DEVICE = parsed_as("devices", "parse_device")
+POLICY = parsed_as("base.policies", "Policy.parse")
+TRANSPORT = parsed_as("base.request", "Transport.parse")
+PATH = parsed_as("base.devices", "Path.parse")
+PROFILE = parsed_as("base.profiles", "Profile.parse")
+DEVICE = parsed_as("base.devices", "parse_device")
 SCHEME = parsed_as("quant.notation", "parse_scheme")
 CALIBRATION = parsed_as("quant.calibration", "Calibration.parse")
 PEER = parsed_as("remote", "parse_peers")
