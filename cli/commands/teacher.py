@@ -241,7 +241,7 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
     answers (found from the course's secret)."""
     from ...exercises.authoring.bundle import release_solutions as write_solutions
     from ...exercises.authoring.secret import find_secret
-    from ...exercises.authoring.variants import class_variants
+    from ...exercises.variants.table import class_variants
     from ...exercises.teacher.roster import read_roster
     from ..render import make_console
 

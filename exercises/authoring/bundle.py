@@ -70,7 +70,7 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     those students gets their own variant of every exercise that varies."""
     from ..engine import judge
     from .secret import ensure_secret
-    from .variants import write_table
+    from ..variants.table import write_table
 
     _check_id(course_id, "course id", CatalogError)
     if not 0 <= hints <= 3:
@@ -236,7 +236,7 @@ def release_solutions(catalog: Catalog, out: Path, course_id: str,
     the ids written. `variants` (student id -> their variants, a course that gave variants):
     each of those students also gets their own variant's answers, filed under their tag."""
     from .sealing import open_solution
-    from .variants import student_tag
+    from ..variants.table import student_tag
 
     _check_id(course_id, "course id", CatalogError)
     check_target(out, "solutions file", CatalogError)  # refused before any solution is opened
@@ -304,7 +304,7 @@ def read_solutions(path: Path, course_id: str, student_id: str | None = None
             raise WorkspaceError(f"{path}: the entry of {exercise_id!r} is malformed")
         found[str(exercise_id)] = Released(entry["solution"], dict(entry["answers"]))
     if student_id is not None:
-        from .variants import student_tag
+        from ..variants.table import student_tag
 
         own = (data.get("students") or {}).get(student_tag(course_id, student_id))
         for exercise_id, entry in (own.items() if isinstance(own, dict) else ()):

@@ -32,9 +32,9 @@ from ..checks.base import PredictSuite
 from ..engine.literals import literal_reply
 from ..engine.runner import Candidate, judge_reply, run_checks
 from ..errors import CatalogError, ExerciseError
-from ..variants import Params, placeholders
+from ..variants.spec import Params, placeholders
 from .sealing import open_solution, scratch_file
-from .variants import random_variants
+from ..variants.table import random_variants
 
 AGREEMENT_SAMPLE = 400
 """Variants drawn to measure agreement when an exercise has more than this many."""

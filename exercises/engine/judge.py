@@ -41,7 +41,7 @@ from ..report import (
     Outcome,
     printable,
 )
-from ..variants import Params, from_key
+from ..variants.spec import Params, from_key
 
 NEAR = 100.0
 """An answer within NEAR times the tolerance is 'close': the student is told about precision."""

@@ -97,7 +97,7 @@ class Workspace:
             catalog = load_catalog(str(self.course_dir.resolve()))
         except CatalogError as error:
             raise WorkspaceError(f"{self.course_dir}: {error}") from None
-        from ..authoring.variants import apply_table
+        from ..variants.table import apply_table
 
         return apply_table(catalog, self.course_dir, str(self.course), str(self.student_id))
 

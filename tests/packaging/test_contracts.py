@@ -97,7 +97,7 @@ def test_the_exercises_contracts_as_written_break_on_a_house_that_breaks_them(
     for folder in ("..", ".", *rooms):
         (house / folder).mkdir(parents=True, exist_ok=True)
         (house / folder / "__init__.py").write_text("")
-    for shared in ("catalog", "answers", "report", "errors", "files"):
+    for shared in ("catalog", "variants", "answers", "report", "errors", "files"):
         (house / f"{shared}.py").write_text("")
     (house / "learner" / "course.py").write_text("from ..authoring import bundle\n")
     (house / "engine" / "runner.py").write_text("from ..learner import course\n")

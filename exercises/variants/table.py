@@ -17,12 +17,14 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.base.safe_io import load_json
-from ..catalog import Catalog, Exercise
 from ..errors import WorkspaceError
-from ..variants import Params, seed
+from .spec import Params, seed
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog, Exercise
 
 VARIANTS_FILE = "variants.json"
 VARIANTS_FORMAT = "routerlab-variants"
