@@ -31,7 +31,15 @@ from typing import Any
 
 from ..core.base.safe_io import parse_json, read_text
 from .errors import CatalogError, UnknownExerciseError
-from .variants.spec import Params, VariantError, VariantSpec, from_key, params_key, parse_spec, render
+from .variants.spec import (
+    Params,
+    VariantError,
+    VariantSpec,
+    from_key,
+    params_key,
+    parse_spec,
+    render,
+)
 
 HINT_LEVELS = ("nudge", "concept", "near solution")
 """What each hint level is for, in the order a student gets them."""

@@ -241,8 +241,8 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
     answers (found from the course's secret)."""
     from ...exercises.authoring.bundle import release_solutions as write_solutions
     from ...exercises.authoring.secret import find_secret
-    from ...exercises.variants.table import class_variants
     from ...exercises.teacher.roster import read_roster
+    from ...exercises.variants.table import class_variants
     from ..render import make_console
 
     course_id = _course_id(course_id, catalog)

@@ -69,8 +69,8 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     secret is made (or kept) in the teacher's data folder; with `roster` (student ids), each of
     those students gets their own variant of every exercise that varies."""
     from ..engine import judge
-    from .secret import ensure_secret
     from ..variants.table import write_table
+    from .secret import ensure_secret
 
     _check_id(course_id, "course id", CatalogError)
     if not 0 <= hints <= 3:
@@ -235,8 +235,8 @@ def release_solutions(catalog: Catalog, out: Path, course_id: str,
     """Write the worked solutions (and a predict exercise's answers) a class workspace imports;
     the ids written. `variants` (student id -> their variants, a course that gave variants):
     each of those students also gets their own variant's answers, filed under their tag."""
-    from .sealing import open_solution
     from ..variants.table import student_tag
+    from .sealing import open_solution
 
     _check_id(course_id, "course id", CatalogError)
     check_target(out, "solutions file", CatalogError)  # refused before any solution is opened

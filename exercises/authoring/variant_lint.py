@@ -33,8 +33,8 @@ from ..engine.literals import literal_reply
 from ..engine.runner import Candidate, judge_reply, run_checks
 from ..errors import CatalogError, ExerciseError
 from ..variants.spec import Params, placeholders
-from .sealing import open_solution, scratch_file
 from ..variants.table import random_variants
+from .sealing import open_solution, scratch_file
 
 AGREEMENT_SAMPLE = 400
 """Variants drawn to measure agreement when an exercise has more than this many."""

@@ -16,10 +16,10 @@ from typing import Any
 from ...core.base.safe_io import load_toml
 from ..authoring.bundle import COURSE_FILE
 from ..authoring.secret import CourseSecret, find_secret, secret_path
-from ..variants.table import class_variants
 from ..catalog import Catalog
 from ..errors import CatalogError, GradesError
 from ..learner.workspace import MARKER, STATE_DIR
+from ..variants.table import class_variants
 
 
 def course_of(folders: Iterable[Path], given: str | None) -> str | None:

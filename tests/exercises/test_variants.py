@@ -28,7 +28,6 @@ from routerlab.exercises.authoring.variant_lint import (
     lint_catalog_variants,
     lint_variants,
 )
-from routerlab.exercises.variants.table import class_variants
 from routerlab.exercises.catalog import Catalog, Kind, load_catalog
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.checks.base import PredictSuite, to_data
@@ -38,6 +37,7 @@ from routerlab.exercises.learner.course import Course
 from routerlab.exercises.learner.workspace import init_workspace
 from routerlab.exercises.teacher.similar import normalised
 from routerlab.exercises.variants.spec import VariantError, parse_spec, render
+from routerlab.exercises.variants.table import class_variants
 
 COURSE = "variants-2027"
 KEY = bytes([1]) * 32
