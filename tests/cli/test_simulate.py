@@ -191,3 +191,46 @@ def test_list_names_every_shipped_scenario_with_its_title() -> None:
                for p in SCENARIOS.rglob("*.toml")}
     assert set(listed) == shipped and "peers/kill-mid-transfer" in listed
     assert listed["shared-add"] == "A float add with a shared input"
+
+
+def _long_scenario(folder: Path, pairs: int) -> tuple[Path, int, list[int]]:
+    """q (a quantized x), then `pairs` clones of it each dropped again, and every 100 a move
+    under `reject` that is refused as it expects: the file, its step count, the refused steps."""
+    lines = ['title = "A long flow"', 'devices = ["cpu:0", "cpu:1"]', "",
+             "[[steps]]", 'op = "tensor"', 'name = "x"', "values = [1.0, 2.0]",
+             'device = "cpu:0"', "", "[[steps]]", 'op = "quantize"', 'tensor = "x"',
+             'scheme = "q8s"', 'name = "q"']
+    steps, refused = 2, []
+    for i in range(pairs):
+        lines += ["", "[[steps]]", 'op = "clone"', 'tensor = "q"', f'name = "c{i}"',
+                  "", "[[steps]]", 'op = "drop"', f'tensor = "c{i}"']
+        steps += 2
+        if i % 100 == 50:
+            lines += ["", "[[steps]]", 'op = "to_device"', 'tensor = "q"', 'device = "cpu:1"',
+                      f'name = "m{i}"', 'policy = "reject"', 'expect_error = "TransferRejected"']
+            steps += 1
+            refused.append(steps)
+    path = folder / "long.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path, steps, refused
+
+
+def test_a_long_run_draws_its_ends_and_says_what_it_left_out(tmp_path: Path) -> None:
+    """`simulate` of 1,001 steps draws 25 of them and one line naming the 976 between, with the
+    refused moves among them (`present/window.py`); `--all` draws all; `--json` holds all."""
+    long, total, refused = _long_scenario(tmp_path, 497)
+    assert total == 1_001 and len(refused) == 5
+    plain = CliRunner().invoke(app, ["simulate", str(long), "--plain"])
+    assert plain.exit_code == 0, plain.output
+    assert plain.output.count("Registry cpu:0") == 25
+    assert "Step 20: " in plain.output and "Step 21: " not in plain.output
+    assert "Step 996: " not in plain.output and "Step 997: " in plain.output
+    said = " ".join(plain.output.split())
+    assert (f"… 976 steps not drawn (steps 21-996); 5 of them raised the error they expected "
+            f"(steps {', '.join(map(str, refused))}). --all draws every step; --json holds them "
+            "all.") in said
+    every = CliRunner().invoke(app, ["simulate", str(long), "--plain", "--all"])
+    assert every.exit_code == 0 and every.output.count("Registry cpu:0") == 1_001
+    assert "not drawn" not in every.output
+    doc = json.loads(CliRunner().invoke(app, ["simulate", str(long), "--json"]).output)
+    assert len(doc["steps"]) == 1_001 and [s["step"] for s in doc["steps"] if s["error"]] == refused
