@@ -11,10 +11,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from ...exercises.learner.course import Course
     from ...exercises.learner.render import ProgressView, ReportView
+    from ...exercises.learner.watch import WatchEvent
 
 exercises_app = typer.Typer(
     name="exercises", no_args_is_help=True,
@@ -206,35 +210,14 @@ def check(
     json_out: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
 ) -> None:
     """Run an exercise's checks on your file (visible and hidden). Exit code 1 if any fail."""
-    from ...exercises.learner.render import report_view
-
     course = _course(directory)
-    if all_:
-        ids = [e.id for e in course.catalog]
-    elif exercise_id:
-        ids = [course.catalog.get(exercise_id).id]
-    else:
-        upcoming = course.next_exercise()
-        ids = [upcoming.id] if upcoming else []
+    ids = _to_check(course, exercise_id, all_)
     console = _console(plain)
     if not ids:
         console.print("Every exercise passes. `routerlab exercises export` writes your results.")
         return
     reports = course.check_many(ids) if len(ids) > 1 else [course.check(ids[0])]
-    views = [report_view(r, course.catalog.get(r.exercise_id)) for r in reports]
-    if json_out:
-        from ..render import print_json
-
-        print_json([_verdict(r, v) for r, v in zip(reports, views, strict=True)])
-    else:
-        _notes(console, course)
-        if len(views) == 1:
-            print_report(console, views[0])
-        else:
-            for view in views:
-                console.print(view.headline, style=rich_style("ok" if view.passed else "error"),
-                              highlight=False)
-            print_progress(console, _progress(course), table=False)
+    _show_checks(console, course, reports, json_out)
     if not all(r.passed for r in reports):
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
     if not all_ and exercise_id is None:
@@ -242,6 +225,37 @@ def check(
         if upcoming is not None:
             console.print(f"Next: {command_prefix()} exercises check {upcoming.id}",
                           highlight=False, soft_wrap=True)
+
+
+def _to_check(course: "Course", exercise_id: str | None, all_: bool) -> list[str]:
+    """Every exercise, the one named, or the next unfinished one (none when all pass)."""
+    if all_:
+        return [e.id for e in course.catalog]
+    if exercise_id:
+        return [course.catalog.get(exercise_id).id]
+    upcoming = course.next_exercise()
+    return [upcoming.id] if upcoming else []
+
+
+def _show_checks(console: "Console", course: "Course", reports: list[Any],
+                 json_out: bool) -> None:
+    """One report in full, several as a headline each and the progress, or all as JSON."""
+    from ...exercises.learner.render import report_view
+
+    views = [report_view(r, course.catalog.get(r.exercise_id)) for r in reports]
+    if json_out:
+        from ..render import print_json
+
+        print_json([_verdict(r, v) for r, v in zip(reports, views, strict=True)])
+        return
+    _notes(console, course)
+    if len(views) == 1:
+        print_report(console, views[0])
+        return
+    for view in views:
+        console.print(view.headline, style=rich_style("ok" if view.passed else "error"),
+                      highlight=False)
+    print_progress(console, _progress(course), table=False)
 
 
 def _verdict(report: Any, view: "ReportView") -> dict[str, Any]:
@@ -342,11 +356,7 @@ def watch(
     import queue
     import threading
 
-    from rich.panel import Panel
-    from rich.text import Text
-
-    from ...exercises.learner.render import hint_view, list_lines, report_view
-    from ...exercises.learner.watch import KEY_LINE, Watcher, WatchEvent
+    from ...exercises.learner.watch import Watcher
     from ..keys import keys_from_terminal
 
     course = _course(directory)
@@ -354,8 +364,26 @@ def watch(
     keys: queue.Queue[str] = queue.Queue()
     stop = threading.Event()
     keyed = threading.Event()  # set once keys are read from the terminal
+    with keys_from_terminal(keys, stop) as reading:
+        if reading:
+            keyed.set()
+        try:
+            Watcher(course, _watch_shower(console, keyed), poll=poll, interval=interval,
+                    keys=keys).run(stop)
+        except KeyboardInterrupt:
+            stop.set()
+    console.print("stopped watching", style=rich_style("muted"))
 
-    def show_event(event: WatchEvent) -> None:
+
+def _watch_shower(console: "Console", keyed: "threading.Event") -> "Callable[[WatchEvent], None]":
+    """How `watch` shows each event of its `Watcher`; `keyed` is set once keys are read."""
+    from rich.panel import Panel
+    from rich.text import Text
+
+    from ...exercises.learner.render import hint_view, list_lines, report_view
+    from ...exercises.learner.watch import KEY_LINE
+
+    def show_event(event: "WatchEvent") -> None:
         if event.kind == "report" and event.report is not None and event.exercise is not None:
             console.rule(f"{event.exercise.id}")
             print_report(console, report_view(event.report, event.exercise))
@@ -377,14 +405,7 @@ def watch(
             suffix = f" ({stops})" if event.kind == "mode" else ""
             console.print(event.text + suffix, style=style, highlight=False)
 
-    with keys_from_terminal(keys, stop) as reading:
-        if reading:
-            keyed.set()
-        try:
-            Watcher(course, show_event, poll=poll, interval=interval, keys=keys).run(stop)
-        except KeyboardInterrupt:
-            stop.set()
-    console.print("stopped watching", style=rich_style("muted"))
+    return show_event
 
 
 @exercises_app.command()

@@ -31,23 +31,31 @@ def register(app: typer.Typer) -> None:
                      "(in your exercise workspace; 127.0.0.1, with a token).")(lab)
 
 
+DirectoryOpt = Annotated[Path | None, typer.Option(
+    "--dir", metavar="DIR",
+    help="Your workspace (created if the folder is new or empty). Default: the workspace "
+         "around the current folder, else ~/routerlab-exercises.",
+)]
+
+PortOpt = Annotated[int, typer.Option(
+    "--port", min=0, max=65535, help="Port to listen on (0: pick a free one).")]
+
+BrowserOpt = Annotated[bool | None, typer.Option(
+    "--browser/--no-browser", help="Open a browser (default: only when a display is available)."
+)]
+
+DryRunOpt = Annotated[bool, typer.Option(
+    "--dry-run", help="Print the URL and the command, start nothing (nothing is copied).")
+]
+
+NoStartOpt = Annotated[bool, typer.Option(
+    "--no-start", help="Bring the workspace's notebooks and docs up to date, then stop "
+                       "(starts no JupyterLab, so it needs none).")]
+
+
 def lab(
-    directory: Annotated[Path | None, typer.Option(
-        "--dir", metavar="DIR",
-        help="Your workspace (created if the folder is new or empty). Default: the workspace "
-             "around the current folder, else ~/routerlab-exercises.",
-    )] = None,
-    port: Annotated[int, typer.Option(
-        "--port", min=0, max=65535, help="Port to listen on (0: pick a free one).")] = 0,
-    browser: Annotated[bool | None, typer.Option(
-        "--browser/--no-browser", help="Open a browser (default: only when a display is available)."
-    )] = None,
-    dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="Print the URL and the command, start nothing (nothing is copied).")
-    ] = False,
-    no_start: Annotated[bool, typer.Option(
-        "--no-start", help="Bring the workspace's notebooks and docs up to date, then stop "
-                           "(starts no JupyterLab, so it needs none).")] = False,
+    directory: DirectoryOpt = None, port: PortOpt = 0, browser: BrowserOpt = None,
+    dry_run: DryRunOpt = False, no_start: NoStartOpt = False,
 ) -> None:
     workspace, how, new = _workspace(directory)  # a --dir that cannot be one: said first
     if importlib.util.find_spec("jupyterlab") is None and not no_start:
@@ -62,7 +70,6 @@ def lab(
         how += ", to be created" if dry_run else ", created"
         if not dry_run:
             init_workspace(workspace)
-    source = lab_notebooks.shipped_notebooks()
     port = port or _free_port()
     token = secrets.token_hex(24)
     open_path = f"{lab_notebooks.NOTEBOOK_DIR}/{lab_notebooks.FIRST}"
@@ -71,13 +78,7 @@ def lab(
     command = lab_server.jupyterlab_command(workspace, port, open_path, open_browser, settings)
     typer.echo(f"{how}: {workspace}")
     if not dry_run:
-        from ...exercises.learner.workspace import open_workspace
-
-        opened = open_workspace(workspace)
-        synced = lab_notebooks.sync_notebooks(opened, source)
-        lab_notebooks.sync_docs(opened, lab_notebooks.shipped_docs(), synced)
-        for line in synced.lines():
-            typer.echo(line)
+        source = _sync(workspace)
         if no_start:
             typer.echo(f"Notebooks and docs from {source.parent}; start JupyterLab on them with "
                        "the same command without --no-start.")
@@ -92,6 +93,21 @@ def lab(
     code = lab_server.run(command, lab_server.server_env(token))
     if code != 0:
         _fail(f"JupyterLab exited with code {code}")
+
+
+def _sync(workspace: Path) -> Path:
+    """The workspace's notebooks and docs brought up to date from this RouterLab's (whose
+    folder of notebooks is returned), each change said."""
+    from ...exercises.learner import lab_notebooks
+    from ...exercises.learner.workspace import open_workspace
+
+    source = lab_notebooks.shipped_notebooks()
+    opened = open_workspace(workspace)
+    synced = lab_notebooks.sync_notebooks(opened, source)
+    lab_notebooks.sync_docs(opened, lab_notebooks.shipped_docs(), synced)
+    for line in synced.lines():
+        typer.echo(line)
+    return source
 
 
 def _workspace(directory: Path | None) -> tuple[Path, str, bool]:

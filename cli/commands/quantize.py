@@ -11,6 +11,8 @@ rich nor the router model. `--json` refuses a tensor above `MAX_JSON_ELEMENTS` v
 anything is quantized: its document lists every input, q and dequantized value.
 """
 
+from typing import Annotated
+
 import typer
 
 from .. import options
@@ -22,38 +24,37 @@ def register(app: typer.Typer) -> None:
     )(quantize)
 
 
+Scales = Annotated[str | None, typer.Option(
+    "--scales", help="JSON list of scales (static); omit to calibrate.")]
+GlobalScale = Annotated[float | None, typer.Option(
+    "--global", help="The f32 global scale of a two-level scheme, with --scales.")]
+Scheme = Annotated[str, typer.Option(
+    "--scheme", callback=options.SCHEME, help="Scheme string, e.g. q8s, q4f:block=32 "
+                                              "(docs/schemes.md).")]
+CalibrationOpt = Annotated[str, typer.Option(
+    "--calibration", callback=options.CALIBRATION, help="minmax or absmean (without --scales).")]
+BackendOpt = Annotated[str, typer.Option(
+    "--backend", callback=options.PROFILE,
+    help="ndarray, ndarray-tests (NdArray's export_tests build), flex or cubecl.")]
+Summary = Annotated[bool, typer.Option(
+    "--summary", help="With --json: leave out the per-element arrays (input, q, scales, "
+                      "dequant, bytes).")]
+FlatValues = Annotated[str | None, typer.Option("--values",
+                                                help="Flat JSON list of numbers, row-major.")]
+FlatShape = Annotated[str | None, typer.Option(
+    "--shape", help="Comma-separated shape, e.g. 2,16 (default: flat).")]
+JsonOut = Annotated[bool, typer.Option(
+    "--json", help="Print one JSON object (at most 64 MiB; docs/limits.md).")]
+RandomShape = Annotated[str | None, typer.Option(
+    "--random", help="Instead of --values: a random normal tensor of this shape.")]
+
+
 def quantize(
-    values: str = typer.Option(None, "--values", help="Flat JSON list of numbers, row-major."),
-    shape: str = typer.Option(
-        None, "--shape", help="Comma-separated shape, e.g. 2,16 (default: flat)."
-    ),
-    random: str = typer.Option(
-        None, "--random", help="Instead of --values: a random normal tensor of this shape."
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed for --random."),
-    scheme: str = typer.Option(
-        "q8s", "--scheme", callback=options.SCHEME,
-        help="Scheme string, e.g. q8s, q4f:block=32 (docs/schemes.md)."
-    ),
-    scales: str = typer.Option(
-        None, "--scales", help="JSON list of scales (static); omit to calibrate."
-    ),
-    global_scale: float = typer.Option(
-        None, "--global", help="The f32 global scale of a two-level scheme, with --scales."
-    ),
-    calibration: str = typer.Option(
-        "minmax", "--calibration", callback=options.CALIBRATION,
-        help="minmax or absmean (without --scales)."
-    ),
-    backend: str = typer.Option(
-        "flex", "--backend", callback=options.PROFILE,
-        help="ndarray, ndarray-tests (NdArray's export_tests build), flex or cubecl.",
-    ),
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object (at most 64 MiB; "
-                                                        "docs/limits.md)."),
-    summary: bool = typer.Option(False, "--summary", help="With --json: leave out the "
-                                 "per-element arrays (input, q, scales, dequant, bytes)."),
-    plain: bool = typer.Option(False, "--plain", help="No colour."),
+    values: FlatValues = None, shape: FlatShape = None, random: RandomShape = None,
+    seed: options.Seed = 0, scheme: Scheme = "q8s", scales: Scales = None,
+    global_scale: GlobalScale = None, calibration: CalibrationOpt = "minmax",
+    backend: BackendOpt = "flex", json_out: JsonOut = False, summary: Summary = False,
+    plain: options.Plain = False,
 ) -> None:
     from ...core import Profile
     from ...core.base.limits import check_json_numbers

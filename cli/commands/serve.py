@@ -41,38 +41,52 @@ def _one_host(host: str) -> str:
     return host
 
 
+DeviceOpt = Annotated[list[str] | None, typer.Option(
+    "--device", help="A device to serve, e.g. cpu:0 or cuda:0; repeat for more "
+                     "(default: cpu:0 and cpu:1).")]
+
+ProfileOpt = Annotated[str | None, typer.Option(
+    "--profile", callback=options.PROFILE,
+    help="Backend profile of every device given without @profile: ndarray, flex or cubecl "
+         "(one backend per server).")]
+
+HostOpt = Annotated[str, typer.Option(
+    "--host", callback=_one_host,
+    help="Interface to listen on; anything but loopback is reachable from the network, "
+         "without encryption.")]
+
+PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535,
+                                      help="Port (0: a free one, printed).")]
+
+LocalOpt = Annotated[int | None, typer.Option(
+    "--local", min=1, max=16, help="Start this many peers on loopback instead, each its own "
+                                   "process on a free port; Ctrl-C stops them all.")]
+
+FaultsOpt = Annotated[bool, typer.Option(
+    "--faults", help="Let clients inject faults (kill, drop, delay, oom, restart; "
+                     "docs/faults.md). Peers started with --local always do.")]
+
+PeerAllowOpt = Annotated[list[str] | None, typer.Option(
+    "--peer-allow", callback=options.ADDRESS,
+    help="A peer (ws://HOST:PORT) this one may download tensors from; repeat for more. "
+         "Downloads from any other are refused before connecting.")]
+
+AllowOriginOpt = Annotated[list[str] | None, typer.Option(
+    "--allow-origin", help="A web origin (e.g. http://localhost:8888) whose pages may "
+                           "connect; upgrades with any other Origin header are refused. "
+                           "Repeat for more.")]
+
+ClientMemoryOpt = Annotated[int | None, typer.Option(
+    "--client-memory", min=1, max=MAX_CLIENT_MEMORY_MIB,
+    help="MiB one client's tensors may hold on a peer (default 4096, at most 1 TiB).")
+]
+
+
 def serve(
-    device: Annotated[list[str] | None, typer.Option(
-        "--device", help="A device to serve, e.g. cpu:0 or cuda:0; repeat for more "
-                         "(default: cpu:0 and cpu:1).")] = None,
-    profile: Annotated[str | None, typer.Option(
-        "--profile", callback=options.PROFILE,
-        help="Backend profile of every device given without @profile: ndarray, flex or cubecl "
-             "(one backend per server).")] = None,
-    host: Annotated[str, typer.Option(
-        "--host", callback=_one_host,
-        help="Interface to listen on; anything but loopback is reachable from the network, "
-             "without encryption.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535,
-                                      help="Port (0: a free one, printed).")] = 0,
-    local: Annotated[int | None, typer.Option(
-        "--local", min=1, max=16, help="Start this many peers on loopback instead, each its own "
-                                       "process on a free port; Ctrl-C stops them all.")] = None,
-    faults: Annotated[bool, typer.Option(
-        "--faults", help="Let clients inject faults (kill, drop, delay, oom, restart; "
-                         "docs/faults.md). Peers started with --local always do.")] = False,
-    peer_allow: Annotated[list[str] | None, typer.Option(
-        "--peer-allow", callback=options.ADDRESS,
-        help="A peer (ws://HOST:PORT) this one may download tensors from; repeat for more. "
-             "Downloads from any other are refused before connecting.")] = None,
-    allow_origin: Annotated[list[str] | None, typer.Option(
-        "--allow-origin", help="A web origin (e.g. http://localhost:8888) whose pages may "
-                               "connect; upgrades with any other Origin header are refused. "
-                               "Repeat for more.")] = None,
-    client_memory: Annotated[int | None, typer.Option(
-        "--client-memory", min=1, max=MAX_CLIENT_MEMORY_MIB,
-        help="MiB one client's tensors may hold on a peer (default 4096, at most 1 TiB).")
-    ] = None,
+    device: DeviceOpt = None, profile: ProfileOpt = None, host: HostOpt = "127.0.0.1",
+    port: PortOpt = 0, local: LocalOpt = None, faults: FaultsOpt = False,
+    peer_allow: PeerAllowOpt = None, allow_origin: AllowOriginOpt = None,
+    client_memory: ClientMemoryOpt = None,
 ) -> None:
     from ...core.remote import check_address
     from ...core.serving import CLIENT_SHARE_BYTES, run_peer, serve_local
