@@ -1,5 +1,9 @@
-"""docs/ARCHITECTURE.md says what is there: every module file it names exists, and every
-subpackage of RouterLab has its place in it.
+"""docs/ARCHITECTURE.md says what is there: every module file it names exists, every module and
+subpackage of RouterLab has its place in it, and no module or package name repeats inside core.
+
+A module is named when the page has its path or a tail of it in backticks (`core/quant/ops.py`,
+`quant/ops.py`, `ops.py`), its dotted name (`routerlab.core.quant.ops`), or its bare name in
+backticks in the same table row or paragraph as its folder (`serving/` ... `faults`).
 
 A file is named in backticks, by its path (`core/runtime.py`, `exercises/engine/jail.py`), by a
 path inside the folder a table row or paragraph is about (`fix/guard.py`, `host.py`), or as a
@@ -10,6 +14,7 @@ in the text as its folder (`serving/`, `exercises/engine/`) or its dotted name.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,3 +83,72 @@ def test_the_checks_catch_a_page_that_drifted() -> None:
         "fix/burn_text.py", "core/remote/host.py"}
     assert "routerlab.exercises.grading" in _dotted(drifted)
     assert "exercises/engine" in _subpackages() and "core/serving" in _subpackages()
+
+
+def _ticked(text: str) -> set[str]:
+    """What a text has in backticks, code fences left out (their backticks pair nothing)."""
+    return set(re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S)))
+
+
+def _blocks(text: str) -> list[str]:
+    """The page's paragraphs, each table row a block of its own."""
+    blocks: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        lines = paragraph.splitlines()
+        rows = bool(lines) and all(line.startswith("|") for line in lines)
+        blocks += lines if rows else [paragraph]
+    return blocks
+
+
+def _unnamed(text: str, files: list[str]) -> list[str]:
+    """The module files (`__init__.py` aside: a package is its folder) the page names nowhere."""
+    ticked, blocks = _ticked(text), [_ticked(b) for b in _blocks(text)]
+
+    def named(path: str) -> bool:
+        parts = path.removesuffix(".py").split("/")
+        if any("/".join(parts[i:]) + ".py" in ticked for i in range(len(parts))):
+            return True
+        if "routerlab." + ".".join(parts) in ticked:
+            return True
+        folders = {"/".join(parts[i:-1]) + "/" for i in range(len(parts) - 1)}
+        folders.add("routerlab." + ".".join(parts[:-1]))
+        return len(parts) > 1 and any(parts[-1] in b and folders & b for b in blocks)
+
+    return sorted(f for f in files if not f.endswith("__init__.py") and not named(f))
+
+
+def test_every_module_of_the_package_is_named_in_the_page() -> None:
+    files = _package_files() + [p.name for p in ROOT.glob("*.py") if p.name != "setup.py"]
+    unnamed = _unnamed(DOC.read_text(encoding="utf-8"), files)
+    assert unnamed == [], f"docs/ARCHITECTURE.md names nowhere: {unnamed}"
+
+
+def test_the_module_check_catches_a_module_the_page_forgot() -> None:
+    page = ("| `quant/` | the scheme (`scheme.py`) |\n"
+            "| `serving/` | `faults`, a peer's faults |\n\n"
+            "```\n `ops` in a fence\n```\n`ops` alone in a paragraph of its own\n")
+    files = ["core/quant/scheme.py", "core/quant/ops.py", "core/serving/faults.py",
+             "core/serving/gate.py", "core/serving/__init__.py"]
+    assert _unnamed(page, files) == ["core/quant/ops.py", "core/serving/gate.py"]
+
+
+def _core_names(core: Path) -> list[str]:
+    """Every module's and package's own name inside `core` (its `__init__` aside)."""
+    modules = [p.stem for p in core.rglob("*.py")
+               if p.name != "__init__.py" and "__pycache__" not in p.parts]
+    packages = [p.parent.name for p in core.rglob("*/__init__.py")]
+    return modules + packages
+
+
+def test_no_module_or_package_name_repeats_inside_core() -> None:
+    repeated = [n for n, c in Counter(_core_names(ROOT / "core")).items() if c > 1]
+    assert repeated == [], f"names used twice inside core/: {repeated}"
+
+
+def test_the_name_check_catches_a_repeat(tmp_path: Path) -> None:
+    for path in ("core/__init__.py", "core/wire/__init__.py", "core/serving/wire.py",
+                 "core/remote/streams.py", "core/wire/streams.py", "core/remote/__init__.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    names = Counter(_core_names(tmp_path / "core"))
+    assert sorted(n for n, c in names.items() if c > 1) == ["streams", "wire"]
