@@ -1,4 +1,11 @@
-"""Fixtures for the whole suite."""
+"""Fixtures for the whole suite, and which tests `./run test` runs apart.
+
+`./run test` runs the suite in two passes (the `run` script): every test not marked `alone` on
+all cores (pytest-xdist, `-n auto`), then the `alone` ones (a headless browser, the demo hub, a
+Dask cluster, the jail's cgroups) one after another in one process, so no two of them share the
+machine. (pytest-xdist's `xdist_group` would do it in one pass, but pytest-xdist 3.8 renames a
+grouped test through `Item._nodeid`, which pytest 9.2 no longer reads: the groups were ignored.)
+"""
 
 from __future__ import annotations
 
@@ -21,3 +28,4 @@ def teacher_data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
         os.environ.pop("XDG_DATA_HOME", None)
     else:
         os.environ["XDG_DATA_HOME"] = before
+

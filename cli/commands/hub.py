@@ -79,7 +79,8 @@ def hub(
 
 def _ready_to_start(directory: Path, port: int) -> tuple[Path, Path]:
     """The demo's folder (resolved from the caller's folder) and the proxy to run, once
-    JupyterHub and the proxy are installed, the port is free and the folder can be the demo's."""
+    JupyterHub and the proxy are installed, the folder can be the demo's and the port is free
+    (in that order: a test of a refused folder never depends on what listens on 8000)."""
     from ...exercises.learner.workspace import caller_cwd
     from ...exercises.teacher import hub as classhub
     from .. import hub_server
@@ -91,9 +92,9 @@ def _ready_to_start(directory: Path, port: int) -> tuple[Path, Path]:
         _fail(f"{classhub.PROXY} is not installed (it needs Node.js): {classhub.PROXY_INSTALL}")
     folder = directory.expanduser()
     folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
+    classhub.check_demo_folder(folder)  # the folder first: a refusal of it asks no port
     if hub_server.answers(f"http://127.0.0.1:{port}"):
         _fail(f"a hub already answers on 127.0.0.1:{port}: stop it or choose --port")
-    classhub.check_demo_folder(folder)
     return folder, proxy
 
 

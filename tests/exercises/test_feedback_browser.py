@@ -13,7 +13,7 @@ import pytest
 from routerlab.exercises.teacher.classroom import CheckResult, ExerciseResult, StudentResult
 from routerlab.exercises.teacher.feedback import write_feedback
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.alone]
 
 HIDDEN_VALUE = "0.0283464566929"
 

@@ -37,7 +37,8 @@ TOKEN = uuid.uuid4().hex
 OUTSIDE = Path(f"/tmp/routerlab-jail-attack-{TOKEN}")
 SECRET = f"teacher-secret-{TOKEN}"
 
-pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
+pytestmark = [pytest.mark.skipif(unavailable() is not None, reason=str(unavailable())),
+              pytest.mark.alone]  # the jail's cgroups, and jails under prlimit
 
 SCALE = "def compute_scale(values, value):\n"
 

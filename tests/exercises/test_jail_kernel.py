@@ -27,6 +27,8 @@ from routerlab.exercises.engine.jail_image import BUILT_FROM, build_image, grade
 from routerlab.exercises.engine.runner import Candidate, judge_reply, run_checks, sandboxed
 from routerlab.exercises.report import CheckReport
 
+pytestmark = pytest.mark.alone  # jails, one at a time (tests/conftest.py)
+
 CATALOG = load_catalog()
 
 

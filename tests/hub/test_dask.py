@@ -24,7 +24,7 @@ from routerlab.exercises.teacher.classroom import LocalExecutor, StudentResult
 from routerlab.exercises.teacher.dask_executor import DaskExecutor
 from routerlab.exercises.teacher.regrade import Outputs, plan_class, regrade
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # a Dask cluster
 
 SOLVED = {"ada": ["quant-3", "flow-1"], "bob": ["quant-3"], "cy": []}
 

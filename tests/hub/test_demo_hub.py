@@ -30,7 +30,7 @@ from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.engine.jail import unavailable
 from routerlab.exercises.teacher.hub import OPEN_URL
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 EXERCISE = "quant-3"
 READY_LIMIT_S = 120

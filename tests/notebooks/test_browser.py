@@ -44,6 +44,7 @@ from notebook_counts import STEPPER_CLASS, implement_checkpoints
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
+pytestmark = pytest.mark.alone  # one headless Chromium and JupyterLab at a time
 ALL_CELLS = {"windowingMode": "none"}
 """Render every cell (JupyterLab virtualises long notebooks: off-screen prompts read empty)."""
 RUN_LIMIT_S = 90

@@ -55,3 +55,34 @@ def test_run_resolves_a_relative_path_from_the_callers_folder(tmp_path: Path) ->
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "My own tensor moves" in done.stdout
+
+
+def test_the_suite_runs_the_shared_tests_on_every_core_then_the_alone_ones_apart(
+        monkeypatch) -> None:
+    """`./run test` without arguments: two pytest passes, both printing their 25 slowest tests;
+    the second runs even when the first failed, and a failure of either is the exit code."""
+    run = _load_run()
+    ran: list[list[str]] = []
+    codes = iter([1, 0])
+    monkeypatch.setattr(run, "run_child", lambda command, **_: ran.append(command) or next(codes))
+    assert run.run_suite() == 1
+    assert [c[1:3] for c in ran] == [["-m", "pytest"]] * 2
+    first, second = (c[3:] for c in ran)
+    assert first[:2] == ["-n", "auto"] and "not alone" in first and "--durations=25" in first
+    assert "-n" not in second and second[:2] == ["-m", "alone"] and "--durations=25" in second
+    codes = iter([0, 5])  # an empty pass (no jail, no browser here) is no failure
+    assert run.run_suite() == 0
+
+
+def test_the_alone_tests_are_marked_and_selected_by_their_marker() -> None:
+    """The browser, the demo hub, the Dask cluster and the jail modules are `alone`, and
+    `-m alone` selects those and nothing else."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-m", "alone",
+                           "tests/hub/test_demo_hub.py", "tests/quant/test_scheme.py"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    listed = [line for line in done.stdout.splitlines() if "::" in line]
+    assert listed and all(line.startswith("tests/hub/test_demo_hub.py") for line in listed)
+    for module in ("tests/notebooks/test_browser.py", "tests/exercises/test_feedback_browser.py",
+                   "tests/hub/test_demo_hub.py", "tests/hub/test_dask.py",
+                   "tests/exercises/test_jail.py", "tests/exercises/test_jail_kernel.py"):
+        assert "pytest.mark.alone" in (ROOT / module).read_text(encoding="utf-8"), module
