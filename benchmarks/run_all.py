@@ -6,8 +6,9 @@ Runs, in this order, in this process or (for memory and start-up) in fresh child
 transfer.py (every path: same-peer, cross-peer, cross-peer across backends and Dispatch; 8/4/2-bit,
 per tensor and per block, at 1, 16 and 64 Mi values),
 quantize.py (against torch when installed), registry.py (registry pairs, the 100k-op flow,
-the trace bound), cli_start.py, memory.py, remote.py (two served peers: a 64 Mi cross-peer move
-against a raw loopback send, and a small step), classroom.py (a student's regrade, one check and
+the trace bound), cli_start.py, simulate.py (a long scenario drawn against its JSON), memory.py,
+remote.py (two served peers: a 64 Mi cross-peer move against a raw loopback send, and a small
+step), classroom.py (a student's regrade, one check and
 a class of 200, against loading the model), and gpu_transfer.py's paired goal (skipped with
 the reason when no GPU is usable). Writes `results.json` (every measurement and every goal),
 `transfer.png` (median move/copy ratio against size, one panel per path) and `goals.md` (the
@@ -38,6 +39,7 @@ import numpy as np
 import quantize
 import registry
 import remote
+import simulate
 import transfer
 from _paired import goal_line
 
@@ -102,6 +104,7 @@ def main() -> None:
         "quantize": quantize.run(4 if args.quick else 16, 7 if args.quick else 9),
         "registry": registry.run(7, 20_000 if args.quick else 100_000),
         "cli_start": cli_start.run(7 if args.quick else 15),
+        "simulate": simulate.run(2_000 if args.quick else 10_000, 3, every=False),
         "memory": memory.run(16 if args.quick else 64, 4000 if args.quick else 16000),
         "remote": remote.run(4 if args.quick else 64, 7, 50 if args.quick else 200),
         "classroom": classroom.run(3 if args.quick else 5, 8 if args.quick else 200),
