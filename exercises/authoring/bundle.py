@@ -59,7 +59,7 @@ class CourseInfo:
     secret_fingerprint: str = ""
     """The course secret's fingerprint (`authoring.secret`): grading refuses another secret."""
     variants: bool = False
-    """Each student has their own variant (`variants.json`, `authoring.variants`)."""
+    """Each student has their own variant (`variants.json`, `variants.table`)."""
 
 
 def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
