@@ -57,21 +57,27 @@ def test_run_resolves_a_relative_path_from_the_callers_folder(tmp_path: Path) ->
     assert "My own tensor moves" in done.stdout
 
 
-def test_the_suite_runs_the_shared_tests_on_every_core_then_the_alone_ones_apart(
-        monkeypatch) -> None:
-    """`./run test` without arguments: two pytest passes, both printing their 25 slowest tests;
-    the second runs even when the first failed, and a failure of either is the exit code."""
-    run = _load_run()
-    ran: list[list[str]] = []
-    codes = iter([1, 0])
-    monkeypatch.setattr(run, "run_child", lambda command, **_: ran.append(command) or next(codes))
-    assert run.run_suite() == 1
-    assert [c[1:3] for c in ran] == [["-m", "pytest"]] * 2
-    first, second = (c[3:] for c in ran)
-    assert first[:2] == ["-n", "auto"] and "not alone" in first and "--durations=25" in first
-    assert "-n" not in second and second[:2] == ["-m", "alone"] and "--durations=25" in second
-    codes = iter([0, 5])  # an empty pass (no jail, no browser here) is no failure
-    assert run.run_suite() == 0
+def test_the_suite_runs_on_every_core_and_prints_the_25_slowest() -> None:
+    """`./run test` without arguments: pytest-xdist, a worker per core, a module's tests on one
+    worker (tests/conftest.py's scheduler), the 25 slowest tests printed."""
+    assert _load_run().SUITE_ARGS == ["-n", "auto", "--dist", "loadscope", "--durations=25"]
+
+
+def test_every_alone_module_shares_one_scope_and_the_others_keep_their_own(tmp_path: Path) -> None:
+    """The scheduler's scope: `alone` for every test of a module marked `alone`, xdist's own
+    (None) for the rest, read from the module itself."""
+    loader = importlib.machinery.SourceFileLoader("routerlab_tests_conftest",
+                                                  str(ROOT / "tests" / "conftest.py"))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    conftest = importlib.util.module_from_spec(spec)
+    loader.exec_module(conftest)
+    assert conftest.scope_of(ROOT, "tests/notebooks/test_browser.py::test_x[00-welcome]") == (
+        "alone")
+    assert conftest.scope_of(ROOT, "tests/exercises/test_jail.py::test_y") == "alone"
+    assert conftest.scope_of(ROOT, "tests/quant/test_scheme.py::test_z") is None
+    (tmp_path / "test_new.py").write_text("import pytest\npytestmark = pytest.mark.alone\n")
+    assert conftest.scope_of(tmp_path, "test_new.py::test_w") == "alone"
+    assert conftest.scope_of(tmp_path, "test_gone.py::test_v") is None
 
 
 def test_the_alone_tests_are_marked_and_selected_by_their_marker() -> None:
