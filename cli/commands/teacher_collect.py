@@ -35,6 +35,9 @@ def collect(
         "--time-limit", metavar="MINUTES", min=1, max=24 * 60,
         help="The whole collect's limit; a student still to copy then is reported as not "
              "collected (default 60).")] = 60,
+    course: Annotated[str | None, typer.Option(
+        "--course", help="Also record each collection (files, the hub's file times) in this "
+                         "course's gradebook.")] = None,
     plain: Plain = False,
 ) -> None:
     """Copy every student's workspace from a JupyterHub through its REST API (an admin token;
@@ -56,13 +59,16 @@ def collect(
         if done.problem:
             console.print(f"{done.student}: not collected: {done.problem}",
                           style=rich_style("warn"), highlight=False, markup=False)
+        elif done.skipped:
+            console.print(f"{done.student}: unchanged since the last collect, kept",
+                          highlight=False, markup=False)
         else:
             console.print(f"{done.student}: {len(done.files)} files -> {done.folder}",
                           highlight=False, markup=False)
         line.step(done.student)
 
     hub = Hub(hub_url, read_token(token_file))
-    done = run_collect(hub, out, student, path, report, limit_s=time_limit * 60.0)
+    done = run_collect(hub, out, student, path, report, time_limit * 60.0, course)
     failed = [d.student for d in done if d.problem]
     console.print(f"{len(done) - len(failed)}/{len(done)} students collected into {out} "
                   f"(manifest {out / MANIFEST}); next: {routerlab(f'teacher recheck {out}/*')}",

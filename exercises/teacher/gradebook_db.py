@@ -94,7 +94,7 @@ def db_path(course_id: str) -> Path:
 
 
 def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def who() -> str:
