@@ -149,10 +149,11 @@ def extend(course_id: str, student_id: str, assignment_id: str, due: str) -> str
 
 
 def _student(book: Gradebook, student_id: str) -> StudentRow:
-    """A roster student, or one a run graded without a roster."""
+    """A roster student, or one a run graded or a collect copied without a roster."""
     if book.rows("SELECT 1 FROM students WHERE id = ?", student_id):
         return book.student(student_id)
-    if book.rows("SELECT 1 FROM run_students WHERE student = ?", student_id):
+    if book.rows("SELECT 1 FROM run_students WHERE student = ? UNION "
+                 "SELECT 1 FROM collections WHERE student = ?", student_id, student_id):
         return StudentRow(student_id, "", "", "", "")
     return book.student(student_id)  # refused, naming the gradebook
 
