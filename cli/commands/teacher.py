@@ -7,7 +7,6 @@ Thin: the work is in `routerlab.exercises.authoring` (lint, sealing, bundle) and
 
 import importlib
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,38 +78,13 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
     temporary copy of the course folder given with --catalog); and for --variants random
     variants of each exercise that varies: the statement renders, the model answers, the
     solution passes and every declared wrong answer fails."""
-    from ...core import TableView
-    from ...exercises.authoring.lint import lint as run_lint
-    from ...exercises.authoring.lint import lint_folder
-    from ...exercises.authoring.secret import find_secret
-    from ...exercises.authoring.variant_lint import lint_catalog_variants
-    from ..render import make_console, print_json, to_rich
+    from ...exercises.teacher.lint_run import lint_course
+    from .teacher_render import render_lint
 
-    started = time.monotonic()
-    if course_id is not None or secret is not None:
-        find_secret(_course_id(course_id, catalog), secret)  # refused before anything runs
-    results = (lint_folder(catalog, only or None) if catalog is not None
-               else run_lint(_catalog(None), only or None))
-    if variants:
-        proved = {v.exercise.id: v for v in lint_catalog_variants(_catalog(catalog),
-                                                                  only or None, variants)}
-        for result in results:
-            result.problems += proved[result.exercise.id].problems
-    elapsed = time.monotonic() - started
-    if json_out:
-        print_json({"seconds": round(elapsed, 2), "ok": all(r.ok for r in results),
-                    "exercises": [{"id": r.exercise.id, "ok": r.ok, "problems": r.problems,
-                                   "checks": r.checks, "hidden": r.hidden} for r in results]})
-    else:
-        rows = [[r.exercise.id, r.exercise.kind.value, r.checks, r.hidden, f"{r.seconds:.1f} s",
-                 "ok" if r.ok else "; ".join(r.problems)] for r in results]
-        styles = {i: "added" if r.ok else "error" for i, r in enumerate(results)}
-        bad = sum(not r.ok for r in results)
-        caption = (f"{len(results) - bad}/{len(results)} exercises ok in {elapsed:.1f} s")
-        make_console(plain).print(to_rich(TableView(
-            "Exercise catalog lint", ["id", "kind", "checks", "hidden", "time", "verdict"], rows,
-            caption=caption, styles=styles)))
-    if not all(r.ok for r in results):
+    course = _course_id(course_id, catalog) if course_id is not None or secret else None
+    outcome = lint_course(catalog, only or None, variants, course, secret)
+    render_lint(outcome, plain, json_out)
+    if not outcome.ok:
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
 
 

@@ -51,3 +51,26 @@ Due = Annotated[str, typer.Option(
     "--due", metavar="WHEN", help="YYYY-MM-DD (the end of that day, UTC) or "
                                   "YYYY-MM-DDTHH:MM[+HH:MM].")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+# `teacher collect`
+HubOut = Annotated[Path, typer.Argument(
+    help="Where each student's copy goes: OUT/<student>/ (what `teacher "
+                        "recheck` reads).")]
+HubUrl = Annotated[str, typer.Option("--hub", metavar="URL",
+                                     help="The hub, e.g. https://hub.example.org")]
+TokenFile = Annotated[Path | None, typer.Option(
+    "--token-file", metavar="FILE",
+    help="A file holding an admin's API token (default: $ROUTERLAB_HUB_TOKEN, then "
+         "$JUPYTERHUB_API_TOKEN). Never on the command line.")]
+HubStudents = Annotated[list[str] | None, typer.Option(
+    "--student", help="Collect only this hub user (repeat for more).")]
+HubPath = Annotated[str, typer.Option(
+    "--path", help="The workspace's folder under each server's root (default: the root, as "
+                   "RouterLab's hub configurations serve it).")]
+TimeLimit = Annotated[int, typer.Option(
+    "--time-limit", metavar="MINUTES", min=1, max=24 * 60,
+    help="The whole collect's limit; a student still to copy then is reported as not collected "
+         "(default 60).")]
+CollectCourse = Annotated[str | None, typer.Option(
+    "--course", help="Also record each collection (files, the hub's file times) in this "
+                     "course's gradebook.")]

@@ -45,3 +45,47 @@ def render_recheck(console: Any, outcome: RecheckOutcome) -> None:
         say(console, f"recorded in the gradebook {outcome.gradebook}")
     else:
         say(console, outcome.gradebook_note, "warn")
+
+
+def render_lint(outcome: Any, plain: bool, json_out: bool) -> None:
+    """`teacher lint`'s table (or JSON): each exercise, its checks, the variants proved."""
+    from ...core import TableView
+    from ..render import make_console, print_json, to_rich
+
+    results = outcome.results
+    if json_out:
+        print_json({"seconds": round(outcome.seconds, 2), "ok": outcome.ok,
+                    "exercises": [{"id": r.exercise.id, "ok": r.ok, "problems": r.problems,
+                                   "checks": r.checks, "hidden": r.hidden,
+                                   "variants_proved": outcome.proved.get(r.exercise.id, 0)}
+                                  for r in results]})
+        return
+    rows = [[r.exercise.id, r.exercise.kind.value, r.checks, r.hidden,
+             outcome.proved.get(r.exercise.id, 0), f"{r.seconds:.1f} s",
+             "ok" if r.ok else "; ".join(r.problems)] for r in results]
+    bad = sum(not r.ok for r in results)
+    make_console(plain).print(to_rich(TableView(
+        "Exercise catalog lint", ["id", "kind", "checks", "hidden", "variants", "time",
+                                  "verdict"], rows,
+        caption=f"{len(results) - bad}/{len(results)} exercises ok in {outcome.seconds:.1f} s",
+        styles={i: "added" if r.ok else "error" for i, r in enumerate(results)})))
+
+
+def collect_reporter(console: Any) -> Callable[[int, int, Any], None]:
+    """`teacher collect`'s progress: a line per student (copied, kept, or why not) and a bar."""
+    from ..progress import ProgressLine
+
+    line: ProgressLine | None = None
+
+    def report(count: int, total: int, done: Any) -> None:
+        nonlocal line
+        line = line or ProgressLine(total, "students collected")
+        if done.problem:
+            say(console, f"{done.student}: not collected: {done.problem}", "warn")
+        elif done.skipped:
+            say(console, f"{done.student}: unchanged since the last collect, kept")
+        else:
+            say(console, f"{done.student}: {len(done.files)} files -> {done.folder}")
+        line.step(done.student)
+
+    return report
