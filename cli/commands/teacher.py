@@ -180,9 +180,10 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
 @teacher_app.command()
 def quickstart(directory: Path = typer.Argument(..., help="The sample course's folder (new)."),
                plain: bool = PLAIN) -> None:
-    """A sample course to try a term on: a released bundle, a roster of three, their handed-in
-    workspaces (all solved, half solved, untouched), and the commands that grade and report
-    them."""
+    """A sample course to try a term on: a bundle released with a roster of three (variants
+    on), their handed-in workspaces (all solved, half solved, untouched) and collections, and
+    the commands that run the term: due date, extension, grading, override, LMS files, history,
+    report."""
     from ...exercises.learner.workspace import caller_cwd
     from ...exercises.teacher.quickstart import STUDENTS
     from ...exercises.teacher.quickstart import quickstart as make
@@ -199,7 +200,9 @@ def quickstart(directory: Path = typer.Argument(..., help="The sample course's f
     for student_id, _, what in STUDENTS:
         console.print(f"  {course.submitted.name}/{student_id}/  handed in {what}",
                       highlight=False, markup=False)
-    console.print("Grade the class, then report it:", highlight=False, markup=False)
+    console.print("Run the term (an assignment due before two of them handed in, an extension, "
+                  "grading, an override, the LMS files, a history, the report):",
+                  highlight=False, markup=False)
     for command in course.commands(command_prefix()):
         console.print(command, highlight=False, markup=False, soft_wrap=True)
 
