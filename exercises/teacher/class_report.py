@@ -180,7 +180,9 @@ def _pass_rates(exercises: list[ExerciseStats]) -> str:
     figure, axes = _new(9, max(2.5, 0.22 * len(exercises)))
     ids = [e.id for e in exercises][::-1]
     rates = [100 * e.pass_rate for e in exercises][::-1]
-    axes.barh(ids, rates, color=[GREEN.hex if r >= 50 else AMBER.hex for r in rates])
+    # one hue of its own: green, amber and red mean full, partial and no points in the next chart
+    axes.barh(ids, rates, color=BLUE.hex)
+    axes.axvline(50, color=INK, linewidth=0.8, linestyle="--")
     axes.set_xlim(0, 100)
     axes.set_xlabel("students who passed (%)")
     return _svg(figure)

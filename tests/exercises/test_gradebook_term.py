@@ -79,3 +79,19 @@ def test_a_term_runs_from_the_docs_as_written(tmp_path: Path) -> None:
     assert "late" in moodle["SIS-ben"][5] and "the statement was ambiguous" in moodle["SIS-ben"][5]
     assert moodle["SIS-ada"][5] == "", "nothing to say: no feedback written"
     assert (term / "report.html").stat().st_size > 0
+
+
+def test_the_pass_rate_chart_does_not_use_the_colours_of_the_points_chart() -> None:
+    """Amber means "partial points" (and green "full", red "none") in the chart below the pass
+    rates: the pass-rate bars take none of the three."""
+    pytest.importorskip("matplotlib")
+    from routerlab.exercises.teacher.analytics import ExerciseStats
+    from routerlab.exercises.teacher.class_report import _pass_rates, _points_split
+    from routerlab.present.palette import AMBER, BLUE, GREEN, RED
+
+    stats = [ExerciseStats("a-1", "A", "predict", 10, [10, 0, 5], passed=1),
+             ExerciseStats("b-1", "B", "predict", 10, [10, 10, 5], passed=2)]
+    rates, split = _pass_rates(stats).lower(), _points_split(stats).lower()
+    assert AMBER.hex.lower() in split and GREEN.hex.lower() in split
+    assert BLUE.hex.lower() in rates
+    assert not any(hue.hex.lower() in rates for hue in (AMBER, GREEN, RED))
