@@ -73,11 +73,13 @@ def _v1(db: sqlite3.Connection) -> None:
 
 
 def _v2(db: sqlite3.Connection) -> None:
-    """The late policy per assignment (version 1 files have none: no penalty)."""
+    """The late policy per assignment (version 1 files have none: no penalty), and the indexes
+    a grade's look-ups use."""
     _script(db, """
         ALTER TABLE assignments ADD COLUMN policy TEXT NOT NULL DEFAULT '{"kind": "none"}';
         CREATE INDEX collections_by_student ON collections (student, id);
         CREATE INDEX run_students_by_student ON run_students (student, run);
+        CREATE INDEX collection_files_by_collection ON collection_files (collection);
     """)
 
 
