@@ -158,3 +158,32 @@ def test_a_course_not_released_here_is_refused_before_anything_is_copied(
     with pytest.raises(GradesError, match="no course 'nope'"):
         collect(Hub(hub.url, TOKEN), tmp_path / "out", course="nope")
     assert hub.downloads == [] and not (tmp_path / "out" / "ada").exists()
+
+
+def test_collect_twice_from_the_command_line_appends_to_the_term(
+        hub: TermHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`teacher collect --course C` as the docs write it, twice: ben re-collected late, ada
+    kept; both collections of ben in his history with the hub's times."""
+    import os
+    import subprocess
+    import sys
+
+    data = tmp_path / "data"
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200", XDG_DATA_HOME=str(data))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))  # this process's view of the same course
+    ensure_secret("c38", False, tmp_path / "bundle")
+    (tmp_path / "token").write_text(TOKEN)
+    command = [sys.executable, "-m", "routerlab", "teacher", "collect", "submitted",
+               "--hub", hub.url, "--token-file", "token", "--course", "c38"]
+    first = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert first.returncode == 0, first.stderr
+    hub.files["ben"]["exercises/quant_1.py"] = (b"A = 3\n", "2027-03-02T09:00:00Z")
+    hub.activity["ben"] = "2027-03-02T09:01:00Z"
+    second = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert "ada: unchanged since the last collect, kept" in second.stdout
+    times = [c["files"]["exercises/quant_1.py"]["modified"]
+             for c in term.history("c38", "ben") if c["kind"] == "collection"]
+    assert times == ["2027-03-01T10:00:00+00:00", "2027-03-02T09:00:00+00:00"]
