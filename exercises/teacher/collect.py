@@ -61,8 +61,10 @@ class CollectError(RouterLabError):
 
 
 class HubRefused(CollectError):
-    """The hub's address refused the connection (a proxy restarting): nothing was sent, so the
-    request is tried again after `RETRY_DELAYS`."""
+    """The hub's address refused the connection (nothing was sent), or reset it before
+    answering a GET (which changes nothing). Once the hub has answered (a proxy restarting
+    mid-collect), the request is tried again after `RETRY_DELAYS`; a hub that never answered is
+    a wrong address, said at once."""
 
 
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
@@ -143,6 +145,8 @@ class Hub:
     """The longest one request may take, from connecting to the answer's last byte."""
     deadline: Deadline | None = None
     """The whole collect's (`collect` sets it)."""
+    reached: bool = False
+    """Whether the hub has answered this collect once (then a refusal is a restart)."""
 
     def __post_init__(self) -> None:
         parsed = urllib.parse.urlsplit(self.url)
@@ -181,10 +185,12 @@ class Hub:
         """`_exchange`, tried again with a growing wait while the hub refuses connections."""
         for delay in (*RETRY_DELAYS, None):
             try:
-                return self._exchange(method, path, data, cleanup)
+                answer = self._exchange(method, path, data, cleanup)
+                self.reached = True
+                return answer
             except HubRefused:
                 left = math.inf if self.deadline is None else self.deadline.left()
-                if delay is None or delay >= left:
+                if delay is None or delay >= left or not self.reached:
                     raise
                 time.sleep(delay)
         raise AssertionError("unreachable: the last try raises")
@@ -227,7 +233,9 @@ class Hub:
                 raise CollectError(f"{method} {path}: the hub's answer is not valid HTTP "
                                    f"({type(error).__name__})") from None
             reason = getattr(error, "reason", None) or error.strerror or error
-            kind = HubRefused if isinstance(error, ConnectionRefusedError) else CollectError
+            again = isinstance(error, ConnectionRefusedError) or (
+                method == "GET" and isinstance(error, ConnectionResetError))
+            kind = HubRefused if again else CollectError
             raise kind(f"cannot reach the hub at {self.url}: {reason}") from None
         finally:
             connection.close()

@@ -9,6 +9,7 @@ import base64
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -121,33 +122,45 @@ def test_a_changed_copy_on_disk_is_collected_again(hub: TermHub, tmp_path: Path)
     assert (out / "ada" / "exercises" / "quant_1.py").read_bytes() == b"A = 1\n"
 
 
-def test_a_refused_connection_is_tried_again_until_the_hub_answers(
+def test_a_proxy_restart_mid_collect_is_waited_out(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A proxy restarting: the port refuses for a while, then the hub answers."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    """The hub answers the user list, then its port refuses for a while (a proxy restarting),
+    then answers again: every student is collected."""
     monkeypatch.setattr(module, "RETRY_DELAYS", (0.2, 0.4, 0.8, 1.6, 3.2))
-    started: list[TermHub] = []
-    timer = threading.Timer(0.5, lambda: started.append(TermHub(port)))
-    timer.start()
+    first = TermHub()
+    port = first.server.server_address[1]
+    hubs = [first]
+    answer = first.answer
+
+    def restart_after_the_list(handler: BaseHTTPRequestHandler) -> None:
+        answer(handler)
+        if handler.path.startswith("/hub/api/users?"):
+            def restart() -> None:
+                first.server.shutdown()
+                first.server.server_close()
+                time.sleep(0.7)
+                hubs.append(TermHub(port))
+            threading.Thread(target=restart, daemon=True).start()
+            time.sleep(0.3)  # the port is closed before the next request
+
+    first.answer = restart_after_the_list  # type: ignore[method-assign]
     try:
-        done = collect(Hub(f"http://127.0.0.1:{port}", TOKEN), tmp_path / "out")
-        assert [c.problem for c in done] == ["", ""]
+        done = collect(Hub(first.url, TOKEN), tmp_path / "out")
+        assert [c.problem for c in done] == ["", ""] and len(hubs) == 2
     finally:
-        timer.join()
-        for found in started:
-            found.server.shutdown()
+        for hub in hubs[1:]:
+            hub.server.shutdown()
 
 
-def test_a_hub_that_never_answers_is_one_line_after_the_retries(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hub_never_reached_is_one_line_at_once(tmp_path: Path) -> None:
+    """A wrong address is said at once: only a hub that answered before is waited for."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    monkeypatch.setattr(module, "RETRY_DELAYS", (0.05, 0.1))
+    started = time.monotonic()
     with pytest.raises(CollectError, match="cannot reach the hub"):
         collect(Hub(f"http://127.0.0.1:{port}", TOKEN), tmp_path / "out")
+    assert time.monotonic() - started < module.RETRY_DELAYS[0] * 4
 
 
 def test_a_course_not_released_here_is_refused_before_anything_is_copied(
