@@ -17,10 +17,10 @@ on both sides. Goals (issue 24 §2):
    time goes, by `python -m cProfile` of one warm student (`grade_student`, jail included):
    about 76 % waiting on the student's jail, of which 38 % of the whole is starting that
    student's jail (its process 1 imports the model) and the rest the forks running their code;
-   12 % judging replies (`answers.canonical`); the rest intake and scoring. A jail kept across
+   13 % judging replies (`answers.canonical`); the rest intake and scoring. A jail kept across
    a worker's students is where the next minutes are. A run with fewer students is scaled to
-   200 (the model's own results are
-   computed once, the rest grows with the class), and says so. Variants are on: the class
+   200 (the model's own results are computed once, the rest grows with the class), and says
+   so. Variants are on: the class
    belongs to a course with a secret (in a scratch `XDG_DATA_HOME`), so each student is graded
    on their own variant, whose truth the model computes (`--course`, docs/exercises.md).
 
