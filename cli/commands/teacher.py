@@ -263,15 +263,19 @@ def recheck(folders: RecheckFolders, out: GradesOut = Path("grades.csv"), jobs: 
     student in an OS jail (bubblewrap), predict answers read as data; writes the grades CSV as
     each student is graded, a SHA-256 digest file, and with --feedback a page per student; the
     run goes into the course's gradebook (`teacher export`, `teacher history`)."""
-    from ...exercises.teacher.recheck import RecheckRequest
+    from ...exercises.teacher.recheck import NoJail, RecheckRequest
     from ...exercises.teacher.recheck import recheck as run_recheck
     from ..render import make_console
-    from .teacher_render import render_recheck, warner
+    from .teacher_render import render_recheck, say, warner
 
     console = make_console(plain)
     request = RecheckRequest(list(folders), out, jobs, roster, fmt, feedback, catalog, resume,
                              not no_isolation, scheduler, course_id, secret)
-    outcome = run_recheck(request, _progress_bar(), warner(console))
+    try:
+        outcome = run_recheck(request, _progress_bar(), warner(console))
+    except NoJail as error:  # on stdout too, where a teacher's log of the run keeps it
+        say(console, f"error: {error}", "warn")
+        raise SystemExit(1) from None
     sys.stderr.write("\n")
     render_recheck(console, outcome)
 

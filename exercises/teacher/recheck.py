@@ -21,6 +21,11 @@ from .classroom import GradeOptions, LocalExecutor, catalog_at
 from .regrade import Outputs, Plan, Progress, Summary, plan_class, regrade
 
 
+class NoJail(GradesError):
+    """The jail cannot start here (bubblewrap missing, user namespaces off): nobody is graded,
+    and the line says how to install it or grade without it."""
+
+
 @dataclass(frozen=True)
 class RecheckRequest:
     """What the command line asked for (see `routerlab teacher recheck --help`)."""
@@ -64,8 +69,8 @@ def recheck(request: RecheckRequest, progress: Progress | None = None,
 
     why = None if not request.isolation or request.scheduler else unavailable()
     if why is not None:  # a cluster: the workers' own jails
-        raise GradesError(f"{why}; or grade without isolation: --no-isolation (student code "
-                          "could then change the grades)")
+        raise NoJail(f"{why}; or grade without isolation: --no-isolation (student code "
+                     "could then change the grades)")
     plan = plan_class(list(request.folders), request.roster)
     for problem in plan.problems:
         (warn or (lambda _: None))(problem)
