@@ -7,13 +7,25 @@ Thin: the work is in `routerlab.exercises.authoring` (lint, sealing, bundle) and
 
 import importlib
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from ..options import CourseFolder
+from .teacher_options import (
+    FeedbackDir,
+    GradesFormat,
+    GradesOut,
+    Jobs,
+    NoIsolation,
+    RecheckCourse,
+    RecheckFolders,
+    RecheckRoster,
+    Resume,
+    Scheduler,
+    SecretFile,
+)
 
 if TYPE_CHECKING:
     from ...exercises.catalog import Catalog
@@ -25,9 +37,9 @@ teacher_app = typer.Typer(name="teacher", no_args_is_help=True,
 PLAIN = typer.Option(False, "--plain", help="No colour.")
 
 
-CLASS_MODULES = ["teacher_collect", "teacher_report"]
+CLASS_MODULES = ["teacher_collect", "teacher_report", "teacher_term"]
 """Modules under `routerlab.cli.commands` that add a class's commands to `teacher` (each has
-`register(teacher_app)`): the hub's collect, the report."""
+`register(teacher_app)`): the hub's collect, the report, the term's gradebook."""
 
 
 def register(app: typer.Typer) -> None:
@@ -66,38 +78,13 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
     temporary copy of the course folder given with --catalog); and for --variants random
     variants of each exercise that varies: the statement renders, the model answers, the
     solution passes and every declared wrong answer fails."""
-    from ...core import TableView
-    from ...exercises.authoring.lint import lint as run_lint
-    from ...exercises.authoring.lint import lint_folder
-    from ...exercises.authoring.secret import find_secret
-    from ...exercises.authoring.variant_lint import lint_catalog_variants
-    from ..render import make_console, print_json, to_rich
+    from ...exercises.teacher.lint_run import lint_course
+    from .teacher_render import render_lint
 
-    started = time.monotonic()
-    if course_id is not None or secret is not None:
-        find_secret(_course_id(course_id, catalog), secret)  # refused before anything runs
-    results = (lint_folder(catalog, only or None) if catalog is not None
-               else run_lint(_catalog(None), only or None))
-    if variants:
-        proved = {v.exercise.id: v for v in lint_catalog_variants(_catalog(catalog),
-                                                                  only or None, variants)}
-        for result in results:
-            result.problems += proved[result.exercise.id].problems
-    elapsed = time.monotonic() - started
-    if json_out:
-        print_json({"seconds": round(elapsed, 2), "ok": all(r.ok for r in results),
-                    "exercises": [{"id": r.exercise.id, "ok": r.ok, "problems": r.problems,
-                                   "checks": r.checks, "hidden": r.hidden} for r in results]})
-    else:
-        rows = [[r.exercise.id, r.exercise.kind.value, r.checks, r.hidden, f"{r.seconds:.1f} s",
-                 "ok" if r.ok else "; ".join(r.problems)] for r in results]
-        styles = {i: "added" if r.ok else "error" for i, r in enumerate(results)}
-        bad = sum(not r.ok for r in results)
-        caption = (f"{len(results) - bad}/{len(results)} exercises ok in {elapsed:.1f} s")
-        make_console(plain).print(to_rich(TableView(
-            "Exercise catalog lint", ["id", "kind", "checks", "hidden", "time", "verdict"], rows,
-            caption=caption, styles=styles)))
-    if not all(r.ok for r in results):
+    course = _course_id(course_id, catalog) if course_id is not None or secret else None
+    outcome = lint_course(catalog, only or None, variants, course, secret)
+    render_lint(outcome, plain, json_out)
+    if not outcome.ok:
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
 
 
@@ -176,15 +163,13 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
     expected values; no solution, no hidden expected value, no digest of an answer. The
     course's secret (what makes each student's variant) is kept in your data folder, never in
     the bundle."""
-    from ...exercises.authoring.bundle import release as write_bundle
     from ...exercises.authoring.secret import secret_path
-    from ...exercises.teacher.roster import read_roster
+    from ...exercises.teacher.gradebook_term import release_course
     from ..render import make_console
 
-    ids = [s.id for s in read_roster(roster)] if roster is not None else None
     course = _course_id(course_id, catalog)
-    info = write_bundle(_catalog(catalog), out, course, title, hints, ids)
-    variants = (f" with a variant for each of {len(set(ids))} students" if ids is not None
+    info, students = release_course(_catalog(catalog), out, course, title, hints, roster)
+    variants = (f" with a variant for each of {students} students" if students is not None
                 else " (no roster: everyone gets the catalog's own variant)")
     make_console(plain).print(
         f"released {info.id} version {info.version} to {out}{variants}; the course secret is "
@@ -195,9 +180,10 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
 @teacher_app.command()
 def quickstart(directory: Path = typer.Argument(..., help="The sample course's folder (new)."),
                plain: bool = PLAIN) -> None:
-    """A sample course to try a term on: a released bundle, a roster of three, their handed-in
-    workspaces (all solved, half solved, untouched), and the commands that grade and report
-    them."""
+    """A sample course to try a term on: a bundle released with a roster of three (variants
+    on), their handed-in workspaces (all solved, half solved, untouched) and collections, and
+    the commands that run the term: due date, extension, grading, override, LMS files, history,
+    report."""
     from ...exercises.learner.workspace import caller_cwd
     from ...exercises.teacher.quickstart import STUDENTS
     from ...exercises.teacher.quickstart import quickstart as make
@@ -214,7 +200,9 @@ def quickstart(directory: Path = typer.Argument(..., help="The sample course's f
     for student_id, _, what in STUDENTS:
         console.print(f"  {course.submitted.name}/{student_id}/  handed in {what}",
                       highlight=False, markup=False)
-    console.print("Grade the class, then report it:", highlight=False, markup=False)
+    console.print("Run the term (an assignment due before two of them handed in, an extension, "
+                  "grading, an override, the LMS files, a history, the report):",
+                  highlight=False, markup=False)
     for command in course.commands(command_prefix()):
         console.print(command, highlight=False, markup=False, soft_wrap=True)
 
@@ -265,97 +253,31 @@ def _course_id(given: str | None, catalog: Path | None) -> str:
 
 
 @teacher_app.command()
-def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=False,
-                                                 help="Workspaces or folders of handed-in "
-                                                      "files; with --roster, the one folder of "
-                                                      "submissions (submitted/<id>/)."),
-            out: Path = typer.Option(Path("grades.csv"), "--out", "-o", help="CSV path."),
-            jobs: int = typer.Option(None, "--jobs", "-j", min=1,
-                                     help="Students graded side by side (default: one per "
-                                          "core, at most 8)."),
-            roster: Path = typer.Option(None, "--roster", exists=True, dir_okay=False,
-                                        help="roster.csv (id,name,email[,section,lms_id]): rows "
-                                             "in roster order, matched on the id; lms_id goes "
-                                             "into the LMS layouts."),
-            fmt: str = typer.Option("plain", "--format",
-                                    help="CSV layout: plain, canvas (points) or moodle "
-                                         "(percent, for a grade item out of 100)."),
-            feedback: Path = typer.Option(None, "--feedback", file_okay=False,
-                                          help="Write one HTML page and one JSON file per "
-                                               "student into this folder."),
-            catalog: CourseFolder = None,
-            resume: bool = typer.Option(False, "--resume",
-                                        help="Continue an interrupted run: grade only the "
-                                             "students its journal (OUT.jsonl) lacks."),
-            no_isolation: bool = typer.Option(False, "--no-isolation",
-                                              help="Grade without the bubblewrap jail (the "
-                                                   "CSV and the summary say so)."),
-            scheduler: str = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT",
-                                          help="Grade on this Dask cluster, one task per "
-                                               "student, each worker in its own jail."),
-            course_id: str = typer.Option(None, "--course",
-                                          help="The course id (default: the workspaces' "
-                                               "markers'); its secret makes each student's "
-                                               "variant."),
-            secret: Path = typer.Option(None, "--secret", dir_okay=False,
-                                        help="The course secret's file, when it is not in "
-                                             "your data folder."),
+def recheck(folders: RecheckFolders, out: GradesOut = Path("grades.csv"), jobs: Jobs = None,
+            roster: RecheckRoster = None, fmt: GradesFormat = "plain",
+            feedback: FeedbackDir = None, catalog: CourseFolder = None, resume: Resume = False,
+            no_isolation: NoIsolation = False, scheduler: Scheduler = None,
+            course_id: RecheckCourse = None, secret: SecretFile = None,
             plain: bool = PLAIN) -> None:
     """Regrade from scratch, trusting nothing a student wrote but their exercise files: each
     student in an OS jail (bubblewrap), predict answers read as data; writes the grades CSV as
-    each student is graded, a SHA-256 digest file, and with --feedback a page per student."""
-    from ...exercises.engine.jail import unavailable
-    from ...exercises.engine.runner import workers
-    from ...exercises.teacher.class_variants import class_secret, variants_of
-    from ...exercises.teacher.classroom import GradeOptions, LocalExecutor
-    from ...exercises.teacher.dask_executor import DaskExecutor
-    from ...exercises.teacher.gradebook import UNISOLATED_NOTE
-    from ...exercises.teacher.regrade import Outputs, plan_class, regrade
-    from ...exercises.teacher.similar import find_pairs, similar_path, write_similar
-    from ...present.palette import rich_style
+    each student is graded, a SHA-256 digest file, and with --feedback a page per student; the
+    run goes into the course's gradebook (`teacher export`, `teacher history`)."""
+    from ...exercises.teacher.recheck import NoJail, RecheckRequest
+    from ...exercises.teacher.recheck import recheck as run_recheck
     from ..render import make_console
+    from .teacher_render import render_recheck, say, warner
 
     console = make_console(plain)
-    why = None if no_isolation or scheduler else unavailable()  # a cluster: the workers' jails
-    if why is not None:
-        console.print(f"error: {why}; or grade without isolation: --no-isolation (student code "
-                      "could then change the grades)", style=rich_style("warn"), highlight=False,
-                      markup=False, soft_wrap=True)
-        raise SystemExit(1)
-    plan = plan_class(list(folders), roster)
-    for problem in plan.problems:
-        console.print(f"warning: {problem}", style=rich_style("warn"), highlight=False,
-                      markup=False)
-    found = [p.folder for p in plan.rows if p.folder is not None]
-    course_secret = class_secret(found, course_id, secret)  # refused before anyone is graded
-    variants = variants_of(_catalog(catalog), course_secret)
-    started = time.monotonic()
-    executor = DaskExecutor(scheduler) if scheduler else LocalExecutor(jobs or workers())
-    summary = regrade(plan, Outputs.beside(out, feedback), executor, fmt, catalog,
-                      GradeOptions(isolation=not no_isolation), resume,
-                      _progress_bar(), variants)
-    pairs = find_pairs(summary.results.values(), _catalog(catalog),
-                       {sid: variants(sid) for sid in summary.results} if variants else None)
-    similar = write_similar(similar_path(out), pairs)
+    request = RecheckRequest(list(folders), out, jobs, roster, fmt, feedback, catalog, resume,
+                             not no_isolation, scheduler, course_id, secret)
+    try:
+        outcome = run_recheck(request, _progress_bar(), warner(console))
+    except NoJail as error:  # on stdout too, where a teacher's log of the run keeps it
+        say(console, f"error: {error}", "warn")
+        raise SystemExit(1) from None
     sys.stderr.write("\n")
-    if no_isolation:
-        console.print(UNISOLATED_NOTE, style=rich_style("warn"), highlight=False, markup=False)
-    for row in summary.rows:
-        shown = f"{row.points:g} points" if row.graded else "no grade"
-        console.print(f"{row.student.id}: {shown} ({row.status})", highlight=False,
-                      markup=False)
-    outputs = summary.outputs
-    console.print(f"{len(summary.results)} graded in {time.monotonic() - started:.1f} s"
-                  f"{f' ({summary.resumed} from the journal)' if summary.resumed else ''}; "
-                  f"grades in {outputs.csv}, digests in {outputs.digest} (`cd {plan.submissions}"
-                  f" && sha256sum -c {outputs.digest.resolve()}`)"
-                  f"{f', feedback in {outputs.feedback}' if outputs.feedback else ''}",
-                  highlight=False, markup=False)
-    console.print(f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'} of similar files or "
-                  f"answers in {similar}"
-                  + (f"; each student graded on their own variant (course "
-                     f"{course_secret.course})" if variants and course_secret else ""),
-                  highlight=False, markup=False)
+    render_recheck(console, outcome)
 
 
 def _progress_bar() -> "Progress":

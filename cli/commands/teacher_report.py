@@ -34,15 +34,10 @@ def report(
     if importlib.util.find_spec("matplotlib") is None:
         raise RouterLabError("the report draws with matplotlib: pip install "
                              "'routerlab[notebooks]'")
-    from ...exercises.errors import GradesError
-    from ...exercises.files import check_target, write_text
-    from ...exercises.teacher.analytics import analyse, load_plan, load_results
-    from ...exercises.teacher.class_report import report_html
+    from ...exercises.teacher.class_report import write_report
     from ..render import make_console
 
-    check_target(html_out, "report", GradesError)
-    data = analyse(load_results(grades_dir), load_plan(grades_dir))
-    path = write_text(html_out, report_html(data), "report", GradesError)
+    data, path = write_report(grades_dir, html_out)
     hardest = data.hardest(1)
     console = make_console(plain)
     console.print(f"{data.class_size} students, {len(data.exercises)} exercises"

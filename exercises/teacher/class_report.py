@@ -16,6 +16,7 @@ import io
 import re
 import statistics
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from ...core import Cell, TableView
@@ -24,6 +25,19 @@ from ...present.palette import AMBER, BLUE, GREEN, INK, RED, tint
 from .analytics import ClassAnalytics, ExerciseStats
 
 SELF = "self-reported"
+
+
+def write_report(grades_dir: Path, out: Path) -> tuple[ClassAnalytics, Path]:
+    """`teacher report` as one call: the class's numbers from what `recheck` wrote into
+    `grades_dir`, and the page written to `out` (refused before anything is read when `out`
+    cannot be written)."""
+    from ..errors import GradesError
+    from ..files import check_target, write_text
+    from .analytics import analyse, load_plan, load_results
+
+    check_target(out, "report", GradesError)
+    data = analyse(load_results(grades_dir), load_plan(grades_dir))
+    return data, write_text(out, report_html(data), "report", GradesError)
 
 
 def report_html(data: ClassAnalytics, title: str = "RouterLab class report") -> str:
@@ -180,7 +194,9 @@ def _pass_rates(exercises: list[ExerciseStats]) -> str:
     figure, axes = _new(9, max(2.5, 0.22 * len(exercises)))
     ids = [e.id for e in exercises][::-1]
     rates = [100 * e.pass_rate for e in exercises][::-1]
-    axes.barh(ids, rates, color=[GREEN.hex if r >= 50 else AMBER.hex for r in rates])
+    # one hue of its own: green, amber and red mean full, partial and no points in the next chart
+    axes.barh(ids, rates, color=BLUE.hex)
+    axes.axvline(50, color=INK, linewidth=0.8, linestyle="--")
     axes.set_xlim(0, 100)
     axes.set_xlabel("students who passed (%)")
     return _svg(figure)

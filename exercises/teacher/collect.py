@@ -60,6 +60,17 @@ class CollectError(RouterLabError):
     """The hub could not be reached or asked, or a student's copy failed."""
 
 
+class HubRefused(CollectError):
+    """The hub's address refused the connection (nothing was sent), or reset it before
+    answering a GET (which changes nothing). Once the hub has answered (a proxy restarting
+    mid-collect), the request is tried again after `RETRY_DELAYS`; a hub that never answered is
+    a wrong address, said at once."""
+
+
+RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Seconds between the tries of a refused request (about 15 s in all, within the deadline)."""
+
+
 TOKEN_FILE_LIMIT = 4096
 """A hub API token is 32 hex characters; a file of more than this holds no token."""
 
@@ -134,6 +145,8 @@ class Hub:
     """The longest one request may take, from connecting to the answer's last byte."""
     deadline: Deadline | None = None
     """The whole collect's (`collect` sets it)."""
+    reached: bool = False
+    """Whether the hub has answered this collect once (then a refusal is a restart)."""
 
     def __post_init__(self) -> None:
         parsed = urllib.parse.urlsplit(self.url)
@@ -153,7 +166,7 @@ class Hub:
         A `cleanup` call (stopping a server this collect started) still runs past the deadline,
         within its own request timeout."""
         data = None if body is None else json.dumps(body).encode()
-        answer = self._exchange(method, path, data, cleanup)
+        answer = self._retried(method, path, data, cleanup)
         if 300 <= answer.status < 400:
             raise CollectError(f"{method} {path}: the hub answered {answer.status} with a "
                                f"redirect to {shorten(printable(answer.location))!r}; collect "
@@ -167,6 +180,20 @@ class Hub:
         if not answer.body.strip():
             return None
         return parse_json(answer.body, f"{method} {path}: the hub's answer", CollectError)
+
+    def _retried(self, method: str, path: str, data: bytes | None, cleanup: bool) -> _Answer:
+        """`_exchange`, tried again with a growing wait while the hub refuses connections."""
+        for delay in (*RETRY_DELAYS, None):
+            try:
+                answer = self._exchange(method, path, data, cleanup)
+                self.reached = True
+                return answer
+            except HubRefused:
+                left = math.inf if self.deadline is None else self.deadline.left()
+                if delay is None or delay >= left or not self.reached:
+                    raise
+                time.sleep(delay)
+        raise AssertionError("unreachable: the last try raises")
 
     def _exchange(self, method: str, path: str, data: bytes | None, cleanup: bool) -> _Answer:
         """One request and its whole answer (at most `MAX_ANSWER_BYTES`), within the request
@@ -206,7 +233,10 @@ class Hub:
                 raise CollectError(f"{method} {path}: the hub's answer is not valid HTTP "
                                    f"({type(error).__name__})") from None
             reason = getattr(error, "reason", None) or error.strerror or error
-            raise CollectError(f"cannot reach the hub at {self.url}: {reason}") from None
+            again = isinstance(error, ConnectionRefusedError) or (
+                method == "GET" and isinstance(error, ConnectionResetError))
+            kind = HubRefused if again else CollectError
+            raise kind(f"cannot reach the hub at {self.url}: {reason}") from None
         finally:
             connection.close()
         if cutoff.fired:  # an answer without a length ends where the socket was shut
@@ -288,16 +318,25 @@ class Collected:
     folder: Path | None
     files: dict[str, str] = field(default_factory=dict)
     """Relative path → SHA-256 of what was written."""
+    modified: dict[str, str] = field(default_factory=dict)
+    """Relative path → the file's modification time as the server reports it (UTC, ISO)."""
     started: bool = False
     problem: str = ""
+    server_state: str = ""
+    """The hub's activity times of the student and their server after the copy: the same
+    state at the next collect means nothing changed, and the copy is kept."""
+    skipped: bool = False
+    """Collected before, and the server's state and the copy are unchanged: not copied again."""
 
 
 def collect(hub: Hub, out: Path, only: list[str] | None = None, path: str = "",
             progress: Callable[[int, int, Collected], None] | None = None,
-            limit_s: float = COLLECT_LIMIT_S) -> list[Collected]:
+            limit_s: float = COLLECT_LIMIT_S, course: str | None = None) -> list[Collected]:
     """Copy each student's workspace (at `path` under their server's root) to `out/<name>/`,
     all within `limit_s` seconds (`Deadline`): a student still to copy then is reported as not
-    collected. `progress(done, total, result)` hears of each student as they are copied."""
+    collected. `progress(done, total, result)` hears of each student as they are copied. A
+    student collected before whose server state and copy are unchanged is skipped. With
+    `course`, each collection is appended to the course's gradebook."""
     hub.deadline = Deadline.after(limit_s)
     students = hub.students()
     names = [str(u.get("name")) for u in students]
@@ -312,14 +351,64 @@ def collect(hub: Hub, out: Path, only: list[str] | None = None, path: str = "",
                                "name; pass --student for the others")
     with os_errors("create the output folder"):
         out.mkdir(parents=True, exist_ok=True)
+    if course is not None:
+        from .gradebook_term import open_course
+
+        open_course(course).close()  # a course that is not released here: refused first
+    before = _read_manifest(out)
     done = []
     for name in names:
-        result = _collect_one(hub, name, out / name, path.strip("/"))
+        result = _unchanged(hub, name, out / name, before.get(name))
+        if result is None:
+            result = _collect_one(hub, name, out / name, path.strip("/"))
+            if course is not None and not result.problem:
+                _record(course, hub.url, result)
         done.append(result)
         if progress is not None:
             progress(len(done), len(names), result)
-    _write_manifest(out, hub.url, done)
+    _write_manifest(out, hub.url, done, before)
     return done
+
+
+def _record(course: str, hub: str, result: Collected) -> None:
+    from .gradebook_term import record_collection
+
+    record_collection(course, result.student, hub, result.server_state,
+                      {p: (sha, result.modified.get(p, "")) for p, sha in result.files.items()})
+
+
+def server_state(hub: Hub, name: str) -> str:
+    """The hub's activity times for the student and their server ("" when it gives none)."""
+    user = hub.user(name)
+    servers = user.get("servers")
+    server = servers.get("") if isinstance(servers, dict) else None
+    server = server if isinstance(server, dict) else {}
+    times = [user.get("last_activity"), server.get("last_activity"), server.get("started")]
+    return json.dumps(times) if any(isinstance(t, str) and t for t in times) else ""
+
+
+def _unchanged(hub: Hub, name: str, target: Path, last: dict[str, Any] | None
+               ) -> Collected | None:
+    """The student's last collection, when the hub's state and every copied file are as they
+    were then (nothing to copy again); None otherwise."""
+    if not last or last.get("problem") or not last.get("server_state"):
+        return None
+    files = last.get("files")
+    if not isinstance(files, dict) or not files:
+        return None
+    try:
+        if server_state(hub, name) != last["server_state"]:
+            return None
+    except CollectError:
+        return None  # the full collect says why
+    for rel, digest in files.items():
+        copy = target.joinpath(*PurePosixPath(str(rel)).parts)
+        if not _safe(PurePosixPath(str(rel))) or copy.is_symlink() or not copy.is_file() or \
+                hashlib.sha256(copy.read_bytes()).hexdigest() != digest:
+            return None
+    modified = last.get("modified") if isinstance(last.get("modified"), dict) else {}
+    return Collected(name, target, dict(files), dict(modified or {}),
+                     server_state=last["server_state"], skipped=True)
 
 
 def _collect_one(hub: Hub, name: str, target: Path, path: str) -> Collected:
@@ -332,6 +421,7 @@ def _collect_one(hub: Hub, name: str, target: Path, path: str) -> Collected:
             if result.started:
                 hub.call("DELETE", f"/hub/api/users/{_quote(name)}/server", accept=(404,),
                          cleanup=True)
+        result.server_state = server_state(hub, name)
     except CollectError as error:
         result.problem = str(error)
     if not result.problem and MARKER not in result.files:
@@ -377,7 +467,7 @@ def _copy_tree(hub: Hub, name: str, path: str, target: Path, result: Collected) 
                 continue
             if len(result.files) >= MAX_FILES:
                 raise CollectError(f"{name}: more than {MAX_FILES} files in the workspace")
-            data = _download(hub, api, base / rel)
+            data, modified = _download(hub, api, base / rel)
             total += len(data)
             if total > MAX_STUDENT_BYTES:
                 raise CollectError(f"{name}: the workspace is over {MAX_STUDENT_BYTES >> 20} MiB")
@@ -386,6 +476,7 @@ def _copy_tree(hub: Hub, name: str, path: str, target: Path, result: Collected) 
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 destination.write_bytes(data)
             result.files[rel.as_posix()] = hashlib.sha256(data).hexdigest()
+            result.modified[rel.as_posix()] = modified
 
 
 def _children(hub: Hub, api: str, base: PurePosixPath, folder: PurePosixPath
@@ -425,9 +516,10 @@ def _quote_path(path: PurePosixPath) -> str:
     return "/".join(_quote(p) for p in path.parts)
 
 
-def _download(hub: Hub, api: str, path: PurePosixPath) -> bytes:
+def _download(hub: Hub, api: str, path: PurePosixPath) -> tuple[bytes, str]:
     """A file's bytes, refused past `MAX_FILE_BYTES` by the bytes decoded (the `size` the server
-    states is not believed)."""
+    states is not believed), and its modification time as the server states it (UTC; "" when
+    it states none a date can be read from)."""
     model = hub.call("GET", f"{api}/{_quote_path(path)}?content=1&format=base64&type=file")
     if not isinstance(model, dict) or not isinstance(model.get("content"), str):
         raise CollectError(f"{path}: the server returned no content")
@@ -437,14 +529,51 @@ def _download(hub: Hub, api: str, path: PurePosixPath) -> bytes:
         raise CollectError(f"{path}: the server's content is not base64") from None
     if len(data) > MAX_FILE_BYTES:
         raise CollectError(f"{path}: over {MAX_FILE_BYTES >> 20} MiB")
-    return data
+    return data, _utc(model.get("last_modified"))
 
 
-def _write_manifest(out: Path, url: str, done: list[Collected]) -> None:
-    """The manifest: who was collected when, each file's SHA-256, and who was not."""
-    manifest = {"hub": url, "collected_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "students": [{"student": c.student, "files": c.files, "problem": c.problem}
-                             for c in done]}
+def _utc(stamp: Any) -> str:
+    from datetime import UTC, datetime
+
+    if not isinstance(stamp, str) or len(stamp) > 64:
+        return ""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return ""
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _read_manifest(out: Path) -> dict[str, dict[str, Any]]:
+    """The students of the last manifest in `out` (name → entry); {} when there is none or it
+    cannot be read (everyone is then collected afresh)."""
+    path = out / MANIFEST
+    if path.is_symlink() or not path.is_file():
+        return {}
+    try:
+        data = parse_json(read_bytes(path, what="manifest", limit=64 * 2**20,
+                                     error=CollectError), "the collect manifest", CollectError)
+    except CollectError:
+        return {}
+    students = data.get("students") if isinstance(data, dict) else None
+    return {str(s["student"]): s for s in students or [] if isinstance(s, dict)
+            and "student" in s} if isinstance(students, list) else {}
+
+
+def _write_manifest(out: Path, url: str, done: list[Collected],
+                    before: dict[str, dict[str, Any]]) -> None:
+    """The manifest: each student's newest collection (those not collected this time keep
+    theirs: a re-collect of some appends), each file's SHA-256 and hub time, who was not."""
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    students = dict(before)
+    for c in done:
+        if c.skipped:
+            continue
+        students[c.student] = {"student": c.student, "collected_at": at, "files": c.files,
+                               "modified": c.modified, "server_state": c.server_state,
+                               "problem": c.problem}
+    manifest = {"hub": url, "collected_at": at,
+                "students": [students[name] for name in sorted(students)]}
     with os_errors("write the collection's manifest"):
-        (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n",
-                                          encoding="utf-8")
+        (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -11,8 +11,9 @@ Formats (`--format`), each one a published import layout:
   `SIS Login ID`; `ID` (Canvas's own number) stays empty. Points out of the course's total.
 - `moodle`: Moodle's CSV grade import: `ID number, Email address, First name, Last name`, then
   the grade as a *percentage* of the course's points (0 to 100, Moodle's default maximum for a
-  grade item, so the import never refuses one as above the maximum) and the status, which the
-  import page can map to the item's feedback. "ID number" holds the LMS id (else the id).
+  grade item, so the import never refuses one as above the maximum) and the status where there
+  is something to say (empty for "ok", so the import leaves a plain row's feedback alone), which
+  the import page can map to the item's feedback. "ID number" holds the LMS id (else the id).
 
 In the LMS layouts a student with nothing graded (no submission, or grading that failed) has an
 empty grade, never 0: both imports then leave that grade alone, and the plain CSV and the summary
@@ -126,7 +127,7 @@ def csv_text(rows: list[Row], exercise_ids: list[str], total: int, fmt: str,
             first, _, last = row.student.name.partition(" ")
             percent = grade_number(round(100 * row.points / total, 2)) if total else 0
             lines.append([row.lms_id, row.student.email, first, last,
-                          percent if row.graded else "", row.status])
+                          percent if row.graded else "", "" if row.status == "ok" else row.status])
     out = io.StringIO(newline="")
     writer = csv.writer(out)
     for line in lines:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..catalog import Catalog
 from ..errors import GradesError
 from ..files import check_target, write_text
 from .classroom import (
@@ -151,9 +152,11 @@ Progress = Callable[[int, int, StudentResult | None], None]
 def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain",
             catalog_dir: Path | None = None, options: GradeOptions | None = None,
             resume: bool = False, progress: Progress | None = None,
-            variants: Callable[[str], dict[str, dict[str, Any]]] | None = None) -> Summary:
+            variants: Callable[[str], dict[str, dict[str, Any]]] | None = None,
+            catalog: Catalog | None = None) -> Summary:
     """Grade the plan's students and write every output (see the module docstring).
-    `variants(student_id)`: that student's variants (a class course, `class_variants`)."""
+    `variants(student_id)`: that student's variants (a class course, `class_variants`);
+    `catalog`: the one at `catalog_dir`, when the caller has it loaded already."""
     options = options or GradeOptions()
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -167,7 +170,7 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
         except OSError as error:
             raise GradesError(f"{outputs.feedback}: cannot make the feedback folder: "
                               f"{error.strerror}") from None
-    catalog = catalog_at(catalog_dir)
+    catalog = catalog or catalog_at(catalog_dir)
     version = catalog_version(catalog)
     journal = Journal(outputs.journal)
     keys = {clean(_where(p.folder)): p.name for p in plan.rows if p.folder is not None}

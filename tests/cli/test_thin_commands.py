@@ -20,15 +20,6 @@ from routerlab.cli.app import build
 
 LIMIT = 40
 
-TEACHER_OVER_40_UNTIL_H4TERM_LANDS = {
-    # The teacher commands are being rewritten on another branch (their workflows move into
-    # `exercises/teacher/`). The lead empties this set when that branch is merged; an entry
-    # whose command is no longer over the limit fails the test below, so none can linger.
-    "teacher recheck",  # cli/commands/teacher.py
-    "teacher collect",  # cli/commands/teacher_collect.py
-    "teacher lint",  # cli/commands/teacher.py
-}
-
 
 def _commands(app: typer.Typer, prefix: str = "") -> Iterator[tuple[str, Callable[..., Any]]]:
     for command in app.registered_commands:
@@ -48,9 +39,7 @@ def test_no_command_function_is_over_40_lines() -> None:
     lengths = _lengths(build())
     assert len(lengths) >= 30 and "simulate" in lengths and "exercises check" in lengths
     long = {name: n for name, n in lengths.items() if n > LIMIT}
-    assert set(long) - TEACHER_OVER_40_UNTIL_H4TERM_LANDS == set(), long
-    assert TEACHER_OVER_40_UNTIL_H4TERM_LANDS - set(long) == set(), (
-        "no longer over 40 lines: take them out of TEACHER_OVER_40_UNTIL_H4TERM_LANDS")
+    assert long == {}, long
 
 
 def test_the_measure_sees_a_long_command_in_a_group(tmp_path: Path) -> None:

@@ -182,7 +182,7 @@ def test_moodle_gets_a_percentage_within_the_default_maximum_and_each_rows_statu
         assert tuple(moodle[0][:4]) == MOODLE_COLUMNS == (
             "ID number", "Email address", "First name", "Last name")
         assert moodle[0][4:] == ["RouterLab exercises (%)", "RouterLab exercises feedback"]
-        assert moodle[1] == ["SIS-0001", "ada@example.org", "Ada", "Lovelace", "75", "ok"]
+        assert moodle[1] == ["SIS-0001", "ada@example.org", "Ada", "Lovelace", "75", ""]
         assert moodle[2][0] == "s2" and moodle[2][4:] == ["", "no submission"]
         assert moodle[3][4] == "" and moodle[3][5].startswith("not graded")
         assert moodle[4][4] == "100"  # full marks: Moodle's default grade item maximum

@@ -283,8 +283,8 @@ def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, 
         + [["exercises", "export", "--dir", good, "--out", p] for p in
            ["/dev/null/x.json", fifo, str(d), str(d / "absent" / "x.json"), "/dev/zero"]],
         "recheck": [["teacher", "recheck", p] for p in [*not_workspaces, ws["marker-latin1"]]]
-        + [["teacher", "recheck", good, "--out", p] for p in
-           ["/dev/null/x.csv", str(d / "absent" / "g.csv"), str(d), fifo]]
+        + [["teacher", "recheck", good, "--out", p] for p in  # a missing folder is made
+           ["/dev/null/x.csv", str(d), fifo]]
         + [["teacher", "recheck", good, "--jobs", j] for j in ["0", "-1", BIG, "x"]],
         "grades": [["teacher", "grades", p] for p in _grade_folders(d, fifo)],
         "seal": [["teacher", "seal", "registry-2", p] for p in to_seal]
@@ -333,6 +333,7 @@ def exercise_cases(invoke: Callable[..., Any], d: Path, fifo: str) -> dict[str, 
         "show": [["exercises", "show", e] for e in bad_ids],
         "give-up": [["exercises", "give-up", e, "-y", "--dir", good] for e in bad_ids],
         "collect": _collect_cases(d, fifo),
+        **_term_cases(d, fifo),
         "report": _report_cases(d, fifo),
         "quickstart": [["teacher", "quickstart", p]
                        for p in [fifo, "/dev/zero", "/dev/null/x", str(d)]],
@@ -361,6 +362,36 @@ def _collect_cases(d: Path, fifo: str) -> list[list[str]]:
             + [["teacher", "collect", p, "--hub", closed, "--token-file", str(token)]
                for p in [fifo, "/dev/zero", "/dev/null/x"]]
             + [["teacher", "collect", out, "--hub", closed]])  # no token anywhere
+
+
+def _term_cases(d: Path, fifo: str) -> dict[str, list[list[str]]]:
+    """The gradebook's commands: a course that is no course of this teacher (or no id at all),
+    a date, policy or number in the wrong form, an output it cannot write."""
+    courses = [CONTROL, MARKUP, "", "../x", BIG, "c1"]
+    return {
+        "assignment": [["teacher", "assignment", "w1", "--exercises", "quant-1", "--due",
+                        "2027-03-01", "--course", c] for c in courses]
+        + [["teacher", "assignment", "w1", "--exercises", "quant-1", "--due", w, "--course",
+            "c1"] for w in ["", "x", BIG, "2027-02-30", CONTROL]]
+        + [["teacher", "assignment", "w1", "--exercises", "quant-1", "--due", "2027-03-01",
+            "--late", v, "--course", "c1"] for v in ["", "10", "x%/day", BIG]],
+        "extension": [["teacher", "extension", "s1", "w1", "--due", "2027-03-01", "--course", c]
+                      for c in courses]
+        + [["teacher", "extension", s, "w1", "--due", "2027-03-01", "--course", "c1"]
+           for s in [CONTROL, MARKUP, BIG]],
+        "override": [["teacher", "override", "s1", "quant-1", "1", "--reason", "r", "--course",
+                      c] for c in courses]
+        + [["teacher", "override", "s1", "quant-1", v, "--reason", "r", "--course", "c1"]
+           for v in ["x", "nan", BIG + "x"]],
+        "history": [["teacher", "history", "s1", "--course", c] for c in courses]
+        + [["teacher", "history", s, "--course", "c1", "--json"] for s in [CONTROL, BIG]],
+        "export": [["teacher", "export", str(d / "g.csv"), "--format", f, "--course", c]
+                   for f in ("csv", "moodle") for c in courses]
+        + [["teacher", "export", p, "--format", "csv", "--course", "c1"]
+           for p in ["/dev/null/x.csv", fifo, str(d)]]
+        + [["teacher", "export", str(d / "g.csv"), "--format", f, "--course", "c1"]
+           for f in ["", "xlsx", CONTROL]],
+    }
 
 
 def _report_cases(d: Path, fifo: str) -> list[list[str]]:

@@ -1,0 +1,48 @@
+"""`teacher lint` as one call: the catalog's lint (starters fail, solutions pass, hints, hidden
+checks) and, for each exercise that varies, `variants` random variants proved, with how many
+were proved per exercise (`routerlab.exercises.authoring.lint`, `.variant_lint`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..authoring.lint import lint as lint_catalog
+from ..authoring.lint import lint_folder
+from ..authoring.secret import find_secret
+from ..authoring.variant_lint import lint_catalog_variants
+from .classroom import catalog_at
+
+
+@dataclass
+class LintOutcome:
+    results: list[Any]
+    """`routerlab.exercises.authoring.lint`'s results, each with the variants' problems too."""
+    proved: dict[str, int]
+    """Exercise id → how many variants were proved (0 for an exercise that does not vary)."""
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+
+def lint_course(catalog_dir: Path | None, only: list[str] | None, variants: int,
+                course_id: str | None = None, secret: Path | None = None) -> LintOutcome:
+    """Lint the course folder (a temporary copy of it) or the installed catalog; with a course
+    or a secret, that secret must be found first (refused before anything runs)."""
+    started = time.monotonic()
+    if course_id is not None or secret is not None:
+        find_secret(course_id or "routerlab", secret)
+    results = (lint_folder(catalog_dir, only) if catalog_dir is not None
+               else lint_catalog(catalog_at(None), only))
+    proved: dict[str, int] = {r.exercise.id: 0 for r in results}
+    if variants:
+        for checked in lint_catalog_variants(catalog_at(catalog_dir), only, variants):
+            proved[checked.exercise.id] = checked.variants
+            for result in results:
+                if result.exercise.id == checked.exercise.id:
+                    result.problems += checked.problems
+    return LintOutcome(results, proved, time.monotonic() - started)
