@@ -66,6 +66,25 @@ def did(call: Call) -> list[Any]:
         return ["refused", "use after drop"]
 
 
+TRACE = ("the first function of RouterLab's router logic your classes ran (None: all yours)")
+
+
+def traced(probe: Probe) -> Probe:
+    """The probe, run with the call trace on (build_trace.py), its last observation the first
+    router-logic function the learner's code ran. The model's run is the model: none."""
+
+    @functools.wraps(probe)
+    def run(sub: Subject) -> Observation:
+        if sub.is_model:
+            return [*probe(sub), (TRACE, None)]
+        module = getattr(sub, "module", None)
+        with watching(*([module] if isinstance(module, ModuleType) else [])) as watch:
+            seen = probe(sub)
+        return [*seen, (TRACE, watch.first)]
+
+    return run
+
+
 # --- build-1: HandleContainer (crates/burn-ir/src/handle.rs) -------------------------------------
 
 
@@ -141,6 +160,7 @@ def _ids(sub: Subject) -> tuple[TensorId, TensorId]:
 
 @handles.visible("register, look and count: has_handle, get_handle_ref, num_handles, "
                  "handle_ids and the counter", hint=1)
+@traced
 def _(sub: Subject) -> Observation:
     c = _container(sub)
     tid, other = _ids(sub)
@@ -161,6 +181,7 @@ def _(sub: Subject) -> Observation:
 
 @handles.visible("get_handle: ReadOnly leaves the entry, ReadWrite takes it, a second "
                  "ReadWrite panics with Burn's text", hint=2)
+@traced
 def _(sub: Subject) -> Observation:
     c = _container(sub)
     tid, other = _ids(sub)
@@ -174,6 +195,7 @@ def _(sub: Subject) -> Observation:
 
 
 @handles.visible("a NotInit status and a missing id panic with Burn's texts", hint=2)
+@traced
 def _(sub: Subject) -> Observation:
     tid, other = _ids(sub)
     c = _container(sub)
@@ -190,6 +212,7 @@ def _(sub: Subject) -> Observation:
 
 @handles.visible("free and remove_handle: which status frees, what remove returns, and a fork "
                  "that never reaches its original", hint=2)
+@traced
 def _(sub: Subject) -> Observation:
     c = _container(sub)
     tid, other = _ids(sub)
@@ -211,6 +234,7 @@ def _(sub: Subject) -> Observation:
 
 
 @handles.hidden("get_tensor_handle reads the ir's own status")
+@traced
 def _(sub: Subject) -> Observation:
     c = _container(sub)
     seen: Observation = []
@@ -225,6 +249,7 @@ def _(sub: Subject) -> Observation:
 
 
 @handles.hidden("300 seeded random sequences of register, get, free, remove and fork")
+@traced
 def _(sub: Subject) -> Observation:
     rng = random.Random(9311)
     seen: Observation = []
@@ -341,6 +366,7 @@ def count(tensor: Any) -> Any:
 
 @tensors.visible("clones share one count: a clone sends nothing, and the status of each use "
                  "follows the count", hint=2)
+@traced
 def _(sub: Subject) -> Observation:
     wire = Wire()
     x = _new(sub, wire)
@@ -358,6 +384,7 @@ def _(sub: Subject) -> Observation:
 
 @tensors.visible("Drop: only the last reference sends Drop(ReadWrite), with the tensor's "
                  "shape", hint=2)
+@traced
 def _(sub: Subject) -> Observation:
     wire = Wire()
     x = _new(sub, wire, (sub.param("rows"), 4))
@@ -371,6 +398,7 @@ def _(sub: Subject) -> Observation:
 
 
 @tensors.visible("an op's output is NotInit; a consumed or dropped reference is refused", hint=2)
+@traced
 def _(sub: Subject) -> Observation:
     wire = Wire()
     x = _new(sub, wire)
@@ -387,6 +415,7 @@ def _(sub: Subject) -> Observation:
 
 @tensors.hidden("a last use never also sends Drop: into_ir(ReadWrite) and the drop that follows "
                 "it cancel out")
+@traced
 def _(sub: Subject) -> Observation:
     wire = Wire()
     x = _new(sub, wire, tid=11)
@@ -397,6 +426,7 @@ def _(sub: Subject) -> Observation:
 
 
 @tensors.hidden("200 seeded random lives of a tensor and its clones")
+@traced
 def _(sub: Subject) -> Observation:
     rng = random.Random(8123)
     seen: Observation = []
@@ -472,25 +502,6 @@ class ModelLocalComm:
 
 arms = Suite("build-3")
 arms.model(TensorInterpreter=ModelInterpreter, LocalComm=ModelLocalComm)
-
-
-TRACE = ("the first function of RouterLab's router logic your classes ran (None: all yours)")
-
-
-def traced(probe: Probe) -> Probe:
-    """The probe, run with the call trace on (build_trace.py), its last observation the first
-    router-logic function the learner's code ran. The model's run is the model: none."""
-
-    @functools.wraps(probe)
-    def run(sub: Subject) -> Observation:
-        if sub.is_model:
-            return [*probe(sub), (TRACE, None)]
-        module = getattr(sub, "module", None)
-        with watching(*([module] if isinstance(module, ModuleType) else [])) as watch:
-            seen = probe(sub)
-        return [*seen, (TRACE, watch.first)]
-
-    return run
 
 
 @dataclass
