@@ -20,7 +20,7 @@ from routerlab.exercises.checks.build import TRACE
 from routerlab.exercises.checks.build_trace import watching
 from routerlab.exercises.engine.runner import Candidate, run_checks
 
-TRACK = ("build-1", "build-2", "build-3")
+TRACK = ("build-1", "build-2", "build-3", "build-4")
 
 
 def _module(source: str) -> types.ModuleType:
@@ -87,6 +87,9 @@ class HandleContainer(_ModelHandles):
     __slots__ = ()
     register_handle = _ModelHandles.register
 """, "routerlab.core.router.handles:HandleContainer.__init__"),
+    "build-4": ("""
+from routerlab.core.fix.qtensor import q_into_data
+""", "routerlab.core.fix.qtensor:q_into_data"),
 }
 """For each checkpoint, the model's class put in place of the learner's (appended to the
 reference solution, as a learner would paste it), and the function the trace must name."""
@@ -193,7 +196,7 @@ def test_the_learners_own_lines_are_counted() -> None:
                if line.strip() and line not in starter]
         assert len(own) >= 25, exercise_id
         total += len(own)
-    assert total >= 140
+    assert total >= 200
 
 
 def test_a_wrong_line_in_the_sandbox_fails_and_the_solution_passes(tmp_path: Path) -> None:
