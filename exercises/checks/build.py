@@ -17,7 +17,6 @@ import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from types import ModuleType
 from typing import Any
 
@@ -507,23 +506,16 @@ arms.model(TensorInterpreter=ModelInterpreter, LocalComm=ModelLocalComm)
 
 @dataclass
 class Bench:
-    """Interpreters of the subject's class on devices of one peer."""
+    """Interpreters of the subject's class, by device name."""
 
-    sub: Subject
     interps: dict[str, Any]
-
-    def run(self, call: Call) -> Any:
-        return call()
-
-    def did(self, call: Call) -> list[Any]:
-        return did(call)
 
 
 def bench(sub: Subject, *devices: str) -> Bench:
     cls = sub.function("TensorInterpreter")
-    made = Bench(sub, {})
+    made = Bench({})
     for name in devices:
-        interp = made.run(lambda name=name: cls(make_backend(parse_device(name))))  # type: ignore[misc]
+        interp = cls(make_backend(parse_device(name)))
         for field in ("backend", "handles", "get_tensor", "register_tensor_to_device"):
             if getattr(interp, field, None) is None:
                 raise CheckFailure(f"your TensorInterpreter has no `{field}`; keep the names the "
@@ -533,7 +525,7 @@ def bench(sub: Subject, *devices: str) -> Bench:
 
 
 def registry(b: Bench, name: str) -> list[int]:
-    return b.run(lambda: sorted(int(i) for i in b.interps[name].handles.handle_ids()))
+    return sorted(int(i) for i in b.interps[name].handles.handle_ids())
 
 
 def copied(b: Bench, name: str) -> list[int]:
@@ -544,7 +536,7 @@ def copied(b: Bench, name: str) -> list[int]:
 def arrived(b: Bench, name: str, id: int) -> Any:
     """What the target holds under `id`, as data: a plain tensor's values, dtype and device, a
     quantized one's stored words, scales, global, scheme and device."""
-    handle = b.run(lambda: b.interps[name].handles.get_handle_ref(TensorId(id)))
+    handle = b.interps[name].handles.get_handle_ref(TensorId(id))
     if isinstance(handle, QPrimitive):
         t = handle.tensor
         return [t.values.tolist(), t.scales.tolist(),
@@ -556,15 +548,15 @@ def arrived(b: Bench, name: str, id: int) -> Any:
 
 
 def put(b: Bench, name: str, id: int, handle: Any) -> None:
-    b.run(lambda: b.interps[name].handles.register_handle(TensorId(id), handle))
+    b.interps[name].handles.register_handle(TensorId(id), handle)
 
 
 def move(b: Bench, source: str, target: str, ir: TensorIr, new_id: int) -> list[Any]:
     """interpreter.rs's two halves of a same-peer move: the source's get_tensor, the target's
     register_tensor_to_device; what the kind in transit was."""
-    kind = b.run(lambda: b.interps[source].get_tensor(ir))
+    kind = b.interps[source].get_tensor(ir)
     name = kind.kind.value if isinstance(kind, HandleKind) else {"object": repr(kind)[:80]}
-    b.run(lambda: b.interps[target].register_tensor_to_device(TensorId(new_id), kind))
+    b.interps[target].register_tensor_to_device(TensorId(new_id), kind)
     return [name]
 
 
@@ -615,8 +607,7 @@ def _(sub: Subject) -> Observation:
     q = quantized(sub.param("x"), sub.param("scheme"), "cpu:0")
     seen = moves_of(b, q, q.dtype, sub.param("tid"))
     put(b, "cpu:0", 40, q)
-    copy = b.run(lambda: b.interps["cpu:1"].handles.get_handle_ref(
-        TensorId(sub.param("tid") + 1)))
+    copy = b.interps["cpu:1"].handles.get_handle_ref(TensorId(sub.param("tid") + 1))
     seen.append(("the copy on cpu:1 shares no memory with the source's values or scales",
                  isinstance(copy, QPrimitive)
                  and not np.shares_memory(copy.tensor.values, q.tensor.values)
@@ -633,9 +624,8 @@ def _(sub: Subject) -> Observation:
     seen: Observation = []
     for label, handle in (("quantized", q), ("f32", f)):
         kind = HandleKind(Kind.QUANTIZED if handle is q else Kind.FLOAT, handle)
-        again.run(lambda k=kind: again.interps["cpu:0"].register_tensor_to_device(  # type: ignore[misc]
-            TensorId(7), k))
-        held_now = again.run(lambda: again.interps["cpu:0"].handles.get_handle_ref(TensorId(7)))
+        again.interps["cpu:0"].register_tensor_to_device(TensorId(7), kind)
+        held_now = again.interps["cpu:0"].handles.get_handle_ref(TensorId(7))
         seen.append((f"{label}: registered as it is (the same object), (copies, bytes)",
                      [held_now is handle, copied(again, "cpu:0")]))
     return seen
@@ -646,7 +636,7 @@ def _(sub: Subject) -> Observation:
 @traced
 def _(sub: Subject) -> Observation:
     b = bench(sub, "cpu:0", "cpu:1")
-    comm = b.run(sub.function("LocalComm"))
+    comm = sub.function("LocalComm")()
     tid = sub.param("tid")
     put(b, "cpu:0", tid, plain([1.0, 2.0], DType.F32, "cpu:0"))
     put(b, "cpu:0", tid + 1, plain([3.0, 4.0], DType.F32, "cpu:0"))
@@ -663,9 +653,9 @@ def _(sub: Subject) -> Observation:
         ("transfer 2: the source exposes", lambda: comm.expose_tensor_local(src, ir2, 2)),
     ]
     for label, step in steps:
-        b.run(step)
+        step()
         seen.append((f"{label}: pending, ids on (cpu:0, cpu:1)",
-                     [to_data(b.run(comm.pending)), registry(b, "cpu:0"), registry(b, "cpu:1")]))
+                     [to_data(comm.pending()), registry(b, "cpu:0"), registry(b, "cpu:1")]))
     seen.append(("what arrived as 20 and 21", [arrived(b, "cpu:1", 20), arrived(b, "cpu:1", 21)]))
     return seen
 
@@ -699,15 +689,15 @@ def _(sub: Subject) -> Observation:
                          f"({status})", [kind, [registry(b, d) for d in b.interps],
                                          [copied(b, d) for d in b.interps],
                                          arrived(b, target, new_id)]))
-        kept = b.run(lambda: b.interps["cpu:2"].handles.get_handle_ref(TensorId(5)))  # noqa: B023
+        kept = b.interps["cpu:2"].handles.get_handle_ref(TensorId(5))
         seen.append((f"case {case}: what arrived on cpu:2 shares memory with the original",
                      _shares(kept, handle)))
         move(b, "cpu:2", "cpu:2", TensorIr(TensorId(5), shape, READ_ONLY, dtype_of), 6)
-        again = b.run(lambda: b.interps["cpu:2"].handles.get_handle_ref(TensorId(6)))  # noqa: B023
+        again = b.interps["cpu:2"].handles.get_handle_ref(TensorId(6))
         seen.append((f"case {case}: 5 moved onto its own device as 6: the same object, "
                      "(copies, bytes) on cpu:2", [again is kept, copied(b, "cpu:2")]))
         seen.append((f"case {case}: a ReadWrite use of 1 on cpu:0 once it moved",
-                     b.did(lambda: b.interps["cpu:0"].get_tensor(  # noqa: B023
+                     did(lambda: b.interps["cpu:0"].get_tensor(  # noqa: B023
                          TensorIr(TensorId(1), shape, READ_WRITE, dtype_of)))))  # noqa: B023
     return seen
 
@@ -729,7 +719,7 @@ def _(sub: Subject) -> Observation:
     seen: Observation = []
     for case in range(20):
         b = bench(sub, "cpu:0", "cpu:1")
-        comm = b.run(sub.function("LocalComm"))
+        comm = sub.function("LocalComm")()
         src, dst = b.interps["cpu:0"], b.interps["cpu:1"]
         events = []
         for t in range(1, 4):
@@ -739,11 +729,11 @@ def _(sub: Subject) -> Observation:
         for what, t in events:
             if what == "expose":
                 ir = TensorIr(TensorId(t), (1,), READ_WRITE, DType.F32)
-                b.run(partial(comm.expose_tensor_local, src, ir, t))
+                comm.expose_tensor_local(src, ir, t)
             else:
-                b.run(partial(comm.register_tensor_local, dst, t, TensorId(10 + t)))
+                comm.register_tensor_local(dst, t, TensorId(10 + t))
             seen.append((f"case {case}: {what} {t}: pending, ids on (cpu:0, cpu:1)",
-                         [to_data(b.run(comm.pending)), registry(b, "cpu:0"),
+                         [to_data(comm.pending()), registry(b, "cpu:0"),
                           registry(b, "cpu:1")]))
         seen.append((f"case {case}: arrived", [arrived(b, "cpu:1", 10 + t) for t in (1, 2, 3)]))
     return seen
