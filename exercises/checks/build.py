@@ -48,7 +48,7 @@ from ...core.fix.arms import QuantizedTransfers, carrier_for
 from ...core.fix.guard import can_move_to_device as model_can_move
 from ...core.fix.qtensor import QPrimitive
 from ...core.quant import quantize_dynamic
-from ...core.router.interpreter import SRC_GET_TENSOR, burn_debug
+from ...core.quant.debug import scheme_debug
 from .base import CheckFailure, Observation, Probe, Subject, Suite, to_data
 from .build_trace import watching
 
@@ -861,8 +861,9 @@ def model_move(policy: str, source: Backend, target: Backend, q: QPrimitive) -> 
     chosen = Policy.parse(policy)
     if not model_can_move(q.dtype, chosen):
         if chosen is Policy.LEGACY:
-            raise BurnTodo(SRC_GET_TENSOR, f"Local transfer of {burn_debug(q.dtype)} tensors is "
-                                           "not supported yet")
+            raise BurnTodo("crates/burn-router/src/interpreter.rs:98",
+                           f"Local transfer of QFloat({scheme_debug(q.scheme)}) tensors is not "
+                           "supported yet")
         raise TransferRejected(f"policy {policy!r} refuses to move a quantized tensor")
     carrier = carrier_for(chosen)
     return carrier.put(target, carrier.take(source, q))
