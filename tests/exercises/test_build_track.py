@@ -16,7 +16,7 @@ from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.checks.base import Submission, to_data
-from routerlab.exercises.checks.build import TRACE
+from routerlab.exercises.checks.build_common import TRACE
 from routerlab.exercises.checks.build_trace import watching
 from routerlab.exercises.engine.runner import Candidate, run_checks
 
