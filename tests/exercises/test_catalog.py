@@ -14,7 +14,7 @@ from routerlab.exercises.catalog import Kind, catalog_root, load_catalog
 from routerlab.exercises.checks import suite_for
 
 TOPICS = ("flow", "registry", "lifecycle", "sessions", "transfer", "quant", "gap", "fix", "wire",
-          "policy", "gpu", "peers", "faults", "capstone")
+          "policy", "gpu", "peers", "faults", "capstone", "build")
 
 
 def test_at_least_twelve_ordered_exercises_of_both_kinds() -> None:
