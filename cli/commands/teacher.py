@@ -294,9 +294,9 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
                                           help="Grade on this Dask cluster, one task per "
                                                "student, each worker in its own jail."),
             course_id: str = typer.Option(None, "--course",
-                                          help="The course id (default: the workspaces' "
-                                               "markers'); its secret makes each student's "
-                                               "variant."),
+                                          help="The course id (default: as `release`'s; "
+                                               "never a student's marker); its secret makes "
+                                               "each student's variant."),
             secret: Path = typer.Option(None, "--secret", dir_okay=False,
                                         help="The course secret's file, when it is not in "
                                              "your data folder."),
@@ -306,7 +306,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     each student is graded, a SHA-256 digest file, and with --feedback a page per student."""
     from ...exercises.engine.jail import unavailable
     from ...exercises.engine.runner import workers
-    from ...exercises.teacher.class_variants import class_secret, variants_of
+    from ...exercises.teacher.class_variants import class_course
     from ...exercises.teacher.classroom import GradeOptions, LocalExecutor
     from ...exercises.teacher.dask_executor import DaskExecutor
     from ...exercises.teacher.gradebook import UNISOLATED_NOTE
@@ -327,13 +327,13 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
         console.print(f"warning: {problem}", style=rich_style("warn"), highlight=False,
                       markup=False)
     found = [p.folder for p in plan.rows if p.folder is not None]
-    course_secret = class_secret(found, course_id, secret)  # refused before anyone is graded
-    variants = variants_of(_catalog(catalog), course_secret)
+    course = class_course(found, course_id, secret, catalog)  # refused before anyone is graded
+    variants = course.variants_of(_catalog(catalog))
     started = time.monotonic()
     executor = DaskExecutor(scheduler) if scheduler else LocalExecutor(jobs or workers())
     summary = regrade(plan, Outputs.beside(out, feedback), executor, fmt, catalog,
                       GradeOptions(isolation=not no_isolation), resume,
-                      _progress_bar(), variants)
+                      _progress_bar(), variants, course)
     pairs = find_pairs(summary.results.values(), _catalog(catalog),
                        {sid: variants(sid) for sid in summary.results} if variants else None)
     similar = write_similar(similar_path(out), pairs)
@@ -352,9 +352,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
                   f"{f', feedback in {outputs.feedback}' if outputs.feedback else ''}",
                   highlight=False, markup=False)
     console.print(f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'} of similar files or "
-                  f"answers in {similar}"
-                  + (f"; each student graded on their own variant (course "
-                     f"{course_secret.course})" if variants and course_secret else ""),
+                  f"answers in {similar}; {course.summary()}",
                   highlight=False, markup=False)
 
 

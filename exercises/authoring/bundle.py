@@ -326,6 +326,13 @@ def _check_id(value: str, what: str, error: type[Exception]) -> None:
                     "with . or -)")
 
 
+def check_course_id(value: str) -> str:
+    """A course id as a teacher names it: the student id rule (it names a folder of the
+    teacher's data folder, so no `/`, no `..`, nothing absolute)."""
+    _check_id(value, "course id", CatalogError)
+    return value
+
+
 def check_student_id(value: str) -> str:
     _check_id(value, "student id", WorkspaceError)
     return value

@@ -51,7 +51,8 @@ class SampleCourse:
         q = shlex.quote
         return [
             f"{prefix} teacher recheck {q(str(self.submitted))} --roster {q(str(self.roster))} "
-            f"--out {q(str(self.grades))} --feedback {q(str(self.feedback))}",
+            f"--course {COURSE_ID} --out {q(str(self.grades))} "
+            f"--feedback {q(str(self.feedback))}",
             f"{prefix} teacher report {q(str(self.grades.parent))} --html {q(str(self.report))}",
         ]
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import GradesError
 from ..files import check_target, write_text
+from .class_variants import ClassCourse
 from .classroom import (
     Executor,
     GradeJob,
@@ -151,9 +152,12 @@ Progress = Callable[[int, int, StudentResult | None], None]
 def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain",
             catalog_dir: Path | None = None, options: GradeOptions | None = None,
             resume: bool = False, progress: Progress | None = None,
-            variants: Callable[[str], dict[str, dict[str, Any]]] | None = None) -> Summary:
+            variants: Callable[[str], dict[str, dict[str, Any]]] | None = None,
+            course: ClassCourse | None = None) -> Summary:
     """Grade the plan's students and write every output (see the module docstring).
-    `variants(student_id)`: that student's variants (a class course, `class_variants`)."""
+    `variants(student_id)`: that student's variants (a class course, `class_variants`).
+    `course`: the course the teacher named; a folder that is not that course's
+    (`ClassCourse.problem`) gets its row with the reason, and is not graded."""
     options = options or GradeOptions()
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -175,13 +179,16 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
                if where in keys} if resume else {}
     journal.start(keep=resume)
     write_plan(outputs.journal, [_planned_json(p) for p in plan.rows])
-    jobs = [GradeJob(p.student.id, _where(p.folder),
+    waiting = [(p, p.folder) for p in plan.rows if p.folder is not None and p.name not in results]
+    refused = {p.name: why for p, folder in waiting
+               if course is not None and (why := course.problem(folder))}
+    jobs = [GradeJob(p.student.id, _where(folder),
                      str(catalog_dir) if catalog_dir else None, options,
                      variants(p.student.id) if variants else {})
-            for p in plan.rows if p.folder is not None and p.name not in results]
+            for p, folder in waiting if p.name not in refused]
     summary = Summary(results, [], outputs, version, resumed=len(results))
     exercise_ids = [e.id for e in catalog]
-    total = len(jobs) + len(results)
+    total = len(waiting) + len(results)
 
     def write_csv(final: bool) -> None:
         summary.rows = [_row(p, results.get(p.name)) for p in plan.rows
@@ -204,6 +211,10 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     if progress is not None:
         progress(len(results), total, None)
     write_csv(final=False)
+    for planned, folder in waiting:
+        if planned.name in refused:  # that student's row says why; the class goes on
+            arrived(StudentResult(planned.student.id, clean(_where(folder)),
+                                  error=refused[planned.name]))
     from .classroom import grade_class
 
     grade_class(jobs, executor, arrived)

@@ -259,7 +259,7 @@ def graded(bundle: Path, catalog: Catalog, course_folder: Path,
         out = root / f"grades{n}.csv"
         done = subprocess.run([*RUN, "teacher", "recheck", str(submitted), "--roster", str(roster),
                                "--catalog", str(course_folder), "--out", str(out),
-                               "--no-isolation", "--plain"],
+                               "--course", COURSE, "--no-isolation", "--plain"],
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout + done.stderr
         runs.append((out, done.stdout))
@@ -332,7 +332,8 @@ def test_grading_with_a_wrong_secret_is_refused(graded: dict[str, Any], tmp_path
     wrong.write_text(f'course = "{COURSE}"\nsecret = "{bytes(32).hex()}"\nvariants = true\n')
     done = subprocess.run([*RUN, "teacher", "recheck", str(graded["submitted"]), "--roster",
                            str(graded["roster"]), "--out", str(tmp_path / "g.csv"),
-                           "--secret", str(wrong), "--no-isolation", "--plain"],
+                           "--course", COURSE, "--secret", str(wrong), "--no-isolation",
+                           "--plain"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     assert "is not the secret the course" in done.stderr + done.stdout
