@@ -29,6 +29,7 @@ from ..catalog import Catalog
 from ..errors import CatalogError, GradesError
 from ..learner.workspace import MARKER, STATE_DIR
 from .intake import printable
+from .truths import truths_key
 
 DEFAULT_COURSE = "routerlab"
 """The course id `teacher release` gives when neither --course nor --catalog names one."""
@@ -68,6 +69,12 @@ class ClassCourse:
             return (f"released with another secret than the course {self.id!r}'s: this "
                     "workspace's bundle is not the class's")
         return ""
+
+    @property
+    def truths_key(self) -> str:
+        """The key the truths cache signs this class's variant entries with ("" without a
+        secret: no variants to cache)."""
+        return truths_key(self.secret.key) if self.secret is not None else ""
 
     def summary(self) -> str:
         """What a run's summary says about variants, always."""

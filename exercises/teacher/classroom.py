@@ -166,18 +166,21 @@ class GradeJob:
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     """This student's variant of each exercise that varies (made from the course secret in
     the teacher's process: the job carries parameters, never the secret)."""
+    truths_key: str = ""
+    """The key the truths cache signs variant entries with (`truths.truths_key`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"student_id": self.student_id, "submission": self.submission,
                 "catalog_dir": self.catalog_dir, "options": self.options.to_json(),
-                "variants": self.variants}
+                "variants": self.variants, "truths_key": self.truths_key}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GradeJob:
         variants = data.get("variants")
         return cls(str(data["student_id"]), str(data["submission"]), data.get("catalog_dir"),
                    GradeOptions.from_json(data.get("options") or {}),
-                   dict(variants) if isinstance(variants, dict) else {})
+                   dict(variants) if isinstance(variants, dict) else {},
+                   str(data.get("truths_key") or ""))
 
 
 def catalog_at(catalog_dir: Path | None) -> Catalog:
@@ -206,7 +209,8 @@ def catalog_version(catalog: Catalog) -> str:
 
 def grade_student(submission: Path, catalog_dir: Path | None = None,
                   options: GradeOptions = GradeOptions(), student_id: str | None = None,
-                  variants: dict[str, dict[str, Any]] | None = None) -> StudentResult:
+                  variants: dict[str, dict[str, Any]] | None = None,
+                  truths_key: str = "") -> StudentResult:
     """Grade one student's folder from scratch; never raises (see the module's docstring).
     `variants`: the student's own variant of each exercise that varies (a class course). Every
     string of the result is clean Unicode (`routerlab.exercises.teacher.intake`)."""
@@ -217,7 +221,8 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
     try:
         catalog = catalog_at(catalog_dir)
         result.catalog_version = catalog_version(catalog)
-        _grade_into(result, submission, catalog.with_params(variants or {}), options)
+        _grade_into(result, submission, catalog.with_params(variants or {}), options,
+                    truths_key)
     except Exception as error:  # noqa: BLE001 - one student's failure is that student's row
         result.error = f"{type(error).__name__}: {error}"
         result.error += "" if str(error) else " (" + traceback.format_exc(limit=-1).strip() + ")"
@@ -226,11 +231,11 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
 
 
 def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
-                options: GradeOptions) -> None:
+                options: GradeOptions, truths_key: str = "") -> None:
     from ..engine.runner import Candidate, run_checks
 
     root = check_folder(submission)
-    truths = TruthStore.default()  # the model's results, kept once per catalog version
+    truths = TruthStore.default(truths_key)  # the model's results, once per catalog version
     name, files = submission_files(submission, catalog)
     result.name = name
     jail = _jail(catalog) if options.isolation else None
@@ -293,7 +298,7 @@ def grade_job(job: GradeJob) -> StudentResult:
     """`grade_student` for one job: what an executor (local or remote) runs."""
     catalog_dir = Path(job.catalog_dir) if job.catalog_dir else None
     return grade_student(Path(job.submission), catalog_dir, job.options, job.student_id,
-                         job.variants)
+                         job.variants, job.truths_key)
 
 
 class Executor(Protocol):

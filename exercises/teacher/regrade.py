@@ -184,7 +184,8 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
                if course is not None and (why := course.problem(folder))}
     jobs = [GradeJob(p.student.id, _where(folder),
                      str(catalog_dir) if catalog_dir else None, options,
-                     variants(p.student.id) if variants else {})
+                     variants(p.student.id) if variants else {},
+                     course.truths_key if course is not None else "")
             for p, folder in waiting if p.name not in refused]
     summary = Summary(results, [], outputs, version, resumed=len(results))
     exercise_ids = [e.id for e in catalog]
