@@ -240,6 +240,7 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
     `routerlab exercises import-solutions FILE`; with --roster, each student's own variant's
     answers (found from the course's secret)."""
     from ...exercises.authoring.bundle import release_solutions as write_solutions
+    from ...exercises.authoring.bundle import students_folder
     from ...exercises.authoring.secret import find_secret
     from ...exercises.authoring.variants import class_variants
     from ...exercises.teacher.roster import read_roster
@@ -253,7 +254,9 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
         variants = {s.id: class_variants(chosen, course_secret.key, s.id)
                     for s in read_roster(roster)} if course_secret.variants else None
     ids = write_solutions(_catalog(catalog), out, course_id, only or None, variants)
-    make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}",
+    own = (f"; each student's own variant in {students_folder(out)}/ID.json (hand each "
+           "student theirs)" if variants else "")
+    make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}{own}",
                               highlight=False)
 
 

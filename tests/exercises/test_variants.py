@@ -382,9 +382,14 @@ def test_released_solutions_give_each_student_their_own_variants_answers(
     release_solutions(catalog, out, COURSE, ["flow-2", "policy-1"],
                       {s: class_variants(catalog, KEY, s) for s in STUDENTS})
     assert "ada" not in out.read_text()
+    own_files = out.with_name("solutions.students")
+    assert sorted(p.name for p in own_files.iterdir()) == [f"{s}.json" for s in STUDENTS]
     for student in ("ada", "bob"):
         course = _workspace(bundle, tmp_path, student)
-        assert course.import_solutions(out) == ["flow-2", "policy-1"]
+        other = "bob" if student == "ada" else "ada"
+        with pytest.raises(WorkspaceError, match="another student's solutions"):
+            course.import_solutions(own_files / f"{other}.json")
+        assert course.import_solutions(own_files / f"{student}.json") == ["flow-2", "policy-1"]
         given = course.released()["flow-2"]
         own = {k: to_data(v) for k, v in _truth(catalog, "flow-2", student).items()}
         assert given.answers == own
