@@ -178,18 +178,21 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
     the bundle."""
     from ...exercises.authoring.bundle import release as write_bundle
     from ...exercises.authoring.secret import secret_path
+    from ...exercises.authoring.variants import tags_path
     from ...exercises.teacher.roster import read_roster
     from ..render import make_console
 
     ids = [s.id for s in read_roster(roster)] if roster is not None else None
     course = _course_id(course_id, catalog)
     info = write_bundle(_catalog(catalog), out, course, title, hints, ids)
-    variants = (f" with a variant for each of {len(set(ids))} students" if ids is not None
+    variants = (f" with a variant for each of {len(set(ids))} students, each found by the "
+                f"tag in {tags_path(course)} (hand each student theirs)" if ids is not None
                 else " (no roster: everyone gets the catalog's own variant)")
+    tag = " --tag TAG" if ids is not None else ""
     make_console(plain).print(
         f"released {info.id} version {info.version} to {out}{variants}; the course secret is "
         f"{secret_path(course)} (keep it; never hand it out). Students: routerlab exercises "
-        f"init DIR --course {out} --student-id ID", highlight=False, soft_wrap=True)
+        f"init DIR --course {out} --student-id ID{tag}", highlight=False, soft_wrap=True)
 
 
 @teacher_app.command()

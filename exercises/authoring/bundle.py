@@ -67,10 +67,11 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     """Write the course bundle of `catalog` to `out` (a new folder), all or nothing: it is
     made in a hidden folder beside `out` and renamed into place once complete. The course's
     secret is made (or kept) in the teacher's data folder; with `roster` (student ids), each of
-    those students gets their own variant of every exercise that varies."""
+    those students gets their own variant of every exercise that varies, found by the tag the
+    teacher hands them (`tags.csv` beside the secret, `authoring.variants`)."""
     from ..engine import judge
     from .secret import ensure_secret
-    from .variants import write_table
+    from .variants import write_table, write_tags
 
     _check_id(course_id, "course id", CatalogError)
     if not 0 <= hints <= 3:
@@ -105,6 +106,8 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
             os.replace(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if roster is not None:  # each student's tag, for the teacher to hand out: never the bundle
+        write_tags(course_id, secret.key, roster)
     return info
 
 

@@ -4,34 +4,54 @@ The variant of (student, exercise) is `VariantSpec.pick(seed(secret, student id,
 (`routerlab.exercises.variants`): the teacher can always make it again, from the secret and the
 id alone, and grades against it (`class_variants`). A student's machine has no secret, so a
 release made with a roster carries each roster student's parameters in `variants.json`, keyed
-by a digest of the course and the student's id (`student_tag`), never by the id itself. Those are
-the *inputs* a student's statement shows, never an answer: the truth of any variant is computed
-from the model when the teacher grades. A class workspace reads its own entry
-(`apply_table`); a student whose id is not in the table is told so.
+by their *tag*: an HMAC of the course and the id under the course secret (`student_tag`). Only
+the teacher can make a tag; each student is handed their own (`teacher release` writes them to
+`tags.csv` beside the secret, readable by the teacher alone) and gives it to `exercises init
+--tag`. So the bundle names no student, and a classmate's entry, whose parameters would give
+their right answers through the model, cannot be found from their id. Those are the *inputs* a
+student's statement shows, never an answer: the truth of any variant is computed from the model
+when the teacher grades. A class workspace reads its own entry (`apply_table`); a student whose
+tag is not in the table is told so.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import hmac
+import io
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ...core.base.safe_io import load_json
+from ...core.base.safe_io import load_json, read_bytes
 from ..catalog import Catalog, Exercise
-from ..errors import WorkspaceError
+from ..errors import CatalogError, WorkspaceError
 from ..variants import Params, seed
 
 VARIANTS_FILE = "variants.json"
 VARIANTS_FORMAT = "routerlab-variants"
+TAGS_FILE = "tags.csv"
+_TAG = re.compile(r"[0-9a-f]{20}")
 
 
-def student_tag(course_id: str, student_id: str) -> str:
-    """Where a student's entry is filed in `variants.json`: their id does not appear in it."""
-    data = b"\0".join([b"routerlab-student-v1", course_id.encode(), student_id.encode()])
-    return hashlib.sha256(data).hexdigest()[:32]
+def student_tag(key: bytes, course_id: str, student_id: str) -> str:
+    """Where a student's entry is filed in `variants.json`: only the secret's holder can make
+    it, and the id does not appear in it."""
+    data = b"\0".join([b"routerlab-student-tag-v2", course_id.encode(), student_id.encode()])
+    return hmac.new(key, data, hashlib.sha256).hexdigest()[:20]
+
+
+def check_tag(value: str) -> str:
+    """A tag as a student types it (`exercises init --tag`): 20 hex digits."""
+    tag = value.strip().lower()
+    if not _TAG.fullmatch(tag):
+        raise WorkspaceError(f"--tag {value[:40]!r}: a tag is the 20 letters and digits (0-9, "
+                             "a-f) your teacher handed you with your id")
+    return tag
 
 
 def class_variants(catalog: Catalog, key: bytes, student_id: str) -> dict[str, Params]:
@@ -43,7 +63,7 @@ def class_variants(catalog: Catalog, key: bytes, student_id: str) -> dict[str, P
 def write_table(folder: Path, catalog: Catalog, course_id: str, key: bytes,
                 student_ids: Iterable[str]) -> int:
     """`variants.json` of a release: each roster student's parameters; how many students."""
-    students = {student_tag(course_id, sid): class_variants(catalog, key, sid)
+    students = {student_tag(key, course_id, sid): class_variants(catalog, key, sid)
                 for sid in sorted(set(student_ids))}
     document = {"format": VARIANTS_FORMAT, "course": course_id, "students": students}
     (folder / VARIANTS_FILE).write_text(json.dumps(document, sort_keys=True, indent=0) + "\n",
@@ -51,7 +71,42 @@ def write_table(folder: Path, catalog: Catalog, course_id: str, key: bytes,
     return len(students)
 
 
-def apply_table(catalog: Catalog, course_dir: Path, course_id: str, student_id: str) -> Catalog:
+def tags_path(course_id: str) -> Path:
+    """The teacher's list of each student's tag: beside the course secret, never a bundle."""
+    from .secret import secret_path
+
+    return secret_path(course_id).with_name(TAGS_FILE)
+
+
+def write_tags(course_id: str, key: bytes, student_ids: Iterable[str]) -> Path:
+    """`tags.csv` (`id,tag`), readable by the teacher alone: what each student is handed."""
+    from .secret import write_private
+
+    rows = io.StringIO()
+    writer = csv.writer(rows, lineterminator="\n")
+    writer.writerow(["id", "tag"])
+    for sid in sorted(set(student_ids)):
+        writer.writerow([sid, student_tag(key, course_id, sid)])
+    path = tags_path(course_id)
+    write_private(path, rows.getvalue())
+    return path
+
+
+def find_tag(course_id: str, student_id: str) -> str | None:
+    """A student's tag from the teacher's `tags.csv` (None without one): for a workspace the
+    teacher's own machine makes (the hub's)."""
+    path = tags_path(course_id)
+    if not path.is_file():
+        return None
+    try:
+        text = read_bytes(path, what="tags file", error=CatalogError).decode("utf-8")
+    except (CatalogError, UnicodeDecodeError):
+        return None
+    return next((row["tag"] for row in csv.DictReader(io.StringIO(text))
+                 if row.get("id") == student_id and row.get("tag")), None)
+
+
+def apply_table(catalog: Catalog, course_dir: Path, course_id: str, tag: str | None) -> Catalog:
     """A class workspace's catalog as its student sees it: each exercise as their variant
     (a bundle without `variants.json`: the catalog's own variants, for everyone)."""
     path = course_dir / VARIANTS_FILE
@@ -61,11 +116,15 @@ def apply_table(catalog: Catalog, course_dir: Path, course_id: str, student_id: 
     students = data.get("students") if isinstance(data, dict) else None
     if not isinstance(students, dict):
         raise WorkspaceError(f"{path} is malformed (no 'students' object)")
-    entry = students.get(student_tag(course_id, student_id))
+    if not tag:
+        raise WorkspaceError(f"the course {course_id!r} gives each student their own variant: "
+                             "give the tag your teacher handed you with your id (`routerlab "
+                             "exercises init DIR --course BUNDLE --student-id ID --tag TAG`)")
+    entry = students.get(tag)
     if not isinstance(entry, dict):
-        raise WorkspaceError(f"the student id {student_id!r} is not on the roster the course "
-                             f"{course_id!r} was released for; check the id, or ask your teacher "
-                             "to release it again with you on the roster")
+        raise WorkspaceError(f"the tag {tag!r} is not on the roster the course {course_id!r} "
+                             "was released for; check the tag and id your teacher handed you, "
+                             "or ask them to release it again with you on the roster")
     return catalog.with_params({e.id: _valid(e, entry.get(e.id), path) for e in catalog
                                 if e.variant.varies})
 

@@ -28,7 +28,7 @@ from routerlab.exercises.authoring.variant_lint import (
     lint_catalog_variants,
     lint_variants,
 )
-from routerlab.exercises.authoring.variants import class_variants
+from routerlab.exercises.authoring.variants import class_variants, student_tag, tags_path
 from routerlab.exercises.catalog import Catalog, Kind, load_catalog
 from routerlab.exercises.checks import suite_for
 from routerlab.exercises.checks.base import PredictSuite, to_data
@@ -92,10 +92,17 @@ def test_the_release_command_hands_out_variants_and_keeps_the_secret_home(
     table = json.loads((out / "variants.json").read_text())
     assert len(table["students"]) == 2 and "ann" not in json.dumps(table)
     assert not list(out.rglob("secret.toml"))
+    tags = tags_path("cli-2027")  # each student's tag: the teacher's, readable by them alone
+    assert str(tags) in done.stdout.replace("\n", "") and "--tag TAG" in done.stdout
+    assert (tags.stat().st_mode & 0o077) == 0 and not list(out.rglob("tags.csv"))
+    rows = list(csv.DictReader(tags.open()))
+    assert [r["id"] for r in rows] == ["ann", "ben"]
+    assert {r["tag"] for r in rows} == set(table["students"])
 
 
 def _workspace(bundle: Path, root: Path, student: str) -> Course:
-    return Course(init_workspace(root / student, student, bundle, student)[0])
+    tag = student_tag(KEY, COURSE, student)  # what the teacher handed the student
+    return Course(init_workspace(root / student, student, bundle, student, tag)[0])
 
 
 def _answers_file(exercise_id: str, answers: dict[str, Any], tuples: bool = False) -> str:
@@ -180,8 +187,25 @@ def test_two_students_get_their_own_statement_of_every_varying_exercise(
 def test_an_id_not_on_the_roster_is_told_so_and_nothing_is_left(bundle: Path,
                                                                  tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match="not on the roster"):
-        init_workspace(tmp_path / "eve", "eve", bundle, "eve")
+        init_workspace(tmp_path / "eve", "eve", bundle, "eve", student_tag(KEY, COURSE, "eve"))
     assert not (tmp_path / "eve" / "routerlab-exercises.toml").exists()
+
+
+def test_a_classmates_id_finds_no_variant_only_their_tag_does(bundle: Path,
+                                                              tmp_path: Path) -> None:
+    """The table is keyed by an HMAC under the course secret: ada's id (or a digest of it, as
+    the bundle of before keyed it) finds nothing; without a tag, init says to give one."""
+    import hashlib
+
+    with pytest.raises(WorkspaceError, match="give the tag your teacher handed you"):
+        init_workspace(tmp_path / "mallory", "mallory", bundle, "ada")
+    old_key = hashlib.sha256(b"\0".join([b"routerlab-student-v1", COURSE.encode(),
+                                         b"ada"])).hexdigest()[:32]
+    table = json.loads((bundle / "variants.json").read_text())["students"]
+    assert old_key not in table and student_tag(KEY, COURSE, "ada") in table
+    with pytest.raises(WorkspaceError, match="a tag is the 20 letters"):
+        init_workspace(tmp_path / "mallory", "mallory", bundle, "ada", "not-a-tag")
+    assert not (tmp_path / "mallory" / "routerlab-exercises.toml").exists()
 
 
 def test_class_check_runs_an_implement_exercises_visible_checks_on_the_students_inputs(
