@@ -43,10 +43,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ... import __version__
-from ..catalog import Catalog, Exercise, load_catalog
+from ..catalog import Catalog, Exercise, Kind, load_catalog
 from ..engine.scoring import score
 from ..learner.workspace import MARKER, open_workspace
 from ..report import CheckReport
+from .fingerprints import answers_digest, code_prints
 from .intake import Refused, check_folder, clean_result, read_file
 from .truths import TruthStore
 
@@ -112,6 +113,11 @@ class ExerciseResult:
     """The file handed in is the exercise's starter, byte for byte: not tried."""
     variant: dict[str, Any] = field(default_factory=dict)
     """The parameters of the student's own variant it was graded on (empty: the catalog's)."""
+    prints: list[int] = field(default_factory=list)
+    """An implement file's winnowed fingerprints (`teacher.fingerprints`), for copy detection:
+    made from the bytes read at the intake, so pairing never reads the file again."""
+    answers: str = ""
+    """A predict file's answers, as a digest (`fingerprints.answers_digest`)."""
 
 
 @dataclass
@@ -262,7 +268,19 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
             graded.file = path.relative_to(submission).as_posix()
             graded.starter = data == exercise.starter().encode("utf-8")
             graded.variant = exercise.variant_params() if exercise.params else {}
+            _evidence(graded, exercise, data)
             result.exercises.append(graded)
+
+
+def _evidence(graded: ExerciseResult, exercise: Exercise, data: bytes) -> None:
+    """What copy detection keeps of the file (`teacher.fingerprints`), from the bytes graded."""
+    if graded.starter:
+        return  # an untouched starter is nobody's copy
+    text = data.decode("utf-8", "replace")
+    if exercise.kind is Kind.IMPLEMENT:
+        graded.prints = code_prints(text)
+    else:
+        graded.answers = answers_digest(exercise, text)
 
 
 def _jail(catalog: Catalog) -> Any:

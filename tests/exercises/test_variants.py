@@ -36,7 +36,7 @@ from routerlab.exercises.engine import judge
 from routerlab.exercises.errors import WorkspaceError
 from routerlab.exercises.learner.course import Course
 from routerlab.exercises.learner.workspace import init_workspace
-from routerlab.exercises.teacher.similar import normalised
+from routerlab.exercises.teacher.fingerprints import tokens
 from routerlab.exercises.variants import VariantError, parse_spec, render
 
 COURSE = "variants-2027"
@@ -330,25 +330,34 @@ def test_feedback_shows_each_student_their_own_variant(graded: dict[str, Any],
                     if e["id"] == "flow-2")["variant"] == own
 
 
-def test_similar_csv_pairs_copied_files_and_copied_answers(graded: dict[str, Any]) -> None:
+def test_similar_csv_pairs_copied_answers_and_never_a_right_one(graded: dict[str, Any]) -> None:
+    """bob hands in ada's files and cy retypes ada's answers: each is ada's variant's right
+    answer, wrong for their own (`answers`), and bob and cy share the same wrong answers. ada's
+    own answers are right for her variant: evidence against nobody, yet she is the source."""
     out, stdout = graded["runs"][0]
     similar = out.with_name("grades1.similar.csv")
     rows = list(csv.DictReader(similar.open()))
-    assert list(rows[0]) == ["exercise", "student_a", "student_b", "kind"]
-    pairs = {(r["exercise"], r["student_a"], r["student_b"]): r["kind"] for r in rows}
+    assert list(rows[0]) == ["student_a", "student_b", "exercise", "kind", "score", "shared",
+                             "beyond_chance"]
+    summary = [r for r in rows if r["exercise"] == "*"]
+    assert rows[:len(summary)] == summary, "the per-pair summary comes first"
+    assert {(r["student_a"], r["student_b"]): float(r["shared"]) for r in summary} == {
+        ("ada", "bob"): 3, ("ada", "cy"): 3, ("bob", "cy"): 3}
+    pairs = {(r["exercise"], r["student_a"], r["student_b"]): r["kind"] for r in rows
+             if r["exercise"] != "*"}
     for exercise_id in VARYING_PREDICT:
-        assert pairs[(exercise_id, "ada", "bob")] == "identical"
+        assert pairs[(exercise_id, "ada", "bob")] == "answers"
         assert pairs[(exercise_id, "ada", "cy")] == "answers"
-        assert pairs[(exercise_id, "bob", "cy")] == "answers"
+        assert pairs[(exercise_id, "bob", "cy")] == "wrong-answers"
     assert not [p for p in pairs if p[0] in ("registry-1", "policy-1")], "starters are never paired"
-    assert f"{len(rows)} pairs of similar files or answers" in stdout
+    assert "3 pairs of similar files or answers" in stdout
 
 
-def test_normalising_drops_comments_layout_and_the_statement() -> None:
+def test_normalising_drops_comments_layout_the_statement_and_names() -> None:
     a = '"""statement of ada"""\nX = [1, 2]  # mine\n\n\ndef f( a ):\n    return a\n'
-    b = '"""statement of bob"""\nX = [1,2]\ndef f(a):\n    # copied\n    return a\n'
-    assert normalised(a) == normalised(b)
-    assert normalised(a) != normalised(b.replace("[1,2]", "[2,1]"))
+    b = '"""statement of bob"""\nY = [1,2]\ndef g(b):\n    # copied\n    return b\n'
+    assert tokens(a) == tokens(b)
+    assert tokens(a) != tokens(b.replace("[1,2]", "[2,1]"))
 
 
 def test_grading_with_a_wrong_secret_is_refused(graded: dict[str, Any], tmp_path: Path) -> None:
