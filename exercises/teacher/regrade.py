@@ -43,8 +43,8 @@ from .gradebook import (
     write_digest,
     write_plan,
 )
-from .intake import clean
-from .roster import Student, match, read_roster, refuse_unmatched, workspace_id
+from .intake import clean, printable
+from .roster import Student, match, read_roster, refuse_unmatched, valid_id, workspace_id
 
 
 @dataclass(frozen=True)
@@ -88,10 +88,19 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
         duplicated = set(matched.duplicates)
         rows = [Planned(s, matched.folders.get(s.id),
                         "" if s.id in matched.folders else "no submission",
-                        f"id claimed twice: graded {clean(matched.folders[s.id].name)}"
+                        f"id claimed twice: graded {printable(matched.folders[s.id].name)}"
                         if s.id in duplicated and s.id in matched.folders else "")
                 for s in matched.students]
-        return Plan(rows, folders[0], [clean(p) for p in matched.problems()])
+        used = {s.id for s in matched.students}
+        for sid, folder in matched.claimants:  # graded under their own names, flagged
+            key = f"{sid}.{printable(folder.name)}"
+            while key in used:
+                key += "_"
+            used.add(key)
+            rows.append(Planned(Student(printable(folder.name), "", ""), folder,
+                                note=f"claims the id {printable(sid)} of another folder: graded "
+                                     "under its own folder name, check by hand", key=key))
+        return Plan(rows, folders[0], [printable(p) for p in matched.problems()])
     return _plan_folders(folders)
 
 
@@ -104,20 +113,24 @@ def _plan_folders(folders: list[Path]) -> Plan:
         marker = folder / MARKER
         if marker.is_file() and not marker.is_symlink() and not folder.is_symlink():
             open_workspace(folder)  # a broken marker is named now, before anyone is graded
-    ids = [clean(workspace_id(folder) or folder.name) for folder in folders]
+    marked = [workspace_id(folder) for folder in folders]
+    ids = [printable(m if m and valid_id(m) else folder.name)  # the roster's rule, always
+           for m, folder in zip(marked, folders, strict=True)]
     problems = [f"{sid}: {ids.count(sid)} folders have this id; each graded on its own row and "
                 "feedback file, check by hand" for sid in dict.fromkeys(ids) if ids.count(sid) > 1]
     rows: list[Planned] = []
     used: set[str] = set()
     for folder, sid in zip(folders, ids, strict=True):
         twice = ids.count(sid) > 1
-        key = f"{sid}.{clean(folder.name)}" if twice else sid
+        key = f"{sid}.{printable(folder.name)}" if twice else sid
         while key in used:
             key += "_"
         used.add(key)
-        rows.append(Planned(Student(sid, "", ""), folder,
-                            note=f"id claimed twice: this row is {clean(folder.name)}" if twice
-                            else "",
+        refused = marked[len(rows)] is not None and not valid_id(str(marked[len(rows)]))
+        notes = [f"id claimed twice: this row is {printable(folder.name)}" if twice else "",
+                 "the marker's id is not an id (a slash, a control character): graded under "
+                 "the folder's name" if refused else ""]
+        rows.append(Planned(Student(sid, "", ""), folder, note="; ".join(n for n in notes if n),
                             key=key))
     root = Path(os.path.commonpath([str(f.resolve()) for f in folders]))
     return Plan(rows, root if len(folders) > 1 else folders[0].resolve().parent, problems)
@@ -161,6 +174,7 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     options = options or GradeOptions()
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    _one_row_per_lms_id(plan, fmt)
     for path, what in ((outputs.csv, "grades CSV"), (outputs.digest, "digest file"),
                        (outputs.journal, "resume file"),
                        (plan_path(outputs.journal), "class file")):
@@ -191,8 +205,10 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     exercise_ids = [e.id for e in catalog]
     total = len(waiting) + len(results)
 
+    notes: dict[str, str] = {}  # a row's own trouble after grading (its feedback unwritten)
+
     def write_csv(final: bool) -> None:
-        summary.rows = [_row(p, results.get(p.name)) for p in plan.rows
+        summary.rows = [_row(p, results.get(p.name), notes.get(p.name, "")) for p in plan.rows
                         if final or p.name in results]
         write_text(outputs.csv, csv_text(summary.rows, exercise_ids, catalog.total_points, fmt,
                                          options.isolation), "grades CSV", GradesError)
@@ -201,11 +217,14 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
         key = keys.get(result.submission, result.student_id)
         journal.append(result)
         results[key] = result
-        write_csv(final=False)
         if outputs.feedback is not None:
             from .feedback import write_feedback
 
-            write_feedback(outputs.feedback, result, key)
+            try:
+                write_feedback(outputs.feedback, result, key)
+            except GradesError as error:  # this student's, never the class's
+                notes[key] = f"feedback not written: {error}"
+        write_csv(final=False)
         if progress is not None:
             progress(len(results), total, result)
 
@@ -224,6 +243,22 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     return summary
 
 
+def _one_row_per_lms_id(plan: Plan, fmt: str) -> None:
+    """An LMS file never holds one LMS id twice (the LMS would take either row's grade):
+    refused before anyone is graded, naming the rows."""
+    if fmt == "plain":
+        return
+    rows: dict[str, list[str]] = {}
+    for planned in plan.rows:
+        rows.setdefault(planned.student.lms_id or planned.student.id, []).append(planned.name)
+    twice = {lms: names for lms, names in rows.items() if len(names) > 1}
+    if twice:
+        shown = "; ".join(f"{printable(lms)!r}: rows {', '.join(map(printable, names))}"
+                          for lms, names in sorted(twice.items()))
+        raise GradesError(f"the {fmt} file would hold one LMS id on several rows ({shown}); "
+                          "give each folder its own id, or grade with --format plain")
+
+
 def _where(folder: Path) -> str:
     """A submission folder as jobs name it: absolute, links not followed (so a folder that is
     a link is seen as one, and refused), the same from any working folder. Its result names it
@@ -231,11 +266,15 @@ def _where(folder: Path) -> str:
     return os.path.abspath(folder)
 
 
-def _row(planned: Planned, result: StudentResult | None) -> Row:
+def _row(planned: Planned, result: StudentResult | None, note: str = "") -> Row:
+    """A CSV row, every text a student shaped in its printable form (`intake.printable`)."""
     student = planned.student
     if not student.name and result is not None:
         student = replace(student, name=result.name)
-    return Row(student, result, status(result, planned.flag, planned.note))
+    student = replace(student, id=printable(student.id), name=printable(student.name),
+                      email=printable(student.email))
+    notes = "; ".join(n for n in (planned.note, note) if n)
+    return Row(student, result, printable(status(result, planned.flag, notes)))
 
 
 def _planned_json(planned: Planned) -> dict[str, str]:
