@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import tempfile
 import time
 import traceback
@@ -233,7 +234,7 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
         result.error = f"{type(error).__name__}: {error}"
         result.error += "" if str(error) else " (" + traceback.format_exc(limit=-1).strip() + ")"
     result.seconds = round(time.monotonic() - started, 3)
-    return clean_result(result)
+    return clean_result(_relative(result, submission))
 
 
 def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
@@ -270,6 +271,27 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
             graded.variant = exercise.variant_params() if exercise.params else {}
             _evidence(graded, exercise, data)
             result.exercises.append(graded)
+
+
+def _relative(result: StudentResult, submission: Path) -> StudentResult:
+    """The student's result with every path of the teacher's machine to their folder shown
+    relative to it (`./routerlab-exercises.toml`): a student's feedback shows their own files,
+    never where the teacher keeps them."""
+    roots = sorted({str(submission), os.path.abspath(submission), os.path.realpath(submission)},
+                   key=len, reverse=True)
+
+    def rel(text: str) -> str:
+        for root in roots:
+            text = text.replace(root + os.sep, "./").replace(root, ".")
+        return text
+
+    result.error = rel(result.error)
+    for exercise in result.exercises:
+        exercise.problem = rel(exercise.problem)
+        exercise.output = rel(exercise.output)
+        for check in exercise.checks:
+            check.message = rel(check.message)
+    return result
 
 
 def _evidence(graded: ExerciseResult, exercise: Exercise, data: bytes) -> None:

@@ -127,3 +127,19 @@ def test_grades_sha256_names_a_newline_in_gnus_escaped_form(tmp_path: Path) -> N
     done = subprocess.run(["sha256sum", "-c", "sums"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=30)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_students_row_shows_their_paths_relative_to_their_folder(tmp_path: Path) -> None:
+    from routerlab.exercises.catalog import catalog_root
+    from routerlab.exercises.teacher.classroom import GradeOptions, grade_student
+
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copytree(Path(str(catalog_root())) / "registry-2", course / "registry-2")
+    (course / "index.toml").write_text('order = ["registry-2"]\n')
+    eve = tmp_path / "sub" / "eve"
+    eve.mkdir(parents=True)
+    (eve / MARKER).write_text("student = [broken\n")
+    result = grade_student(eve, course, GradeOptions(isolation=False))
+    assert "./routerlab-exercises.toml: not valid TOML" in result.error
+    assert str(tmp_path) not in result.error
