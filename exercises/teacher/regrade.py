@@ -120,13 +120,13 @@ def _plan_folders(folders: list[Path]) -> Plan:
                 "feedback file, check by hand" for sid in dict.fromkeys(ids) if ids.count(sid) > 1]
     rows: list[Planned] = []
     used: set[str] = set()
-    for folder, sid in zip(folders, ids, strict=True):
+    for folder, sid, mark in zip(folders, ids, marked, strict=True):
         twice = ids.count(sid) > 1
         key = f"{sid}.{printable(folder.name)}" if twice else sid
         while key in used:
             key += "_"
         used.add(key)
-        refused = marked[len(rows)] is not None and not valid_id(str(marked[len(rows)]))
+        refused = mark is not None and not valid_id(mark)
         notes = [f"id claimed twice: this row is {printable(folder.name)}" if twice else "",
                  "the marker's id is not an id (a slash, a control character): graded under "
                  "the folder's name" if refused else ""]
