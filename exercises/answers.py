@@ -1,7 +1,8 @@
 """Answers of predict exercises, kept out of the shipped catalog.
 
 A predict exercise ships, per answer part, only a salted SHA-256 digest of the canonical form of
-the right answer, and its worked solution encrypted with a key derived (differently) from all the
+the right answer, and its worked solution encrypted (AES-256-GCM, from the audited
+`cryptography` package: never a cipher of our own) with a key derived (differently) from all the
 right answers. A check compares digests; a pass stores the key in the student's state, which is
 what later opens the solution. Reading the catalog therefore reveals neither the answers nor the
 worked solution. (Answers with few possible values can still be found by trying them all: the
@@ -12,14 +13,27 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import json
 import math
+import os
 from collections.abc import Mapping
 from typing import Any
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
 _ANSWER_SALT = b"routerlab-answer-v1"
 _UNLOCK_SALT = b"routerlab-unlock-v1"
+_SEAL_SALT = b"routerlab-seal-v2"
+_FORMAT = "rl-aead1:"
+"""The prefix of a sealed blob: AES-256-GCM, nonce first (the old cipher's blobs had none)."""
+_NONCE_BYTES = 12
+
+
+class SealFormatError(ValueError):
+    """A sealed blob of a format this RouterLab does not read (the old home-made cipher's)."""
 
 
 def canonical(value: Any, places: int = 6, sig: int | None = None) -> str:
@@ -46,25 +60,37 @@ def unlock_key(exercise_id: str, canonical_answers: Mapping[str, str]) -> str:
 
 
 def seal(text: str, key: str) -> str:
-    """Encrypt with a SHA-256 counter keystream, plus a tag that detects a wrong key."""
-    plain = text.encode("utf-8")
-    cipher = bytes(a ^ b for a, b in zip(plain, _keystream(key, len(plain)), strict=True))
-    tag = hmac.new(key.encode(), cipher, hashlib.sha256).digest()[:16]
-    return base64.b64encode(tag + cipher).decode("ascii")
+    """Encrypt `text` under `key` with AES-256-GCM (the `cryptography` package's AEAD): the tag
+    detects a wrong key or a changed byte, and a fresh random nonce per seal means the same
+    solution sealed twice never gives the same bytes."""
+    nonce = os.urandom(_NONCE_BYTES)
+    sealed = AESGCM(_aead_key(key)).encrypt(nonce, text.encode("utf-8"), _FORMAT.encode())
+    return _FORMAT + base64.b64encode(nonce + sealed).decode("ascii")
 
 
 def unseal(blob: str, key: str) -> str:
-    """Decrypt what `seal` made; ValueError if the key is not the one it was sealed with."""
-    raw = base64.b64decode(blob.encode("ascii"))
-    tag, cipher = raw[:16], raw[16:]
-    if not hmac.compare_digest(tag, hmac.new(key.encode(), cipher, hashlib.sha256).digest()[:16]):
-        raise ValueError("this key does not open the sealed solution")
-    return bytes(a ^ b for a, b in zip(cipher, _keystream(key, len(cipher)), strict=True)).decode()
+    """Decrypt what `seal` made. `SealFormatError` for a blob of the old home-made cipher (no
+    `rl-aead1:` prefix), which is no longer read; ValueError if `key` does not open it."""
+    if not blob.startswith(_FORMAT):
+        raise SealFormatError("this sealed solution is in the format of an older RouterLab, which "
+                              "is no longer read: re-release the course (`routerlab teacher "
+                              "seal` each exercise again)")
+    try:
+        raw = base64.b64decode(blob[len(_FORMAT):].encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise ValueError("the sealed solution is damaged (not base64)") from None
+    nonce, sealed = raw[:_NONCE_BYTES], raw[_NONCE_BYTES:]
+    try:
+        plain = AESGCM(_aead_key(key)).decrypt(nonce, sealed, _FORMAT.encode())
+    except (InvalidTag, ValueError):  # a wrong key, a changed byte, a cut blob
+        raise ValueError("this key does not open the sealed solution") from None
+    return plain.decode("utf-8")
 
 
-def _keystream(key: str, length: int) -> bytes:
-    blocks = (hashlib.sha256(f"{key}:{i}".encode()).digest() for i in range(math.ceil(length / 32)))
-    return b"".join(blocks)[:length]
+def _aead_key(key: str) -> bytes:
+    """A 256-bit AES key from a seal key (a hex digest of right answers or results): HKDF
+    binds it to this use, so the same text never keys two things."""
+    return HKDF(hashes.SHA256(), 32, salt=_SEAL_SALT, info=_FORMAT.encode()).derive(key.encode())
 
 
 def _normalise(value: Any, places: int, sig: int | None = None) -> Any:

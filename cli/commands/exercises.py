@@ -107,13 +107,16 @@ def init(
                                 help="Your teacher's course bundle: makes a class workspace."),
     student_id: str = typer.Option(None, "--student-id",
                                    help="Your id on the teacher's roster (class workspaces)."),
+    tag: str = typer.Option(None, "--tag",
+                            help="The tag your teacher handed you with your id: it finds "
+                                 "your own variant (a course that gives variants)."),
     plain: bool = PLAIN,
 ) -> None:
     """Create a workspace: one starter file per exercise, and your progress file. With --course
     and --student-id, a class workspace: the hidden checks and solutions are your teacher's."""
     from ...exercises.learner.workspace import init_workspace
 
-    workspace, written = init_workspace(directory, student, course, student_id)
+    workspace, written = init_workspace(directory, student, course, student_id, tag)
     console = _console(plain)
     what = (f"Class workspace of {workspace.course} for {workspace.student_id}"
             if workspace.class_mode else f"Workspace for {workspace.student}")

@@ -164,17 +164,20 @@ def release(out: Path = typer.Argument(..., help="The course bundle's folder (ne
     course's secret (what makes each student's variant) is kept in your data folder, never in
     the bundle."""
     from ...exercises.authoring.secret import secret_path
+    from ...exercises.authoring.tags import tags_path
     from ...exercises.teacher.gradebook_term import release_course
     from ..render import make_console
 
     course = _course_id(course_id, catalog)
     info, students = release_course(_catalog(catalog), out, course, title, hints, roster)
-    variants = (f" with a variant for each of {students} students" if students is not None
+    variants = (f" with a variant for each of {students} students, each found by the tag in "
+                f"{tags_path(course)} (hand each student theirs)" if students is not None
                 else " (no roster: everyone gets the catalog's own variant)")
+    tag = " --tag TAG" if students is not None else ""
     make_console(plain).print(
         f"released {info.id} version {info.version} to {out}{variants}; the course secret is "
         f"{secret_path(course)} (keep it; never hand it out). Students: routerlab exercises "
-        f"init DIR --course {out} --student-id ID", highlight=False, soft_wrap=True)
+        f"init DIR --course {out} --student-id ID{tag}", highlight=False, soft_wrap=True)
 
 
 @teacher_app.command()
@@ -228,6 +231,7 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
     `routerlab exercises import-solutions FILE`; with --roster, each student's own variant's
     answers (found from the course's secret)."""
     from ...exercises.authoring.bundle import release_solutions as write_solutions
+    from ...exercises.authoring.bundle import students_folder
     from ...exercises.authoring.secret import find_secret
     from ...exercises.teacher.roster import read_roster
     from ...exercises.variants.table import class_variants
@@ -241,7 +245,9 @@ def release_solutions(out: Path = typer.Argument(..., dir_okay=False,
         variants = {s.id: class_variants(chosen, course_secret.key, s.id)
                     for s in read_roster(roster)} if course_secret.variants else None
     ids = write_solutions(_catalog(catalog), out, course_id, only or None, variants)
-    make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}",
+    own = (f"; each student's own variant in {students_folder(out)}/ID.json (hand each "
+           "student theirs)" if variants else "")
+    make_console(plain).print(f"{len(ids)} solutions of {course_id} written to {out}{own}",
                               highlight=False)
 
 

@@ -38,9 +38,7 @@ def render_recheck(console: Any, outcome: RecheckOutcome) -> None:
                  f"sha256sum -c {out.digest.resolve()}`)"
                  + (f", feedback in {out.feedback}" if out.feedback else ""))
     say(console, f"{outcome.pairs} pair{'' if outcome.pairs == 1 else 's'} of similar files or "
-                 f"answers in {outcome.similar}"
-                 + (f"; each student graded on their own variant (course "
-                    f"{outcome.variants_course})" if outcome.variants_course else ""))
+                 f"answers in {outcome.similar}; {outcome.course}")
     if outcome.gradebook is not None:
         say(console, f"recorded in the gradebook {outcome.gradebook}")
     else:

@@ -67,10 +67,12 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
     """Write the course bundle of `catalog` to `out` (a new folder), all or nothing: it is
     made in a hidden folder beside `out` and renamed into place once complete. The course's
     secret is made (or kept) in the teacher's data folder; with `roster` (student ids), each of
-    those students gets their own variant of every exercise that varies."""
+    those students gets their own variant of every exercise that varies, found by the tag the
+    teacher hands them (`tags.csv` beside the secret, `authoring.tags`)."""
     from ..engine import judge
     from ..variants.table import write_table
     from .secret import ensure_secret
+    from .tags import write_tags
 
     _check_id(course_id, "course id", CatalogError)
     if not 0 <= hints <= 3:
@@ -105,6 +107,8 @@ def release(catalog: Catalog, out: Path, course_id: str, title: str = "",
             os.replace(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if roster is not None:  # each student's tag, for the teacher to hand out: never the bundle
+        write_tags(course_id, secret.key, roster)
     return info
 
 
@@ -234,19 +238,54 @@ def release_solutions(catalog: Catalog, out: Path, course_id: str,
                       variants: dict[str, dict[str, dict[str, Any]]] | None = None) -> list[str]:
     """Write the worked solutions (and a predict exercise's answers) a class workspace imports;
     the ids written. `variants` (student id -> their variants, a course that gave variants):
-    each of those students also gets their own variant's answers, filed under their tag."""
-    from ..variants.table import student_tag
+    each of those students gets a file of their own in `students_folder(out)`, `ID.json`,
+    holding their own variant's answers and no one else's (the teacher hands each student
+    theirs, as an LMS hands back a graded paper); `out` then holds the catalog variant's only.
+    All of it is written, or none."""
     from .sealing import open_solution
 
     _check_id(course_id, "course id", CatalogError)
     check_target(out, "solutions file", CatalogError)  # refused before any solution is opened
+    for student_id in variants or {}:
+        _check_id(student_id, "student id", CatalogError)
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
     entries = {e.id: _released_entry(e, open_solution(e)) for e in chosen}
-    students = {student_tag(course_id, sid): {
-        e.id: _released_entry(e.with_params(own[e.id]), entries[e.id].solution)
-        for e in chosen if e.id in own} for sid, own in (variants or {}).items()}
-    write_solutions(out, course_id, entries, CatalogError, students)
+    students = {sid: {e.id: _released_entry(e.with_params(own[e.id]), entries[e.id].solution)
+                      if e.id in own else entries[e.id] for e in chosen}
+                for sid, own in (variants or {}).items()}
+    if students:
+        _write_students(students_folder(out), course_id, students)
+    write_solutions(out, course_id, entries, CatalogError)
     return list(entries)
+
+
+def students_folder(out: Path) -> Path:
+    """Where `release_solutions` writes each student's own file: `solutions.json` ->
+    `solutions.students/`."""
+    return out.with_name(f"{out.stem}.students")
+
+
+def _write_students(folder: Path, course_id: str, students: dict[str, dict[str, Released]]
+                    ) -> None:
+    """One file per student, readable by the teacher alone until handed out, made in a hidden
+    folder and renamed into place (a release again replaces the folder whole)."""
+    with os_errors("write the students' solutions", CatalogError):
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise CatalogError(f"{folder} exists and is not a folder of students' solutions")
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        with os_errors("write the students' solutions", CatalogError):
+            for student_id, own in sorted(students.items()):
+                path = staging / f"{student_id}.json"
+                write_solutions(path, course_id, own, CatalogError, student_id)
+                path.chmod(0o600)
+            old = folder.with_name(f".{folder.name}.old.{os.getpid()}")
+            if folder.exists():
+                os.replace(folder, old)
+            os.replace(staging, folder)
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _released_entry(exercise: Exercise, worked: str) -> Released:
@@ -271,22 +310,20 @@ def _released_entry(exercise: Exercise, worked: str) -> Released:
 
 def write_solutions(path: Path, course_id: str, entries: dict[str, Released],
                     error: type[CatalogError] | type[WorkspaceError] = WorkspaceError,
-                    students: dict[str, dict[str, Released]] | None = None) -> Path:
-    """A solutions file (`read_solutions` reads it back), written whole or not at all."""
-    def table(found: dict[str, Released]) -> dict[str, Any]:
-        return {k: {"solution": v.solution, "answers": v.answers}
-                for k, v in sorted(found.items())}
-
-    document = {"format": SOLUTIONS_FORMAT, "course": course_id, "exercises": table(entries),
-                **({"students": {tag: table(own) for tag, own in sorted(students.items())}}
-                   if students else {})}
+                    student_id: str | None = None) -> Path:
+    """A solutions file (`read_solutions` reads it back), written whole or not at all; with
+    `student_id`, one student's own file (no other student may import it)."""
+    document = {"format": SOLUTIONS_FORMAT, "course": course_id,
+                **({"student": student_id} if student_id is not None else {}),
+                "exercises": {k: {"solution": v.solution, "answers": v.answers}
+                              for k, v in sorted(entries.items())}}
     return write_text(path, json.dumps(document, indent=1) + "\n", "solutions file", error)
 
 
 def read_solutions(path: Path, course_id: str, student_id: str | None = None
                    ) -> dict[str, Released]:
-    """A solutions file, validated for the course `course_id`; with `student_id`, that
-    student's own variants' entries replace the catalog variant's."""
+    """A solutions file, validated for the course `course_id`, and, when it is one student's
+    own (`student`), for the student `student_id`."""
     data = load_json(path, what="solutions file", error=WorkspaceError)
     if not isinstance(data, dict) or data.get("format") != SOLUTIONS_FORMAT:
         raise WorkspaceError(f"{path} is not a solutions file (`routerlab teacher "
@@ -294,6 +331,10 @@ def read_solutions(path: Path, course_id: str, student_id: str | None = None
     if data.get("course") != course_id:
         raise WorkspaceError(f"{path} holds the solutions of the course {data.get('course')!r}; "
                              f"this workspace belongs to {course_id!r}")
+    owner = data.get("student")
+    if owner is not None and owner != student_id:
+        raise WorkspaceError(f"{path} holds another student's solutions; import your own "
+                             "file (your teacher hands each student theirs)")
     found: dict[str, Released] = {}
     entries = data.get("exercises")
     if not isinstance(entries, dict):
@@ -303,14 +344,6 @@ def read_solutions(path: Path, course_id: str, student_id: str | None = None
                 and isinstance(entry.get("answers"), dict)):
             raise WorkspaceError(f"{path}: the entry of {exercise_id!r} is malformed")
         found[str(exercise_id)] = Released(entry["solution"], dict(entry["answers"]))
-    if student_id is not None:
-        from ..variants.table import student_tag
-
-        own = (data.get("students") or {}).get(student_tag(course_id, student_id))
-        for exercise_id, entry in (own.items() if isinstance(own, dict) else ()):
-            if isinstance(entry, dict) and isinstance(entry.get("solution"), str) \
-                    and isinstance(entry.get("answers"), dict) and exercise_id in found:
-                found[str(exercise_id)] = Released(entry["solution"], dict(entry["answers"]))
     return found
 
 
@@ -324,6 +357,13 @@ def _check_id(value: str, what: str, error: type[Exception]) -> None:
     if not value or len(value) > 64 or not set(value) <= _ID_CHARS or value[0] in ".-":
         raise error(f"{what} {value!r}: use 1 to 64 letters, digits or . _ - @ + (not starting "
                     "with . or -)")
+
+
+def check_course_id(value: str) -> str:
+    """A course id as a teacher names it: the student id rule (it names a folder of the
+    teacher's data folder, so no `/`, no `..`, nothing absolute)."""
+    _check_id(value, "course id", CatalogError)
+    return value
 
 
 def check_student_id(value: str) -> str:

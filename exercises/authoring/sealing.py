@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.base.safe_io import read_text
-from ..answers import canonical, seal, unlock_key, unseal
+from ..answers import SealFormatError, canonical, seal, unlock_key, unseal
 from ..catalog import Exercise, WrongSubmission, catalog_root, load_catalog
 from ..checks import suite_for
 from ..checks.base import CheckFailure, PredictSuite
@@ -204,7 +204,16 @@ def open_solution(exercise: Exercise) -> str:
     sealed = exercise.sealed()
     if sealed is None:
         raise CatalogError(f"{exercise.id} has no sealed.json (run `routerlab teacher seal`)")
-    return unseal(sealed.solution, model_key(exercise))
+    return _opened(exercise, sealed.solution)
+
+
+def _opened(exercise: Exercise, blob: str) -> str:
+    """A sealed blob of `exercise` opened with the model's key; an old-format blob is one clear
+    line (`CatalogError`), not a wrong key."""
+    try:
+        return unseal(blob, model_key(exercise))
+    except SealFormatError as error:
+        raise CatalogError(f"{exercise.id}: {error}") from None
 
 
 def open_wrong(exercise: Exercise) -> list[WrongSubmission]:
@@ -212,7 +221,7 @@ def open_wrong(exercise: Exercise) -> list[WrongSubmission]:
     sealed = exercise.sealed()
     if sealed is None or not sealed.wrong:
         return []
-    entries = json.loads(unseal(sealed.wrong, model_key(exercise)))
+    entries = json.loads(_opened(exercise, sealed.wrong))
     return [WrongSubmission(e["name"], tuple(e["rejects"]), e["source"]) for e in entries]
 
 

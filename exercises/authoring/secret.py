@@ -75,7 +75,7 @@ def ensure_secret(course_id: str, variants: bool, out: Path) -> CourseSecret:
                            f"{error.strerror}") from None
     text = (f'course = "{course_id}"\nsecret = "{key.hex()}"\n'
             f"variants = {'true' if variants else 'false'}\n")
-    _write_private(path, text)
+    write_private(path, text)
     return CourseSecret(course_id, key, variants, path)
 
 
@@ -107,7 +107,7 @@ def read_secret(path: Path, course_id: str) -> CourseSecret:
         raise CatalogError(f"{path} is not a course secret ({error})") from None
 
 
-def _write_private(path: Path, text: str) -> None:
+def write_private(path: Path, text: str) -> None:
     """Written readable by its owner only from the first byte, then renamed into place."""
     staging = path.with_name(f".{path.name}.{os.getpid()}")
     try:

@@ -68,6 +68,8 @@ class Workspace:
     """The course id of a class workspace's bundle; None in self-study."""
     course_version: str | None = None
     """The version (content digest) of that bundle."""
+    tag: str | None = None
+    """The tag the teacher handed the student (`--tag`): it finds their own variant."""
 
     @property
     def class_mode(self) -> bool:
@@ -99,7 +101,7 @@ class Workspace:
             raise WorkspaceError(f"{self.course_dir}: {error}") from None
         from ..variants.table import apply_table
 
-        return apply_table(catalog, self.course_dir, str(self.course), str(self.student_id))
+        return apply_table(catalog, self.course_dir, str(self.course), self.tag)
 
     @property
     def exercise_dir(self) -> Path:
@@ -143,7 +145,8 @@ class Workspace:
 
 
 def init_workspace(directory: Path, student: str | None = None, course: Path | None = None,
-                   student_id: str | None = None) -> tuple[Workspace, list[Path]]:
+                   student_id: str | None = None, tag: str | None = None
+                   ) -> tuple[Workspace, list[Path]]:
     """Create (or complete) a workspace in `directory`; return it and the files written.
 
     With `course` (a bundle folder) and `student_id`, a class workspace. Existing student files
@@ -158,10 +161,14 @@ def init_workspace(directory: Path, student: str | None = None, course: Path | N
             raise WorkspaceError("a class workspace needs your --student-id (the id on your "
                                  "teacher's roster)")
         check_student_id(student_id)
+        if tag is not None:
+            from ..variants.table import check_tag
+
+            tag = check_tag(tag)
         info, catalog = open_bundle(_absolute(course), WorkspaceError)
-    elif student_id:
-        raise WorkspaceError("--student-id is for a class workspace: give the course bundle "
-                             "too (--course BUNDLE)")
+    elif student_id or tag:
+        raise WorkspaceError("--student-id and --tag are for a class workspace: give the course "
+                             "bundle too (--course BUNDLE)")
     with os_errors("create the workspace"):
         directory, ours, created = _plan_init(directory, catalog)
     if (directory / MARKER).exists():
@@ -176,7 +183,7 @@ def init_workspace(directory: Path, student: str | None = None, course: Path | N
                 fresh = []
             else:
                 _write_marker(fresh[0], student or student_id or _default_student(),
-                              student_id, info)
+                              student_id, info, tag)
                 fresh[1].write_text(_README, encoding="utf-8")
             if copied and course is not None:
                 shutil.copytree(_absolute(course), copy, symlinks=True)  # links: refused above
@@ -223,13 +230,14 @@ def _plan_init(directory: Path, catalog: Catalog) -> tuple[Path, list[Path], lis
 
 
 def _write_marker(marker: Path, student: str, student_id: str | None = None,
-                  course: CourseInfo | None = None) -> None:
+                  course: CourseInfo | None = None, tag: str | None = None) -> None:
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     lines = ["# Marks a RouterLab exercises workspace; keep this file.",
              f"student = {json.dumps(student)}", f"created = {json.dumps(stamp)}"]
     if course is not None:  # a class workspace: who, and which release
         lines += [f"student_id = {json.dumps(student_id)}", f"course = {json.dumps(course.id)}",
                   f"course_version = {json.dumps(course.version)}"]
+        lines += [f"tag = {json.dumps(tag)}"] if tag else []
     marker.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -400,7 +408,7 @@ def open_workspace(root: Path) -> Workspace:
 
     return Workspace(root=root, student=text("student") or _default_student(),
                      student_id=text("student_id"), course=text("course"),
-                     course_version=text("course_version"))
+                     course_version=text("course_version"), tag=text("tag"))
 
 
 def _find_marker(start: Path) -> Path | None:

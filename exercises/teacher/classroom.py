@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import tempfile
 import time
 import traceback
@@ -43,10 +44,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ... import __version__
-from ..catalog import Catalog, Exercise, load_catalog
+from ..catalog import Catalog, Exercise, Kind, load_catalog
 from ..engine.scoring import score
 from ..learner.workspace import MARKER, open_workspace
 from ..report import CheckReport
+from .fingerprints import answers_digest, code_prints
 from .intake import Refused, check_folder, clean_result, read_file
 from .truths import TruthStore
 
@@ -112,6 +114,11 @@ class ExerciseResult:
     """The file handed in is the exercise's starter, byte for byte: not tried."""
     variant: dict[str, Any] = field(default_factory=dict)
     """The parameters of the student's own variant it was graded on (empty: the catalog's)."""
+    prints: list[int] = field(default_factory=list)
+    """An implement file's winnowed fingerprints (`teacher.fingerprints`), for copy detection:
+    made from the bytes read at the intake, so pairing never reads the file again."""
+    answers: str = ""
+    """A predict file's answers, as a digest (`fingerprints.answers_digest`)."""
 
 
 @dataclass
@@ -166,18 +173,21 @@ class GradeJob:
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     """This student's variant of each exercise that varies (made from the course secret in
     the teacher's process: the job carries parameters, never the secret)."""
+    truths_key: str = ""
+    """The key the truths cache signs variant entries with (`truths.truths_key`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"student_id": self.student_id, "submission": self.submission,
                 "catalog_dir": self.catalog_dir, "options": self.options.to_json(),
-                "variants": self.variants}
+                "variants": self.variants, "truths_key": self.truths_key}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GradeJob:
         variants = data.get("variants")
         return cls(str(data["student_id"]), str(data["submission"]), data.get("catalog_dir"),
                    GradeOptions.from_json(data.get("options") or {}),
-                   dict(variants) if isinstance(variants, dict) else {})
+                   dict(variants) if isinstance(variants, dict) else {},
+                   str(data.get("truths_key") or ""))
 
 
 def catalog_at(catalog_dir: Path | None) -> Catalog:
@@ -206,7 +216,8 @@ def catalog_version(catalog: Catalog) -> str:
 
 def grade_student(submission: Path, catalog_dir: Path | None = None,
                   options: GradeOptions = GradeOptions(), student_id: str | None = None,
-                  variants: dict[str, dict[str, Any]] | None = None) -> StudentResult:
+                  variants: dict[str, dict[str, Any]] | None = None,
+                  truths_key: str = "") -> StudentResult:
     """Grade one student's folder from scratch; never raises (see the module's docstring).
     `variants`: the student's own variant of each exercise that varies (a class course). Every
     string of the result is clean Unicode (`routerlab.exercises.teacher.intake`)."""
@@ -217,20 +228,21 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
     try:
         catalog = catalog_at(catalog_dir)
         result.catalog_version = catalog_version(catalog)
-        _grade_into(result, submission, catalog.with_params(variants or {}), options)
+        _grade_into(result, submission, catalog.with_params(variants or {}), options,
+                    truths_key)
     except Exception as error:  # noqa: BLE001 - one student's failure is that student's row
         result.error = f"{type(error).__name__}: {error}"
         result.error += "" if str(error) else " (" + traceback.format_exc(limit=-1).strip() + ")"
     result.seconds = round(time.monotonic() - started, 3)
-    return clean_result(result)
+    return clean_result(_relative(result, submission))
 
 
 def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
-                options: GradeOptions) -> None:
+                options: GradeOptions, truths_key: str = "") -> None:
     from ..engine.runner import Candidate, run_checks
 
     root = check_folder(submission)
-    truths = TruthStore.default()  # the model's results, kept once per catalog version
+    truths = TruthStore.default(truths_key)  # the model's results, once per catalog version
     name, files = submission_files(submission, catalog)
     result.name = name
     jail = _jail(catalog) if options.isolation else None
@@ -257,7 +269,40 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
             graded.file = path.relative_to(submission).as_posix()
             graded.starter = data == exercise.starter().encode("utf-8")
             graded.variant = exercise.variant_params() if exercise.params else {}
+            _evidence(graded, exercise, data)
             result.exercises.append(graded)
+
+
+def _relative(result: StudentResult, submission: Path) -> StudentResult:
+    """The student's result with every path of the teacher's machine to their folder shown
+    relative to it (`./routerlab-exercises.toml`): a student's feedback shows their own files,
+    never where the teacher keeps them."""
+    roots = sorted({str(submission), os.path.abspath(submission), os.path.realpath(submission)},
+                   key=len, reverse=True)
+
+    def rel(text: str) -> str:
+        for root in roots:
+            text = text.replace(root + os.sep, "./").replace(root, ".")
+        return text
+
+    result.error = rel(result.error)
+    for exercise in result.exercises:
+        exercise.problem = rel(exercise.problem)
+        exercise.output = rel(exercise.output)
+        for check in exercise.checks:
+            check.message = rel(check.message)
+    return result
+
+
+def _evidence(graded: ExerciseResult, exercise: Exercise, data: bytes) -> None:
+    """What copy detection keeps of the file (`teacher.fingerprints`), from the bytes graded."""
+    if graded.starter:
+        return  # an untouched starter is nobody's copy
+    text = data.decode("utf-8", "replace")
+    if exercise.kind is Kind.IMPLEMENT:
+        graded.prints = code_prints(text)
+    else:
+        graded.answers = answers_digest(exercise, text)
 
 
 def _jail(catalog: Catalog) -> Any:
@@ -293,7 +338,7 @@ def grade_job(job: GradeJob) -> StudentResult:
     """`grade_student` for one job: what an executor (local or remote) runs."""
     catalog_dir = Path(job.catalog_dir) if job.catalog_dir else None
     return grade_student(Path(job.submission), catalog_dir, job.options, job.student_id,
-                         job.variants)
+                         job.variants, job.truths_key)
 
 
 class Executor(Protocol):

@@ -93,7 +93,7 @@ def grade_remote(payload: str) -> str:
             catalog.mkdir()
             unpack(task["catalog"], catalog)
         local = GradeJob(job.student_id, str(folder), str(catalog) if catalog else None,
-                         job.options, job.variants)
+                         job.options, job.variants, job.truths_key)
         result = grade_job(local)
     result.submission = job.submission  # the teacher's path: the digest and feedback use it
     return json.dumps(result.to_json())

@@ -13,6 +13,7 @@ so what is left to work on is what the page shows; a student opens a passed one 
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from pathlib import Path
@@ -27,9 +28,22 @@ from .classroom import ExerciseResult, StudentResult
 FEEDBACK_FORMAT = "routerlab-feedback"
 
 
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@")
+STEM_LIMIT = 64
+"""The longest id used as its own file name; any other is a prefix and a digest."""
+
+
 def file_stem(student_id: str) -> str:
-    """A file name for a roster id (which `roster` already keeps free of slashes)."""
-    return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in student_id) or "student"
+    """A file name for an id, bounded and injective: an id of `_SAFE` characters (not starting
+    with `.`) of at most `STEM_LIMIT` is its own name; any other is a readable prefix, `~`
+    (which no such id holds) and a digest of the whole id. So `kim_1` and `kim+1` have two
+    files, and a 300-character id a name the file system takes."""
+    if student_id and len(student_id) <= STEM_LIMIT and set(student_id) <= _SAFE \
+            and not student_id.startswith("."):
+        return student_id
+    prefix = "".join(c if c in _SAFE else "_" for c in student_id[:40]).lstrip(".")
+    digest = hashlib.sha256(student_id.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    return f"{prefix}~{digest}"
 
 
 def feedback_json(result: StudentResult) -> dict[str, Any]:

@@ -146,6 +146,15 @@ def status(result: StudentResult | None, flagged: str = "", note: str = "") -> s
     return f"{base}; {note}" if note else base
 
 
+def digest_line(sha256: str, name: str) -> str:
+    """One `sha256sum` line, a name with a backslash, newline or carriage return in GNU's
+    escaped form (a leading `\\`), so a folder name cannot forge a line of the file."""
+    if not any(c in name for c in "\\\n\r"):
+        return f"{sha256}  {name}"
+    escaped = name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return f"\\{sha256}  {escaped}"
+
+
 def write_digest(path: Path, submissions: Path, results: Iterable[StudentResult],
                  csv_path: Path, catalog_version: str) -> Path:
     """The `sha256sum` file (see the module docstring)."""
@@ -158,9 +167,9 @@ def write_digest(path: Path, submissions: Path, results: Iterable[StudentResult]
         for exercise in result.exercises:
             if exercise.sha256 and exercise.file:
                 rel = os.path.relpath(folder / exercise.file, root)
-                lines.append(f"{exercise.sha256}  {rel}")
+                lines.append(digest_line(exercise.sha256, rel))
     digest = hashlib.sha256(csv_path.read_bytes()).hexdigest()
-    lines.append(f"{digest}  {os.path.relpath(csv_path.resolve(), root)}")
+    lines.append(digest_line(digest, os.path.relpath(csv_path.resolve(), root)))
     return write_text(path, "\n".join(lines) + "\n", "digest file", GradesError)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..authoring.bundle import COURSE_FILE, read_course, release
+from ..authoring.tags import find_tag
 from ..catalog import load_catalog
 from ..errors import WorkspaceError
 from ..files import os_errors
@@ -188,7 +189,9 @@ def prepare_workspace(home: Path, student: str, course: Path | None = None) -> W
         if course is None:
             init_workspace(folder, student)
         else:
-            init_workspace(folder, student, read_course_folder(course), student_id=student)
+            bundle = read_course_folder(course)
+            init_workspace(folder, student, bundle, student_id=student,
+                           tag=find_tag(read_course(bundle, WorkspaceError).id, student))
     workspace = open_workspace(folder)
     sync_notebooks(workspace, shipped_notebooks())
     return workspace

@@ -32,6 +32,8 @@ FILE_LIMIT = SOURCE_LIMIT
 
 T = TypeVar("T")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+"""Control characters (an escape sequence starts with one), bidi overrides, zero widths."""
 
 
 class Refused(GradesError):
@@ -42,6 +44,14 @@ class Refused(GradesError):
 def clean(text: str) -> str:
     """`text` as valid Unicode: every lone surrogate replaced by U+FFFD, nothing else changed."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def printable(text: str) -> str:
+    """`text` as one line a terminal or a CSV shows as it is: `clean`ed, and every control,
+    bidi or zero-width character written as its Python escape (`\\x1b`), so an escape sequence
+    in a folder name or a marker can neither clear the teacher's screen nor forge a line."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"),
+                            clean(text))
 
 
 def clean_result(value: T) -> T:

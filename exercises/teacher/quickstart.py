@@ -77,7 +77,7 @@ class SampleCourse:
             f"--due {DUE} --late {LATE} --cap 50 {course}",
             f"{prefix} teacher extension {EXTENDED[0]} {ASSIGNMENT} --due {EXTENDED[1]} {course}",
             f"{prefix} teacher recheck {q(str(self.submitted))} --roster {q(str(self.roster))} "
-            f"--out {q(str(self.grades))} --feedback {q(str(self.feedback))}",
+            f"{course} --out {q(str(self.grades))} --feedback {q(str(self.feedback))}",
             f"{prefix} teacher override ben {self.spoiled} 5 --reason "
             f"{q('the statement was ambiguous')} {course}",
             f"{prefix} teacher export {q(str(out / 'canvas.csv'))} --format canvas {course}",
@@ -110,7 +110,7 @@ def quickstart(root: Path, catalog: Catalog) -> SampleCourse:
 
 def _fill(root: Path, catalog: Catalog) -> SampleCourse:
     from ..authoring.secret import find_secret
-    from ..authoring.variants import class_variants
+    from ..variants.table import class_variants, student_tag
 
     exercises = list(catalog)
     course = SampleCourse(root, root / "release", root / "roster.csv", root / "submitted",
@@ -126,7 +126,7 @@ def _fill(root: Path, catalog: Catalog) -> SampleCourse:
     key = find_secret(COURSE_ID).key
     for index, (student_id, name, _) in enumerate(STUDENTS):
         workspace, _ = init_workspace(course.submitted / student_id, name, course.bundle,
-                                      student_id)
+                                      student_id, student_tag(key, COURSE_ID, student_id))
         own = class_variants(catalog, key, student_id)
         solved = exercises if index == 0 else exercises[: len(exercises) // 2] if index == 1 else []
         for exercise in solved:

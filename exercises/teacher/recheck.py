@@ -1,10 +1,10 @@
 """`teacher recheck` as one call: the class workflow the command line used to hold.
 
-`recheck(request)` checks the jail, plans the class, finds its course secret (refused before
-anyone is graded), loads the catalog once, grades through the executor, writes the grades and
-the copy report, and records the run (and the roster) in the course's gradebook
-(`routerlab.exercises.teacher.gradebook_db`) when the course was released on this machine. The
-command renders what comes back.
+`recheck(request)` checks the jail, plans the class, finds the course the teacher names and its
+secret (refused before anyone is graded), loads the catalog once, grades through the executor,
+writes the grades and the copy report, and records the run (and the roster) in the course's
+gradebook (`routerlab.exercises.teacher.gradebook_db`) when the course was released on this
+machine. The command renders what comes back.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..catalog import Catalog
 from ..errors import GradesError
-from .class_variants import class_secret, course_of, variants_of
+from .class_variants import class_course
 from .classroom import GradeOptions, LocalExecutor, catalog_at
 from .regrade import Outputs, Plan, Progress, Summary, plan_class, regrade
 
@@ -51,8 +51,8 @@ class RecheckOutcome:
     seconds: float
     similar: Path
     pairs: int
-    variants_course: str | None
-    """The course whose secret made each student's variant (None: no variants)."""
+    course: str
+    """The course the class was graded as, and whether with variants (`ClassCourse.summary`)."""
     gradebook: Path | None
     """The gradebook the run was recorded in (None: the course is not released here)."""
     gradebook_note: str = ""
@@ -75,24 +75,22 @@ def recheck(request: RecheckRequest, progress: Progress | None = None,
     for problem in plan.problems:
         (warn or (lambda _: None))(problem)
     found = [p.folder for p in plan.rows if p.folder is not None]
-    course_secret = class_secret(found, request.course, request.secret)
+    course = class_course(found, request.course, request.secret, request.catalog_dir)
     catalog = catalog_at(request.catalog_dir)
-    variants = variants_of(catalog, course_secret)
+    variants = course.variants_of(catalog)
     _make_parent(request.out)
     started = time.monotonic()
     executor = (DaskExecutor(request.scheduler) if request.scheduler
                 else LocalExecutor(request.jobs or workers()))
     summary = regrade(plan, Outputs.beside(request.out, request.feedback), executor,
                       request.fmt, request.catalog_dir, GradeOptions(isolation=request.isolation),
-                      request.resume, progress, variants, catalog)
+                      request.resume, progress, variants, catalog, course)
     pairs = find_pairs(summary.results.values(), catalog,
                        {sid: variants(sid) for sid in summary.results} if variants else None)
     similar = write_similar(similar_path(request.out), pairs)
     seconds = time.monotonic() - started
-    course = course_secret.course if course_secret else course_of(found, request.course)
-    book, note = _record(course, plan, summary, catalog, request.roster is not None)
-    return RecheckOutcome(plan, summary, seconds, similar, len(pairs),
-                          course_secret.course if variants and course_secret else None, book,
+    book, note = _record(course.id, plan, summary, catalog, request.roster is not None)
+    return RecheckOutcome(plan, summary, seconds, similar, len(pairs), course.summary(), book,
                           note)
 
 
@@ -105,14 +103,12 @@ def _make_parent(out: Path) -> None:
                           f"{error.strerror}") from None
 
 
-def _record(course: str | None, plan: Plan, summary: Summary, catalog: Catalog,
+def _record(course: str, plan: Plan, summary: Summary, catalog: Catalog,
             roster: bool) -> tuple[Path | None, str]:
     """The run (and with a roster, the roster) in the course's gradebook, if it has one here."""
     from .gradebook_db import db_path
     from .gradebook_term import record_roster, record_run
 
-    if course is None:
-        return None, "no course named (--course): this run is in no gradebook"
     try:
         if roster:
             record_roster(course, [p.student for p in plan.rows])

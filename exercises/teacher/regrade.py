@@ -25,6 +25,7 @@ from typing import Any
 from ..catalog import Catalog
 from ..errors import GradesError
 from ..files import check_target, write_text
+from .class_variants import ClassCourse
 from .classroom import (
     Executor,
     GradeJob,
@@ -43,8 +44,8 @@ from .gradebook import (
     write_digest,
     write_plan,
 )
-from .intake import clean
-from .roster import Student, match, read_roster, refuse_unmatched, workspace_id
+from .intake import clean, printable
+from .roster import Student, match, read_roster, refuse_unmatched, valid_id, workspace_id
 
 
 @dataclass(frozen=True)
@@ -88,10 +89,19 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
         duplicated = set(matched.duplicates)
         rows = [Planned(s, matched.folders.get(s.id),
                         "" if s.id in matched.folders else "no submission",
-                        f"id claimed twice: graded {clean(matched.folders[s.id].name)}"
+                        f"id claimed twice: graded {printable(matched.folders[s.id].name)}"
                         if s.id in duplicated and s.id in matched.folders else "")
                 for s in matched.students]
-        return Plan(rows, folders[0], [clean(p) for p in matched.problems()])
+        used = {s.id for s in matched.students}
+        for sid, folder in matched.claimants:  # graded under their own names, flagged
+            key = f"{sid}.{printable(folder.name)}"
+            while key in used:
+                key += "_"
+            used.add(key)
+            rows.append(Planned(Student(printable(folder.name), "", ""), folder,
+                                note=f"claims the id {printable(sid)} of another folder: graded "
+                                     "under its own folder name, check by hand", key=key))
+        return Plan(rows, folders[0], [printable(p) for p in matched.problems()])
     return _plan_folders(folders)
 
 
@@ -104,20 +114,24 @@ def _plan_folders(folders: list[Path]) -> Plan:
         marker = folder / MARKER
         if marker.is_file() and not marker.is_symlink() and not folder.is_symlink():
             open_workspace(folder)  # a broken marker is named now, before anyone is graded
-    ids = [clean(workspace_id(folder) or folder.name) for folder in folders]
+    marked = [workspace_id(folder) for folder in folders]
+    ids = [printable(m if m and valid_id(m) else folder.name)  # the roster's rule, always
+           for m, folder in zip(marked, folders, strict=True)]
     problems = [f"{sid}: {ids.count(sid)} folders have this id; each graded on its own row and "
                 "feedback file, check by hand" for sid in dict.fromkeys(ids) if ids.count(sid) > 1]
     rows: list[Planned] = []
     used: set[str] = set()
-    for folder, sid in zip(folders, ids, strict=True):
+    for folder, sid, mark in zip(folders, ids, marked, strict=True):
         twice = ids.count(sid) > 1
-        key = f"{sid}.{clean(folder.name)}" if twice else sid
+        key = f"{sid}.{printable(folder.name)}" if twice else sid
         while key in used:
             key += "_"
         used.add(key)
-        rows.append(Planned(Student(sid, "", ""), folder,
-                            note=f"id claimed twice: this row is {clean(folder.name)}" if twice
-                            else "",
+        refused = mark is not None and not valid_id(mark)
+        notes = [f"id claimed twice: this row is {printable(folder.name)}" if twice else "",
+                 "the marker's id is not an id (a slash, a control character): graded under "
+                 "the folder's name" if refused else ""]
+        rows.append(Planned(Student(sid, "", ""), folder, note="; ".join(n for n in notes if n),
                             key=key))
     root = Path(os.path.commonpath([str(f.resolve()) for f in folders]))
     return Plan(rows, root if len(folders) > 1 else folders[0].resolve().parent, problems)
@@ -153,13 +167,16 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
             catalog_dir: Path | None = None, options: GradeOptions | None = None,
             resume: bool = False, progress: Progress | None = None,
             variants: Callable[[str], dict[str, dict[str, Any]]] | None = None,
-            catalog: Catalog | None = None) -> Summary:
+            catalog: Catalog | None = None, course: ClassCourse | None = None) -> Summary:
     """Grade the plan's students and write every output (see the module docstring).
     `variants(student_id)`: that student's variants (a class course, `class_variants`);
-    `catalog`: the one at `catalog_dir`, when the caller has it loaded already."""
+    `catalog`: the one at `catalog_dir`, when the caller has it loaded already; `course`: the
+    course the teacher named; a folder that is not that course's (`ClassCourse.problem`) gets
+    its row with the reason, and is not graded."""
     options = options or GradeOptions()
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    _one_row_per_lms_id(plan, fmt)
     for path, what in ((outputs.csv, "grades CSV"), (outputs.digest, "digest file"),
                        (outputs.journal, "resume file"),
                        (plan_path(outputs.journal), "class file")):
@@ -178,16 +195,22 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
                if where in keys} if resume else {}
     journal.start(keep=resume)
     write_plan(outputs.journal, [_planned_json(p) for p in plan.rows])
-    jobs = [GradeJob(p.student.id, _where(p.folder),
+    waiting = [(p, p.folder) for p in plan.rows if p.folder is not None and p.name not in results]
+    refused = {p.name: why for p, folder in waiting
+               if course is not None and (why := course.problem(folder))}
+    jobs = [GradeJob(p.student.id, _where(folder),
                      str(catalog_dir) if catalog_dir else None, options,
-                     variants(p.student.id) if variants else {})
-            for p in plan.rows if p.folder is not None and p.name not in results]
+                     variants(p.student.id) if variants else {},
+                     course.truths_key if course is not None else "")
+            for p, folder in waiting if p.name not in refused]
     summary = Summary(results, [], outputs, version, resumed=len(results))
     exercise_ids = [e.id for e in catalog]
-    total = len(jobs) + len(results)
+    total = len(waiting) + len(results)
+
+    notes: dict[str, str] = {}  # a row's own trouble after grading (its feedback unwritten)
 
     def write_csv(final: bool) -> None:
-        summary.rows = [_row(p, results.get(p.name)) for p in plan.rows
+        summary.rows = [_row(p, results.get(p.name), notes.get(p.name, "")) for p in plan.rows
                         if final or p.name in results]
         write_text(outputs.csv, csv_text(summary.rows, exercise_ids, catalog.total_points, fmt,
                                          options.isolation), "grades CSV", GradesError)
@@ -196,23 +219,46 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
         key = keys.get(result.submission, result.student_id)
         journal.append(result)
         results[key] = result
-        write_csv(final=False)
         if outputs.feedback is not None:
             from .feedback import write_feedback
 
-            write_feedback(outputs.feedback, result, key)
+            try:
+                write_feedback(outputs.feedback, result, key)
+            except GradesError as error:  # this student's, never the class's
+                notes[key] = f"feedback not written: {error}"
+        write_csv(final=False)
         if progress is not None:
             progress(len(results), total, result)
 
     if progress is not None:
         progress(len(results), total, None)
     write_csv(final=False)
+    for planned, folder in waiting:
+        if planned.name in refused:  # that student's row says why; the class goes on
+            arrived(StudentResult(planned.student.id, clean(_where(folder)),
+                                  error=refused[planned.name]))
     from .classroom import grade_class
 
     grade_class(jobs, executor, arrived)
     write_csv(final=True)
     write_digest(outputs.digest, plan.submissions, results.values(), outputs.csv, version)
     return summary
+
+
+def _one_row_per_lms_id(plan: Plan, fmt: str) -> None:
+    """An LMS file never holds one LMS id twice (the LMS would take either row's grade):
+    refused before anyone is graded, naming the rows."""
+    if fmt == "plain":
+        return
+    rows: dict[str, list[str]] = {}
+    for planned in plan.rows:
+        rows.setdefault(planned.student.lms_id or planned.student.id, []).append(planned.name)
+    twice = {lms: names for lms, names in rows.items() if len(names) > 1}
+    if twice:
+        shown = "; ".join(f"{printable(lms)!r}: rows {', '.join(map(printable, names))}"
+                          for lms, names in sorted(twice.items()))
+        raise GradesError(f"the {fmt} file would hold one LMS id on several rows ({shown}); "
+                          "give each folder its own id, or grade with --format plain")
 
 
 def _where(folder: Path) -> str:
@@ -222,11 +268,15 @@ def _where(folder: Path) -> str:
     return os.path.abspath(folder)
 
 
-def _row(planned: Planned, result: StudentResult | None) -> Row:
+def _row(planned: Planned, result: StudentResult | None, note: str = "") -> Row:
+    """A CSV row, every text a student shaped in its printable form (`intake.printable`)."""
     student = planned.student
     if not student.name and result is not None:
         student = replace(student, name=result.name)
-    return Row(student, result, status(result, planned.flag, planned.note))
+    student = replace(student, id=printable(student.id), name=printable(student.name),
+                      email=printable(student.email))
+    notes = "; ".join(n for n in (planned.note, note) if n)
+    return Row(student, result, printable(status(result, planned.flag, notes)))
 
 
 def _planned_json(planned: Planned) -> dict[str, str]:

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.base.safe_io import load_toml, read_bytes, shorten
 from ..errors import GradesError
+from .intake import printable
 
 COLUMNS = ("id", "name", "email")
 OPTIONAL = ("section", "lms_id")
@@ -49,15 +52,19 @@ class Matched:
     """Submissions whose id is not on the roster (not graded)."""
     duplicates: list[str] = field(default_factory=list)
     """Ids claimed by more than one submission or listed twice on the roster (flagged; the
-    first folder in sorted order is graded)."""
+    folder named by the id is graded for it, else the first in sorted order)."""
+    claimants: list[tuple[str, Path]] = field(default_factory=list)
+    """(id, folder): the other folders that claim an id, graded under their folder names."""
+    near: list[str] = field(default_factory=list)
+    """"Did you mean" lines: folders that differ from a roster id only in case."""
 
     def problems(self) -> list[str]:
-        out = [f"{sid}: on the roster, but no submission" for sid in self.missing]
-        out += [f"{p.name}: a submission whose id is not on the roster (not graded)"
+        out = [f"{printable(sid)}: on the roster, but no submission" for sid in self.missing]
+        out += [f"{printable(p.name)}: a submission whose id is not on the roster (not graded)"
                 for p in self.unknown]
-        out += [f"{sid}: claimed twice (roster or submissions); check by hand"
+        out += [f"{printable(sid)}: claimed twice (roster or submissions); check by hand"
                 for sid in self.duplicates]
-        return out
+        return out + self.near
 
 
 def read_roster(path: Path) -> list[Student]:
@@ -84,8 +91,7 @@ def _students(path: Path, reader: csv.DictReader[str]) -> list[Student]:
                 if isinstance(v, str)}
         if not data.get("id"):
             raise GradesError(f"{path}, line {line}: no id")
-        if any(c in data["id"] for c in "/\\") or data["id"] in (".", "..") or \
-                not data["id"].isprintable():
+        if not valid_id(data["id"]):
             raise GradesError(f"{path}, line {line}: {data['id']!r} is not an id (a folder "
                               "name: no slashes)")
         students.append(Student(data["id"], data.get("name", ""), data.get("email", ""),
@@ -93,6 +99,13 @@ def _students(path: Path, reader: csv.DictReader[str]) -> list[Student]:
     if not students:
         raise GradesError(f"{path}: the roster lists no student")
     return students
+
+
+def valid_id(text: str) -> bool:
+    """The roster's id rule, for a roster row and a marker's id alike: it names a folder and
+    a feedback file (no slashes, not `.` or `..`, printable)."""
+    return bool(text) and not any(c in text for c in "/\\") and text not in (".", "..") \
+        and text.isprintable()
 
 
 def refuse_unmatched(matched: Matched, roster: Path, submissions: Path) -> None:
@@ -132,23 +145,60 @@ def workspace_id(folder: Path) -> str | None:
 
 
 def match(students: list[Student], submissions: Path) -> Matched:
-    """Pair each roster id with its folder under `submissions` (see the module docstring)."""
+    """Pair each roster id with its folder under `submissions` (see the module docstring).
+
+    Ids and folder names are compared in Unicode's NFC form (a folder made on macOS is NFD).
+    When several folders claim one id, the folder *named* by the id is graded for it (a folder
+    that sorts first cannot take a classmate's place); the others are `claimants`, graded under
+    their own folder names and flagged. A folder that differs from an id only in case is told
+    "did you mean". Linear in the roster and the folders."""
     if not submissions.is_dir():
         raise GradesError(f"{submissions}: not a folder of submissions")
     roster_ids = [s.id for s in students]
-    duplicates = sorted({i for i in roster_ids if roster_ids.count(i) > 1})
+    duplicates = sorted(i for i, n in Counter(roster_ids).items() if n > 1)
+    by_nfc = {_nfc(i): i for i in roster_ids}
+    by_case = {_nfc(i).casefold(): i for i in roster_ids}
     claims: dict[str, list[Path]] = {}
     unknown: list[Path] = []
+    near: list[str] = []
     for folder in sorted(p for p in submissions.iterdir() if p.is_dir()):
-        sid = workspace_id(folder) or folder.name
-        if sid in roster_ids:
+        claimed = workspace_id(folder) or folder.name
+        sid = by_nfc.get(_nfc(claimed))
+        if sid is not None:
             claims.setdefault(sid, []).append(folder)
         elif not folder.name.startswith("."):
             unknown.append(folder)
+            guess = by_case.get(_nfc(claimed).casefold())
+            if guess is not None:
+                near.append(f"{printable(folder.name)}: not on the roster; did you mean "
+                            f"{printable(guess)!r}? (ids differ in case)")
     duplicates += sorted(sid for sid, found in claims.items()
                          if len(found) > 1 and sid not in duplicates)
     unique = list(dict.fromkeys(roster_ids))
-    folders = {sid: claims[sid][0] for sid in unique if sid in claims}
+    folders: dict[str, Path] = {}
+    claimants: list[tuple[str, Path]] = []
+    for sid in unique:
+        found = claims.get(sid, [])
+        if not found:
+            continue
+        named = [f for f in found if _nfc(f.name) == _nfc(sid)]
+        folders[sid] = (named or found)[0]
+        claimants += [(sid, f) for f in found if f != folders[sid]]
     missing = [sid for sid in unique if sid not in claims]
-    return Matched([s for i, s in enumerate(students) if s.id not in roster_ids[:i]],
-                   folders, missing, unknown, duplicates)
+    return Matched(_first_each(students), folders, missing, unknown, duplicates, claimants,
+                   near)
+
+
+def _first_each(students: list[Student]) -> list[Student]:
+    """Each id's first roster row, in roster order."""
+    seen: set[str] = set()
+    out = []
+    for student in students:
+        if student.id not in seen:
+            seen.add(student.id)
+            out.append(student)
+    return out
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)

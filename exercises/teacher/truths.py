@@ -11,14 +11,17 @@ A new RouterLab or a resealed exercise is a new key; the `KEEP` sources used las
 Only the teacher's side uses it: a learner's machine never writes the model's answers in the
 clear. A class variant is an entry of its own (its parameters are part of the key). An entry is
 kept only when JSON gives back exactly what the model gave (else it is computed each time), and
-a read entry of the catalog's own variant is held to the exercise's seal again, so a cache
-damaged or edited by hand is recomputed, never believed (a variant's answers were never sealed:
-they are the model's, as the teacher's own cache keeps them).
+a read entry is checked before it is believed: one of the catalog's own variant against the
+exercise's seal, one of a class variant (never sealed) against the HMAC it was written with,
+under a key made from the course secret (`truths_key`; the secret itself never leaves the
+teacher's process). A cache damaged or edited by hand is recomputed, never believed; a variant
+entry read without the key (a run that has none) is recomputed too.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -34,6 +37,13 @@ from ..engine.jail_image import source_digest
 
 KEEP = 4
 """How many RouterLab sources keep their results (as the jail keeps its images)."""
+_MAC_TEXT = b"routerlab-truths-cache-v1"
+
+
+def truths_key(course_secret: bytes) -> str:
+    """The key a class's variant entries are signed with: made from the course secret, so a
+    job can carry it to a worker without carrying the secret."""
+    return hmac.new(course_secret, _MAC_TEXT, hashlib.sha256).hexdigest()
 
 
 @dataclass
@@ -41,14 +51,16 @@ class TruthStore:
     """The model's `Expected` per exercise, read from `folder` or computed and written there."""
 
     folder: Path
+    key: str = ""
+    """`truths_key` of the class's course secret ("": variant entries are never believed)."""
     _locks: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
     _guard: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
-    def default(cls) -> TruthStore:
+    def default(cls, key: str = "") -> TruthStore:
         """The store of this RouterLab's source in the user's cache folder."""
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        return cls(base / "routerlab" / "truths" / source_digest()[:20])
+        return cls(base / "routerlab" / "truths" / source_digest()[:20], key)
 
     def expected(self, exercise: Exercise) -> judge.Expected:
         """The model's results for `exercise`: stored ones when they are still the seal's,
@@ -58,7 +70,7 @@ class TruthStore:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:
             path = self.folder / f"{key}.json"
-            stored = _read(path)
+            stored = _read(path, self.key if exercise.params else None)
             if stored is not None and (exercise.params
                                        or not judge.seal_problems(exercise, stored)):
                 return stored
@@ -70,13 +82,16 @@ class TruthStore:
     def _write(self, path: Path, expected: judge.Expected) -> None:
         observations = {name: [[label, value] for label, value in observed]
                         for name, observed in expected.observations.items()}
-        document = {"observations": observations, "answers": expected.answers}
+        document: dict[str, Any] = {"observations": observations, "answers": expected.answers}
         try:
             text = json.dumps(document, allow_nan=True)
             if json.loads(text) != document:
                 return  # JSON would change it (a tuple, a key that is no string): not kept
         except (TypeError, ValueError):
             return
+        if self.key:
+            text = json.dumps({**document, "mac": _mac(self.key, path.stem, document)},
+                              allow_nan=True)
         try:
             fresh = not self.folder.exists()
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -101,9 +116,22 @@ def _key(exercise: Exercise) -> str:
     return digest.hexdigest()[:32]
 
 
-def _read(path: Path) -> judge.Expected | None:
+def _mac(key: str, name: str, document: dict[str, Any]) -> str:
+    """The HMAC of one entry (its name, the cache key, included: an entry copied under another
+    variant's name does not verify)."""
+    body = json.dumps({"observations": document["observations"],
+                       "answers": document["answers"]}, sort_keys=True, allow_nan=True)
+    return hmac.new(key.encode(), name.encode() + b"\0" + body.encode(),
+                    hashlib.sha256).hexdigest()
+
+
+def _read(path: Path, key: str | None = None) -> judge.Expected | None:
+    """An entry, or None; with `key` (a variant's entry), only one whose HMAC verifies."""
     try:
         document: Any = json.loads(path.read_text(encoding="utf-8"))
+        if key is not None and not (key and hmac.compare_digest(
+                str(document.get("mac", "")), _mac(key, path.stem, document))):
+            return None  # not signed with this class's key: computed again
         observations = {str(name): [(str(label), value) for label, value in observed]
                         for name, observed in document["observations"].items()}
         return judge.Expected(observations, dict(document["answers"]), ())

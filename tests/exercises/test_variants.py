@@ -23,6 +23,7 @@ import pytest
 from routerlab.exercises.answers import answer_digest, canonical, unlock_key
 from routerlab.exercises.authoring.bundle import release
 from routerlab.exercises.authoring.secret import secret_path
+from routerlab.exercises.authoring.tags import tags_path
 from routerlab.exercises.authoring.variant_lint import (
     agreement,
     lint_catalog_variants,
@@ -35,9 +36,9 @@ from routerlab.exercises.engine import judge
 from routerlab.exercises.errors import WorkspaceError
 from routerlab.exercises.learner.course import Course
 from routerlab.exercises.learner.workspace import init_workspace
-from routerlab.exercises.teacher.similar import normalised
+from routerlab.exercises.teacher.fingerprints import tokens
 from routerlab.exercises.variants.spec import VariantError, parse_spec, render
-from routerlab.exercises.variants.table import class_variants
+from routerlab.exercises.variants.table import class_variants, student_tag
 
 COURSE = "variants-2027"
 KEY = bytes([1]) * 32
@@ -92,10 +93,17 @@ def test_the_release_command_hands_out_variants_and_keeps_the_secret_home(
     table = json.loads((out / "variants.json").read_text())
     assert len(table["students"]) == 2 and "ann" not in json.dumps(table)
     assert not list(out.rglob("secret.toml"))
+    tags = tags_path("cli-2027")  # each student's tag: the teacher's, readable by them alone
+    assert str(tags) in done.stdout.replace("\n", "") and "--tag TAG" in done.stdout
+    assert (tags.stat().st_mode & 0o077) == 0 and not list(out.rglob("tags.csv"))
+    rows = list(csv.DictReader(tags.open()))
+    assert [r["id"] for r in rows] == ["ann", "ben"]
+    assert {r["tag"] for r in rows} == set(table["students"])
 
 
 def _workspace(bundle: Path, root: Path, student: str) -> Course:
-    return Course(init_workspace(root / student, student, bundle, student)[0])
+    tag = student_tag(KEY, COURSE, student)  # what the teacher handed the student
+    return Course(init_workspace(root / student, student, bundle, student, tag)[0])
 
 
 def _answers_file(exercise_id: str, answers: dict[str, Any], tuples: bool = False) -> str:
@@ -180,8 +188,25 @@ def test_two_students_get_their_own_statement_of_every_varying_exercise(
 def test_an_id_not_on_the_roster_is_told_so_and_nothing_is_left(bundle: Path,
                                                                  tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match="not on the roster"):
-        init_workspace(tmp_path / "eve", "eve", bundle, "eve")
+        init_workspace(tmp_path / "eve", "eve", bundle, "eve", student_tag(KEY, COURSE, "eve"))
     assert not (tmp_path / "eve" / "routerlab-exercises.toml").exists()
+
+
+def test_a_classmates_id_finds_no_variant_only_their_tag_does(bundle: Path,
+                                                              tmp_path: Path) -> None:
+    """The table is keyed by an HMAC under the course secret: ada's id (or a digest of it, as
+    the bundle of before keyed it) finds nothing; without a tag, init says to give one."""
+    import hashlib
+
+    with pytest.raises(WorkspaceError, match="give the tag your teacher handed you"):
+        init_workspace(tmp_path / "mallory", "mallory", bundle, "ada")
+    old_key = hashlib.sha256(b"\0".join([b"routerlab-student-v1", COURSE.encode(),
+                                         b"ada"])).hexdigest()[:32]
+    table = json.loads((bundle / "variants.json").read_text())["students"]
+    assert old_key not in table and student_tag(KEY, COURSE, "ada") in table
+    with pytest.raises(WorkspaceError, match="a tag is the 20 letters"):
+        init_workspace(tmp_path / "mallory", "mallory", bundle, "ada", "not-a-tag")
+    assert not (tmp_path / "mallory" / "routerlab-exercises.toml").exists()
 
 
 def test_class_check_runs_an_implement_exercises_visible_checks_on_the_students_inputs(
@@ -259,7 +284,7 @@ def graded(bundle: Path, catalog: Catalog, course_folder: Path,
         out = root / f"grades{n}.csv"
         done = subprocess.run([*RUN, "teacher", "recheck", str(submitted), "--roster", str(roster),
                                "--catalog", str(course_folder), "--out", str(out),
-                               "--no-isolation", "--plain"],
+                               "--course", COURSE, "--no-isolation", "--plain"],
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout + done.stderr
         runs.append((out, done.stdout))
@@ -306,25 +331,34 @@ def test_feedback_shows_each_student_their_own_variant(graded: dict[str, Any],
                     if e["id"] == "flow-2")["variant"] == own
 
 
-def test_similar_csv_pairs_copied_files_and_copied_answers(graded: dict[str, Any]) -> None:
+def test_similar_csv_pairs_copied_answers_and_never_a_right_one(graded: dict[str, Any]) -> None:
+    """bob hands in ada's files and cy retypes ada's answers: each is ada's variant's right
+    answer, wrong for their own (`answers`), and bob and cy share the same wrong answers. ada's
+    own answers are right for her variant: evidence against nobody, yet she is the source."""
     out, stdout = graded["runs"][0]
     similar = out.with_name("grades1.similar.csv")
     rows = list(csv.DictReader(similar.open()))
-    assert list(rows[0]) == ["exercise", "student_a", "student_b", "kind"]
-    pairs = {(r["exercise"], r["student_a"], r["student_b"]): r["kind"] for r in rows}
+    assert list(rows[0]) == ["student_a", "student_b", "exercise", "kind", "score", "shared",
+                             "beyond_chance"]
+    summary = [r for r in rows if r["exercise"] == "*"]
+    assert rows[:len(summary)] == summary, "the per-pair summary comes first"
+    assert {(r["student_a"], r["student_b"]): float(r["shared"]) for r in summary} == {
+        ("ada", "bob"): 3, ("ada", "cy"): 3, ("bob", "cy"): 3}
+    pairs = {(r["exercise"], r["student_a"], r["student_b"]): r["kind"] for r in rows
+             if r["exercise"] != "*"}
     for exercise_id in VARYING_PREDICT:
-        assert pairs[(exercise_id, "ada", "bob")] == "identical"
+        assert pairs[(exercise_id, "ada", "bob")] == "answers"
         assert pairs[(exercise_id, "ada", "cy")] == "answers"
-        assert pairs[(exercise_id, "bob", "cy")] == "answers"
+        assert pairs[(exercise_id, "bob", "cy")] == "wrong-answers"
     assert not [p for p in pairs if p[0] in ("registry-1", "policy-1")], "starters are never paired"
-    assert f"{len(rows)} pairs of similar files or answers" in stdout
+    assert "3 pairs of similar files or answers" in stdout
 
 
-def test_normalising_drops_comments_layout_and_the_statement() -> None:
+def test_normalising_drops_comments_layout_the_statement_and_names() -> None:
     a = '"""statement of ada"""\nX = [1, 2]  # mine\n\n\ndef f( a ):\n    return a\n'
-    b = '"""statement of bob"""\nX = [1,2]\ndef f(a):\n    # copied\n    return a\n'
-    assert normalised(a) == normalised(b)
-    assert normalised(a) != normalised(b.replace("[1,2]", "[2,1]"))
+    b = '"""statement of bob"""\nY = [1,2]\ndef g(b):\n    # copied\n    return b\n'
+    assert tokens(a) == tokens(b)
+    assert tokens(a) != tokens(b.replace("[1,2]", "[2,1]"))
 
 
 def test_grading_with_a_wrong_secret_is_refused(graded: dict[str, Any], tmp_path: Path) -> None:
@@ -332,7 +366,8 @@ def test_grading_with_a_wrong_secret_is_refused(graded: dict[str, Any], tmp_path
     wrong.write_text(f'course = "{COURSE}"\nsecret = "{bytes(32).hex()}"\nvariants = true\n')
     done = subprocess.run([*RUN, "teacher", "recheck", str(graded["submitted"]), "--roster",
                            str(graded["roster"]), "--out", str(tmp_path / "g.csv"),
-                           "--secret", str(wrong), "--no-isolation", "--plain"],
+                           "--course", COURSE, "--secret", str(wrong), "--no-isolation",
+                           "--plain"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     assert "is not the secret the course" in done.stderr + done.stdout
@@ -381,9 +416,14 @@ def test_released_solutions_give_each_student_their_own_variants_answers(
     release_solutions(catalog, out, COURSE, ["flow-2", "policy-1"],
                       {s: class_variants(catalog, KEY, s) for s in STUDENTS})
     assert "ada" not in out.read_text()
+    own_files = out.with_name("solutions.students")
+    assert sorted(p.name for p in own_files.iterdir()) == [f"{s}.json" for s in STUDENTS]
     for student in ("ada", "bob"):
         course = _workspace(bundle, tmp_path, student)
-        assert course.import_solutions(out) == ["flow-2", "policy-1"]
+        other = "bob" if student == "ada" else "ada"
+        with pytest.raises(WorkspaceError, match="another student's solutions"):
+            course.import_solutions(own_files / f"{other}.json")
+        assert course.import_solutions(own_files / f"{student}.json") == ["flow-2", "policy-1"]
         given = course.released()["flow-2"]
         own = {k: to_data(v) for k, v in _truth(catalog, "flow-2", student).items()}
         assert given.answers == own
