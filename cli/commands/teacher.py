@@ -310,7 +310,7 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
     from ...exercises.teacher.classroom import GradeOptions, LocalExecutor
     from ...exercises.teacher.dask_executor import DaskExecutor
     from ...exercises.teacher.gradebook import UNISOLATED_NOTE
-    from ...exercises.teacher.regrade import Outputs, plan_class, regrade
+    from ...exercises.teacher.regrade import Outputs, jail_failures, plan_class, regrade
     from ...exercises.teacher.similar import find_pairs, similar_path, write_similar
     from ...present.palette import rich_style
     from ..render import make_console
@@ -356,6 +356,13 @@ def recheck(folders: list[Path] = typer.Argument(..., exists=True, file_okay=Fal
                   + (f"; each student graded on their own variant (course "
                      f"{course_secret.course})" if variants and course_secret else ""),
                   highlight=False, markup=False)
+    failed = jail_failures(summary)
+    if failed:
+        console.print(f"error: {len(failed)} not graded because the grading jail failed "
+                      f"({', '.join(failed[:5])}{', …' if len(failed) > 5 else ''}); fix it and "
+                      "rerun with --resume", style=rich_style("warn"), highlight=False,
+                      markup=False, soft_wrap=True)
+        raise SystemExit(1)
 
 
 def _progress_bar() -> "Progress":

@@ -144,6 +144,17 @@ class Summary:
     resumed: int = 0
 
 
+def jail_failures(summary: Summary) -> list[str]:
+    """The rows no jail could grade (`routerlab.exercises.engine.jail.JailDied`: it did not
+    start, or is not safe on this machine): RouterLab's trouble, not the student's, so the run
+    must not end as if the class were graded (`teacher recheck` exits 1; `--resume` regrades
+    them)."""
+    from ..engine.jail import JailDied
+
+    return [name for name, result in summary.results.items()
+            if result.error.startswith(f"{JailDied.__name__}:")]
+
+
 Progress = Callable[[int, int, StudentResult | None], None]
 """(done, total, the result that just arrived; None at the start)."""
 
