@@ -149,3 +149,32 @@ def test_an_installed_wheel_grades_the_quickstart_class_as_a_checkout_does(
         rows = {row["id"]: row for row in csv.DictReader(table)}
     assert float(rows["ada"]["points"]) == load_catalog().total_points, rows["ada"]
     assert rows["ada"]["status"] == "ok"
+
+
+def test_a_linked_progress_file_is_moved_aside_and_its_target_never_copied(
+        tmp_path: Path) -> None:
+    from routerlab.exercises.learner.state import StateStore
+
+    key = tmp_path / "teacher.key"
+    key.write_text(SECRET + "\n")
+    os.chmod(key, 0o600)
+    honest = StateStore(tmp_path / "honest" / ".routerlab" / "state.json")
+    honest.update(lambda s: setattr(s.record("registry-1"), "attempts", 2))
+    store = StateStore(tmp_path / "ws" / ".routerlab" / "state.json")
+    store.update(lambda s: setattr(s.record("registry-1"), "attempts", 3))
+    store.path.unlink()
+    store.path.symlink_to(key)  # and the good copy too: neither is read through
+    store.good_copy.unlink()
+    store.good_copy.symlink_to(key)
+    state = store.load()
+    assert any("was a link" in p for p in state.problems), state.problems
+    assert state.records == {}  # the good copy was a link as well: progress starts over
+    folder = store.path.parent
+    texts = [p.read_bytes() for p in folder.iterdir() if not p.is_symlink() and p.is_file()]
+    assert not [t for t in texts if SECRET.encode() in t]  # no copy of the key anywhere
+    assert [p for p in folder.glob("state.json.link-*") if p.is_symlink()]  # the link, aside
+    assert not store.path.is_symlink() and key.read_text() == SECRET + "\n"
+    store.update(lambda s: setattr(s.record("registry-1"), "attempts", 1))
+    assert key.read_text() == SECRET + "\n"  # a save never writes through a link
+    assert honest.load().records["registry-1"].attempts == 2  # the control keeps its progress
+    assert honest.load().problems == []
