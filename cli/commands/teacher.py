@@ -70,9 +70,10 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
     from ...exercises.authoring.lint import lint as run_lint
     from ...exercises.authoring.lint import lint_folder
     from ...exercises.authoring.secret import find_secret
-    from ...exercises.authoring.variant_lint import lint_catalog_variants
+    from ...exercises.authoring.variant_lint import check_count, lint_catalog_variants
     from ..render import make_console, print_json, to_rich
 
+    check_count(variants)  # refused before anything runs
     started = time.monotonic()
     if course_id is not None or secret is not None:
         find_secret(_course_id(course_id, catalog), secret)  # refused before anything runs

@@ -78,6 +78,9 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
         if not folder.is_dir():
             raise GradesError(f"{folder}: not a folder (a workspace, a folder of handed-in "
                               "files, or with --roster the folder of submissions)")
+        if roster is None and not any(folder.iterdir()):  # a mistyped path, a failed copy
+            raise GradesError(f"{folder}: an empty folder (no workspace, no handed-in file); "
+                              "nothing was graded")
     if roster is not None:
         if len(folders) != 1:
             raise GradesError("with --roster, give one folder: the submissions, one sub-folder "

@@ -71,8 +71,8 @@ def test_a_hard_link_to_a_teachers_file_earns_nothing_and_never_reaches_the_feed
                       "linker,Linker Student,l@example.org\n")
     isolation = [] if unavailable() is None else ["--no-isolation"]
     done = CliRunner().invoke(app, [
-        "teacher", "recheck", str(subs), "--roster", str(roster), "--out", str(grades), "--catalog", str(course),
-        "--feedback", str(feedback), "--plain", *isolation])
+        "teacher", "recheck", str(subs), "--roster", str(roster), "--out", str(grades),
+        "--catalog", str(course), "--feedback", str(feedback), "--plain", *isolation])
     assert done.exit_code == 0, done.output
     rows = {r["id"]: r for r in csv.DictReader(grades.open(encoding="utf-8"))}
     assert float(rows["honest"]["points"]) == sum(map(_points, EXERCISES))
