@@ -178,3 +178,119 @@ def test_a_linked_progress_file_is_moved_aside_and_its_target_never_copied(
     assert key.read_text() == SECRET + "\n"  # a save never writes through a link
     assert honest.load().records["registry-1"].attempts == 2  # the control keeps its progress
     assert honest.load().problems == []
+
+
+GARBLED_ROSTERS = [
+    (b"id,name,email\nada,Ada,a@x\nbob,Bob,b@x\nada,Ada again,c@x\n",
+     "line 4: the id 'ada' is listed twice (lines 2 and 4)"),
+    (b'id,name,email\nada,"Ada,a@x\nbob,Bob,b@x\ncy,Cy,c@x\n', "line 2: not CSV"),
+    (b"id,name,email\nada,Ada,a@x\nbob,Jos\xe9,b@x\n", "line 3: not UTF-8 (byte 0xe9)"),
+    (b"id,name,email\nada,Ada,a@x\n" + b"x" * 10_000 + b",Long,l@x\n",
+     "line 3: an id of 10000 characters"),
+]
+
+
+@pytest.mark.parametrize("roster, says", GARBLED_ROSTERS)
+def test_release_refuses_a_garbled_roster_naming_its_line(tmp_path: Path, roster: bytes,
+                                                           says: str) -> None:
+    path = tmp_path / "roster.csv"
+    path.write_bytes(roster)
+    done = CliRunner().invoke(app, ["teacher", "release", str(tmp_path / "bundle"), "--course",
+                                    "c1", "--roster", str(path), "--plain"])
+    assert done.exit_code == 1, done.output
+    assert says in str(done.exception) + done.output
+    assert not (tmp_path / "bundle").exists()  # refused before anything is written
+
+
+def test_release_with_an_honest_roster_still_releases_a_variant_each(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = tmp_path / "roster.csv"
+    path.write_text('id,name,email\nada,"Lovelace, Ada",a@x\nbob,O\'Brien,b@x\n')
+    done = CliRunner().invoke(app, ["teacher", "release", str(tmp_path / "bundle"), "--course",
+                                    "c1", "--roster", str(path), "--plain"])
+    assert done.exit_code == 0, done.output
+    assert "a variant for each of 2 students" in done.output
+
+
+def test_roster_matching_counts_each_id_once_and_keeps_the_first_row(tmp_path: Path) -> None:
+    from routerlab.exercises.teacher.roster import Student, match
+
+    submitted = tmp_path / "submitted"
+    for name in ("s1", "s2", "zz"):
+        (submitted / name).mkdir(parents=True)
+    students = [Student("s1", "One", "a@x"), Student("s2", "Two", "b@x"),
+                Student("s1", "One again", "c@x"), Student("s3", "Three", "d@x")]
+    matched = match(students, submitted)
+    assert [s.name for s in matched.students] == ["One", "Two", "Three"]
+    assert matched.duplicates == ["s1"] and matched.missing == ["s3"]
+    assert [p.name for p in matched.unknown] == ["zz"]
+
+
+def test_recheck_of_an_empty_folder_is_refused_and_a_handed_in_one_is_graded(
+        tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = tmp_path / "g.csv"
+    done = CliRunner().invoke(app, ["teacher", "recheck", str(empty), "--out", str(out),
+                                    "--plain", "--no-isolation"])
+    assert done.exit_code == 1 and "an empty folder" in str(done.exception) + done.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, code, says", [
+    (["quantize", "--scheme", "q4s:store=packed-u32@99", "--values", "[1,2,3,4]"], 2,
+     "packing dim 99 does not exist in a rank-1 tensor"),
+    (["transfer", "--scheme", "q4s:store=packed-u32@1", "--random", "8"], 2,
+     "packing dim 1 does not exist"),
+    (["doctor", "--peer", "p" * 100_000 + "=ws://127.0.0.1:9"], 2, "at most 64 characters"),
+    (["serve", "--allow-origin", ""], 2, "is not a web origin"),
+    (["serve", "--allow-origin", "*"], 2, "would let every web page connect"),
+    (["serve", "--allow-origin", "http://localhost:8888/path"], 2, "is not a web origin"),
+    (["serve", "--local", "2", "--port", "5"], 2, "leave out --port"),
+])
+def test_bad_input_is_one_line_and_a_non_zero_exit(argv: list[str], code: int,
+                                                    says: str) -> None:
+    done = CliRunner().invoke(app, argv, env={"NO_COLOR": "1", "COLUMNS": "300"})
+    assert done.exit_code == code, (done.exit_code, done.output[-500:])
+    assert says in " ".join(done.output.split()), done.output[-500:]
+    assert "Traceback" not in done.output and len(done.output) < 2000
+
+
+def test_the_honest_controls_of_those_options_still_run() -> None:
+    done = CliRunner().invoke(app, ["quantize", "--scheme", "q4s:store=packed-u32@0",
+                                    "--values", "[1,2,3,4]", "--plain"])
+    assert done.exit_code == 0, done.output
+    from routerlab.cli.commands.serve import _origins
+
+    assert _origins(["http://localhost:8888", "https://[::1]:9/"]) == [
+        "http://localhost:8888", "https://[::1]:9/"]
+
+
+def test_doctor_exits_1_when_a_named_peer_does_not_answer() -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing answers there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = CliRunner().invoke(app, ["doctor", "--plain", "--peer", f"gone=ws://127.0.0.1:{port}"])
+    assert done.exit_code == 1, done.output[-500:]
+    assert "gone did not answer" in " ".join(done.output.split())
+    alone = CliRunner().invoke(app, ["doctor", "--plain"])
+    assert alone.exit_code == 0, alone.output[-500:]  # no peer asked for: nothing missing
+
+
+def test_lint_refuses_a_billion_variants_before_anything_runs() -> None:
+    done = CliRunner().invoke(app, ["teacher", "lint", "--variants", str(10**9), "registry-1"])
+    assert done.exit_code == 1
+    assert "prove 0 to 1000 variants" in str(done.exception) + done.output
+
+
+def test_the_demo_hub_keeps_its_proxy_pid_file_in_its_own_folder(tmp_path: Path) -> None:
+    from routerlab.exercises.teacher.hub import DemoHub
+
+    hub = DemoHub(tmp_path / "demo", 8001, 1, "pw", Path("/bin/true"), None)
+    config = hub.config(8002, 8003, "token")
+    assert config["ConfigurableHTTPProxy"]["pid_file"] == str(tmp_path / "demo" /
+                                                              "jupyterhub-proxy.pid")
+    assert Path(config["JupyterHub"]["pid_file"]).parent == tmp_path / "demo"
