@@ -78,9 +78,11 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
         if not folder.is_dir():
             raise GradesError(f"{folder}: not a folder (a workspace, a folder of handed-in "
                               "files, or with --roster the folder of submissions)")
-        if roster is None and not any(folder.iterdir()):  # a mistyped path, a failed copy
-            raise GradesError(f"{folder}: an empty folder (no workspace, no handed-in file); "
-                              "nothing was graded")
+    if roster is None and folders and not any(any(f.iterdir()) for f in folders):
+        # a mistyped path, a copy that failed: nothing to grade is not a class of zeros (one
+        # empty folder among others is a student who handed in nothing, and gets that row)
+        raise GradesError(f"{clean(str(folders[0]))}: an empty folder (no workspace, no "
+                          "handed-in file); nothing was graded")
     if roster is not None:
         if len(folders) != 1:
             raise GradesError("with --roster, give one folder: the submissions, one sub-folder "
