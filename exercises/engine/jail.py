@@ -398,6 +398,7 @@ class Jail:
         found = bwrap()
         if found is None:
             raise JailDied(f"bubblewrap is not installed (`{INSTALL}`)")
+        self.image = self.image.again()  # pruned from the cache meanwhile: built again
         results_read, results_write = os.pipe()
         config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
                   "checks": self.checks, "warm": self.warm, "user": _jail_user()}

@@ -223,10 +223,15 @@ def _read_own(path: Path, what: str, error: type[ExerciseError]) -> bytes | None
         if problem.errno == errno.ELOOP:
             return None
         raise error(f"{path}: cannot read the {what}: {problem.strerror or problem}") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        os.close(fd)
+        raise error(f"{path}: not a regular file (a folder, FIFO or device); a {what} must be "
+                    "a plain file")
     with os.fdopen(fd, "rb") as handle:  # read through the descriptor, not the path again
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise error(f"{path}: not a regular file (a folder, FIFO or device); a {what} "
-                        "must be a plain file")
         data = handle.read(MAX_USER_FILE_BYTES + 1)
     if len(data) > MAX_USER_FILE_BYTES:
         raise error(f"{path}: {what} larger than {human_bytes(MAX_USER_FILE_BYTES)}, the limit "

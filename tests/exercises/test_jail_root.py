@@ -178,3 +178,18 @@ def test_as_an_ordinary_user_the_jail_passes_its_self_test_as_that_user() -> Non
     if why is not None and "cannot run a jail here" in why:
         pytest.skip(f"bubblewrap refuses an ordinary user here: {why}")
     assert why is None, why  # the self-test ran as that user and found the jail safe
+
+
+def test_an_image_pruned_while_the_class_is_graded_is_built_again(tmp_path: Path) -> None:
+    """Another RouterLab's build prunes the cache (it keeps the four images used last): the
+    next jail builds its image again instead of failing to start, and the student is graded."""
+    if unavailable() is not None:
+        pytest.skip(str(unavailable()))
+    image = build_image(frozenset(graded_targets(CATALOG)), tmp_path / "cache")
+    exercise = CATALOG.get("quant-1")
+    with Jail(image, ["quant"], warm=False) as one:
+        shutil.rmtree(image.root.parent)  # what `_prune` does to an image it does not keep
+        one.close()  # the next exercise starts a jail
+        report = _grade(one, tmp_path, open_solution(exercise))
+        assert one.broken is None and report.passed, (report.problem, one.broken)
+        assert one.image.root.is_dir()
