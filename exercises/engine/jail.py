@@ -2,7 +2,12 @@
 
 `Jail` starts `bwrap` with:
 
-- unshared user, pid, network, IPC, UTS and cgroup namespaces (`--unshare-all`), `--as-pid-1`
+- under an ordinary teacher, unshared user, pid, network, IPC, UTS and cgroup namespaces
+  (`--unshare-all`); under a root teacher, the same but the user namespace, and the jail's first
+  process becomes the host's `nobody` before it reads a file of RouterLab's (`_jail_user`,
+  `jailhost.drop`), so no student code runs as the host's root; `/proc`'s control files
+  read-only and `/proc/loadavg`, `/proc/1/cmdline` masked (`PROC_READ_ONLY`, `PROC_MASKED`);
+  a self-test fork (`unavailable`, `confinement_problems`) before any student; `--as-pid-1`
   (the warm host is init: a signal from a student's fork cannot kill it), `--die-with-parent`
   (the jail dies with the teacher's process), `--new-session` (no terminal to inject into);
 - a seccomp filter (`routerlab.exercises.engine.seccomp`) and, where bubblewrap has it,
