@@ -116,7 +116,9 @@ def answers(url: str) -> bool:
 def run_hub(command: list[str], env: dict[str, str], log: Path, url: str,
             on_ready: Callable[[], None]) -> int:
     """Run JupyterHub until it exits, Ctrl-C or SIGTERM; then leave no process of the class
-    behind. Returns 0 when stopped on request, JupyterHub's exit code otherwise."""
+    behind. Returns 0 when stopped on request, JupyterHub's exit code otherwise. It runs in the
+    folder of its `log` (the demo's): whatever JupyterHub or its proxy writes beside itself (a
+    pid file) lands there, never in the folder the teacher typed the command in (a checkout)."""
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
@@ -124,7 +126,8 @@ def run_hub(command: list[str], env: dict[str, str], log: Path, url: str,
     try:
         with log.open("ab") as out:
             process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                       start_new_session=True, preexec_fn=_die_with_parent)
+                                       cwd=log.parent, start_new_session=True,
+                                       preexec_fn=_die_with_parent)
         code = _serve(process, url, on_ready, stop)
     finally:
         for sig, handler in previous.items():

@@ -15,12 +15,14 @@ LONG_WORK = 1 << 20
 
 
 def read_tensor(values: str | None, shape: str | None, random: str | None, seed: int,
-                command: str) -> Any:
+                command: str, scheme: Any = None) -> Any:
     """The float tensor of `--values/--shape` or `--random/--seed`, read one way by the
     transfer, compare and quantize commands. A value the options' syntax or bounds reject is a
-    usage error (exit 2); a `--random` shape whose `command` would not fit in this machine's free
-    memory is refused (exit 1) before anything is allocated (typed `--values` are bounded by the
-    command line itself)."""
+    usage error (exit 2), and so is a `--scheme` (parsed) whose `store=packed-…@DIM` names a
+    dimension the tensor lacks (a backend that rewrites the store would otherwise drop it
+    unsaid); a `--random` shape whose `command` would not fit in this machine's free memory is
+    refused (exit 1) before anything is allocated (typed `--values` are bounded by the command
+    line itself)."""
     import math
 
     import typer
@@ -31,10 +33,13 @@ def read_tensor(values: str | None, shape: str | None, random: str | None, seed:
 
     try:  # what the options say is read here: a bad value is a usage error (exit 2)
         if random is None:
-            return tensor_from(values, shape)
+            typed = tensor_from(values, shape)
+            _packing_dim(scheme, typed.shape)
+            return typed
         dims = parse_shape(random)
     except RouterLabError as error:
         raise typer.BadParameter(str(error)) from None
+    _packing_dim(scheme, tuple(dims))
     ratio = PEAK_PAYLOAD_RATIO[command]
     # this machine's free memory: a refusal (exit 1), not a fault of the command line
     require_memory(ratio * 4 * math.prod(dims), f"{command} of shape {list(dims)} ({ratio} × "
@@ -43,6 +48,20 @@ def read_tensor(values: str | None, shape: str | None, random: str | None, seed:
         return random_tensor(random, seed, values, shape)
     except RouterLabError as error:
         raise typer.BadParameter(str(error)) from None
+
+
+def _packing_dim(scheme: Any, shape: tuple[int, ...]) -> None:
+    import typer
+
+    from ..core.quant.notation import parse_scheme
+
+    if isinstance(scheme, str):  # the option's text (its callback checked the syntax)
+        scheme = parse_scheme(scheme)
+    store = getattr(scheme, "store", None)
+    if store is not None and store.is_packed and store.dim >= len(shape):
+        raise typer.BadParameter(f"{scheme}: packing dim {store.dim} does not exist in a "
+                                 f"rank-{len(shape)} tensor (@DIM counts from the innermost, "
+                                 f"0 to {len(shape) - 1})")
 
 
 @contextmanager

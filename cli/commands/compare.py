@@ -48,7 +48,7 @@ def compare(
 
     if values is None and random is None:
         random = DEFAULT_RANDOM
-    x = read_tensor(values, shape, random, seed, "compare")
+    x = read_tensor(values, shape, random, seed, "compare", scheme)
     work = x.size * hops * len(POLICY_NAMES)
     with progress_bar(make_console(plain, stderr=True), work) as progress:
         comparison = compare_policies(x, scheme, source=on_backend(source, backend),

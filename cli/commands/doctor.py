@@ -31,8 +31,11 @@ def doctor(
     from ..render import make_console, print_json, to_rich
 
     report = diagnose(_named_peers(peer or [], scenario))
+    unreachable = [p.name for p in report.peers if not p.ok]  # asked for and not there: exit 1
     if json_out:
         print_json(report.to_dict())
+        if unreachable:
+            raise typer.Exit(1)
         return
     console = make_console(plain)
     console.print(f"RouterLab {__version__} on Python {platform.python_version()}, "
@@ -43,6 +46,10 @@ def doctor(
     if "jupyterlab" in missing:  # the report's own probe, not a second one
         # markup=False: rich would read "[notebooks]" as a style tag and print 'routerlab'
         console.print("JupyterLab is missing: pip install 'routerlab[notebooks]'", markup=False)
+    if unreachable:
+        console.print(f"error: {', '.join(unreachable)} did not answer; is the peer served "
+                      "(routerlab serve) at that address?", markup=False, highlight=False)
+        raise typer.Exit(1)
 
 
 def _named_peers(flags: list[str], scenario: Path | None) -> dict[str, str]:

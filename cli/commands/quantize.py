@@ -63,7 +63,7 @@ def quantize(
     from ..tensor_input import read_tensor
 
     profile = Profile.parse(backend)
-    x = read_tensor(values, shape, random, seed, "quantize")
+    x = read_tensor(values, shape, random, seed, "quantize", scheme)
     if json_out and not summary:  # input, q and dequant: refused before quantizing at all
         check_json_numbers(3 * x.size, "add --summary to leave out the arrays")
     method: Calibration | None = None

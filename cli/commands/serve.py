@@ -14,10 +14,12 @@ an option (argv is visible to every user of the machine). The serving is
 """
 
 import ipaddress
+import re
 from typing import Annotated
 
 import typer
 
+from ...core.base.safe_io import shorten
 from .. import options
 
 OPEN_WARNING = ("warning: serving on {host} without encryption: the token and every tensor "
@@ -39,6 +41,24 @@ def _one_host(host: str) -> str:
         raise typer.BadParameter("an empty host would listen on every interface: give one "
                                  "address (127.0.0.1, or 0.0.0.0 for every interface on purpose)")
     return host
+
+
+_ORIGIN = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?$")
+
+
+def _origins(values: list[str] | None) -> list[str] | None:
+    """`--allow-origin` takes web origins as a browser sends them (`scheme://host[:port]`): an
+    empty one or `*` matches no Origin header the gate compares, so the teacher who typed it
+    would believe pages allowed that are refused (or, for `*`, every page on the web allowed):
+    a usage error, exit 2."""
+    for value in values or []:
+        if value.strip() == "*":
+            raise typer.BadParameter("'*' would let every web page connect; name each origin "
+                                     "(e.g. http://localhost:8888)")
+        if not _ORIGIN.match(value) or len(value) > 256:
+            raise typer.BadParameter(f"{shorten(value, 60)!r} is not a web origin; give "
+                                     "scheme://host[:port], e.g. http://localhost:8888")
+    return values
 
 
 DeviceOpt = Annotated[list[str] | None, typer.Option(
@@ -72,7 +92,8 @@ PeerAllowOpt = Annotated[list[str] | None, typer.Option(
          "Downloads from any other are refused before connecting.")]
 
 AllowOriginOpt = Annotated[list[str] | None, typer.Option(
-    "--allow-origin", help="A web origin (e.g. http://localhost:8888) whose pages may "
+    "--allow-origin", callback=_origins,
+    help="A web origin (e.g. http://localhost:8888) whose pages may "
                            "connect; upgrades with any other Origin header are refused. "
                            "Repeat for more.")]
 
@@ -95,6 +116,9 @@ def serve(
                for d in (device or ["cpu:0", "cpu:1"])]
     share = None if client_memory is None else client_memory << 20
     origins = allow_origin or []
+    if local is not None and port:
+        raise typer.BadParameter("--local starts each peer on a free port of its own; leave out "
+                                 "--port (it is for one peer)", param_hint="'--port'")
     if local is not None:
         if serve_local(local, devices, announce=_say, warn=_warn, origins=origins,
                        client_memory=share):

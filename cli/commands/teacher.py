@@ -284,6 +284,8 @@ def recheck(folders: RecheckFolders, out: GradesOut = Path("grades.csv"), jobs: 
         raise SystemExit(1) from None
     sys.stderr.write("\n")
     render_recheck(console, outcome)
+    if outcome.jail_failed:
+        raise SystemExit(1)
 
 
 def _progress_bar() -> "Progress":

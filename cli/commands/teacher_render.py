@@ -43,6 +43,11 @@ def render_recheck(console: Any, outcome: RecheckOutcome) -> None:
         say(console, f"recorded in the gradebook {outcome.gradebook}")
     else:
         say(console, outcome.gradebook_note, "warn")
+    failed = outcome.jail_failed
+    if failed:
+        say(console, f"error: {len(failed)} not graded because the grading jail failed "
+                     f"({', '.join(failed[:5])}{', …' if len(failed) > 5 else ''}); fix it and "
+                     "rerun with --resume", "warn")
 
 
 def render_lint(outcome: Any, plain: bool, json_out: bool) -> None:

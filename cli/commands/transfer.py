@@ -45,7 +45,7 @@ def transfer(
     from ..render import make_console, print_json, to_rich
 
     chosen = Policy.parse(policy)
-    x = read_tensor(values, shape, random, seed, "transfer")
+    x = read_tensor(values, shape, random, seed, "transfer", scheme)
     console = make_console(plain)
     with progress_bar(make_console(plain, stderr=True), x.size * hops) as progress:
         measured = measure_transfer(x, scheme, policy=chosen, source=on_backend(source, backend),

@@ -8,7 +8,10 @@ from collections.abc import Iterable, Mapping
 
 from ..base.devices import LOCAL_PEER, PEER_NAME
 from ..base.errors import DeviceError
+from ..base.safe_io import shorten
 
+PEER_NAME_LIMIT = 64
+"""Characters of a peer name at most: it is printed in every table and error that names it."""
 _NAME = re.compile(rf"^{PEER_NAME}$")
 _ADDRESS = re.compile(r"^ws://(?P<host>[\w.-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d{1,5})/?$")
 
@@ -19,7 +22,7 @@ def check_address(address: object) -> str:
     match = _ADDRESS.match(address) if isinstance(address, str) else None
     if match is None or not 0 < int(match["port"]) < 65536:
         raise DeviceError(f"a peer address is ws://HOST:PORT, e.g. ws://127.0.0.1:3001; got "
-                          f"{address!r}")
+                          f"{shorten(str(address), 60)!r}")
     return str(address).rstrip("/")
 
 
@@ -27,9 +30,11 @@ def check_peers(peers: Mapping[str, object]) -> dict[str, str]:
     """Every name a peer name (not `local`, the in-process one), every address checked."""
     checked = {}
     for name, address in peers.items():
-        if not isinstance(name, str) or not _NAME.match(name) or name == LOCAL_PEER:
-            raise DeviceError(f"peer name {name!r}: a letter, then letters, digits, '_', '.' "
-                              f"or '-', and not {LOCAL_PEER!r} (the in-process peer)")
+        if not isinstance(name, str) or not _NAME.match(name) or name == LOCAL_PEER \
+                or len(name) > PEER_NAME_LIMIT:
+            raise DeviceError(f"peer name {shorten(str(name), 40)!r}: a letter, then letters, "
+                              f"digits, '_', '.' or '-', at most {PEER_NAME_LIMIT} characters, "
+                              f"and not {LOCAL_PEER!r} (the in-process peer)")
         checked[name] = check_address(address)
     return checked
 

@@ -36,6 +36,11 @@ from ..variants.spec import Params, placeholders
 from ..variants.table import random_variants
 from .sealing import open_solution, scratch_file
 
+VARIANTS_LIMIT = 1000
+"""Random variants `teacher lint --variants` proves per exercise at most: each runs the model
+(an implement one, the solution in the jail), about a second apiece, so 1,000 is a quarter of an
+hour per exercise; a larger count (10**9) would run for decades and is refused before any runs
+(docs/limits.md)."""
 AGREEMENT_SAMPLE = 400
 """Variants drawn to measure agreement when an exercise has more than this many."""
 
@@ -114,9 +119,18 @@ def _passes(copy: Exercise, scratch: Path, answers: dict[str, Any]) -> bool:
 def lint_catalog_variants(catalog: Catalog, only: list[str] | None = None, count: int = 50
                           ) -> list[VariantLint]:
     """`lint_variants` of each exercise (implement ones share one warm jail where it runs)."""
+    check_count(count)
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
     with _jail(catalog) as jail:
         return [lint_variants(e, count, jail) for e in chosen]
+
+
+def check_count(count: int) -> None:
+    """CatalogError for a variant count over `VARIANTS_LIMIT` (or below 0): `teacher lint`
+    calls it before any lint runs."""
+    if not 0 <= count <= VARIANTS_LIMIT:
+        raise CatalogError(f"--variants {count}: prove 0 to {VARIANTS_LIMIT} variants per "
+                           "exercise (docs/limits.md)")
 
 
 @contextlib.contextmanager

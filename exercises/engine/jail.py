@@ -2,7 +2,12 @@
 
 `Jail` starts `bwrap` with:
 
-- unshared user, pid, network, IPC, UTS and cgroup namespaces (`--unshare-all`), `--as-pid-1`
+- under an ordinary teacher, unshared user, pid, network, IPC, UTS and cgroup namespaces
+  (`--unshare-all`); under a root teacher, the same but the user namespace, and the jail's first
+  process becomes the host's `nobody` before it reads a file of RouterLab's (`_jail_user`,
+  `jailhost.drop`), so no student code runs as the host's root; `/proc`'s control files
+  read-only and `/proc/loadavg`, `/proc/1/cmdline` masked (`PROC_READ_ONLY`, `PROC_MASKED`);
+  a self-test fork (`unavailable`, `confinement_problems`) before any student; `--as-pid-1`
   (the warm host is init: a signal from a student's fork cannot kill it), `--die-with-parent`
   (the jail dies with the teacher's process), `--new-session` (no terminal to inject into);
 - a seccomp filter (`routerlab.exercises.engine.seccomp`) and, where bubblewrap has it,
@@ -33,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pwd
 import resource
 import selectors
 import shutil
@@ -47,7 +53,7 @@ from typing import Any
 
 from ..catalog import Exercise
 from . import seccomp
-from .jail_image import Image, package_root
+from .jail_image import Image
 
 INSTALL = "sudo apt-get install bubblewrap"
 """What `recheck` tells a teacher whose machine has no bubblewrap (Debian/Ubuntu)."""
@@ -66,6 +72,19 @@ cheap next to a false fail."""
 JAIL_ROOT = "/jail"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
 """The only device nodes in the jail's /dev."""
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs", "pressure", "acpi", "driver",
+                  "sysvipc", "tty")
+"""The kernel's control files under /proc, bound read-only over themselves: the jail's /proc
+is the kernel's, and `/proc/sys/kernel/core_pattern` written by root runs a program as the
+host's root at the next crash."""
+PROC_MASKED = ("loadavg", "1/cmdline")
+"""/proc files replaced by an empty one no one may read: the host's load (a side channel on
+the other students being graded) and the warm host's command line (the teacher's interpreter
+path and the jail's configuration)."""
+JAIL_USER = "nobody"
+NOBODY_ID = 65534
+"""The host user student code runs as under a root teacher (its id where no `nobody` exists)."""
+SELFTEST_HOST = f"{JAIL_ROOT}/selftest/jailhost.py"
 
 
 @dataclass(frozen=True)
@@ -82,8 +101,9 @@ def bwrap() -> str | None:
 
 @cache
 def unavailable() -> str | None:
-    """Why no jail can run here (None when one can): bubblewrap missing, or present but refused
-    by the kernel (user namespaces disabled, a container that forbids them)."""
+    """Why no jail can run here (None when one can): bubblewrap missing, present but refused by
+    the kernel (user namespaces disabled, a container that forbids them), or a jail that fails
+    its self-test (`confinement_problems`): RouterLab grades in no jail it cannot trust."""
     found = bwrap()
     if found is None:
         return f"bubblewrap is not installed (install it: `{INSTALL}`)"
@@ -91,16 +111,53 @@ def unavailable() -> str | None:
         filtered = seccomp.filter_fd()
     except ValueError as error:  # an architecture the filter has no numbers for
         return f"bubblewrap cannot run a jail here: {error}"
+    empty = _empty_fds()
+    host = str(Path(__file__).with_name("jailhost.py"))
+    config = {"selftest": True, "user": _jail_user()}
     try:
-        done = subprocess.run([found, *_mounts(), "--seccomp", str(filtered), "--", _python(),
-                               "-I", "-S", "-c", "pass"],
-                              capture_output=True, timeout=60, check=False, pass_fds=(filtered,))
+        done = subprocess.run([found, *_mounts(empty), "--ro-bind", host, SELFTEST_HOST,
+                               "--remount-ro", "/", "--as-pid-1", "--seccomp", str(filtered),
+                               "--", _python(), "-I", "-S", "-B", SELFTEST_HOST,
+                               json.dumps(config)],
+                              capture_output=True, timeout=60, check=False,
+                              pass_fds=(filtered, *empty))
     finally:
         os.close(filtered)
+        _close(empty)
     if done.returncode:
         why = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no reason"]
         return f"bubblewrap cannot run a jail here: {why[0]}"
+    user = _jail_user()
+    problems = confinement_problems(done.stdout, os.getuid() if user is None else user[0])
+    if problems:
+        return ("the grading jail is not safe on this machine, so RouterLab grades nobody in it: "
+                + "; ".join(problems))
     return None
+
+
+def confinement_problems(report: bytes, expected_uid: int) -> list[str]:
+    """What the jail's self-test (a fork of `jailhost` in `selftest` mode, set up as a
+    student's fork is) found that a student's code could do and must not: run as the host's
+    root, hold a capability, write a kernel control file, or read the teacher's process
+    (`/proc/1/cmdline`: the interpreter's path and the jail's config). Empty: safe."""
+    try:
+        facts = json.loads(report.decode("utf-8", errors="replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return ["its self-test said nothing readable"]
+    if not isinstance(facts, dict):
+        return ["its self-test said nothing readable"]
+    problems = []
+    if facts.get("host_uid") != expected_uid or facts.get("host_uid") in (0, None):
+        problems.append(f"student code runs as host uid {facts.get('host_uid')}")
+    if facts.get("capabilities") != 0:
+        problems.append("student code holds capabilities")
+    if facts.get("no_new_privs") is not True:
+        problems.append("student code may gain privileges (no_new_privs is off)")
+    for path in facts.get("writable") or []:
+        problems.append(f"student code can write {path}")
+    for path in facts.get("readable") or []:
+        problems.append(f"student code can read {path}")
+    return problems
 
 
 @cache
@@ -128,31 +185,69 @@ def _python() -> str:
 
 def _site_folders() -> list[Path]:
     """The `site-packages` folders on this process's path (numpy and its dependencies). Only
-    those: never the working directory, a checkout, or a folder that holds RouterLab's own
-    package (its catalog must stay out)."""
+    those: never the working directory or a checkout. A folder that holds an installed
+    RouterLab (a wheel: numpy sits beside it) is kept, and `_mounts` hides its `routerlab`
+    under an empty tmpfs, so the catalog stays out while numpy comes in."""
     prefix = Path(sys.base_prefix).resolve()
-    own = package_root()
     out: list[Path] = []
     for entry in sys.path:
         if not entry:
             continue
         path = Path(entry).resolve()
         if path.name not in ("site-packages", "dist-packages") or not path.is_dir() \
-                or path.is_relative_to(prefix) or own.is_relative_to(path) or path in out:
+                or path.is_relative_to(prefix) or path in out:
             continue
         out.append(path)
     return out
 
 
-def _mounts() -> list[str]:
-    args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+def _jail_user() -> list[int] | None:
+    """The host uid and gid student code runs as when the teacher is root (`nobody`): a jail
+    that root starts is otherwise root on the host (`/proc/self/uid_map` `0 0 1`), which may
+    write `/proc/sys` and whatever else root owns. None for an ordinary teacher: the jail's user
+    namespace maps the jail to the teacher's own uid, which holds no privilege to lose."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        entry = pwd.getpwnam(JAIL_USER)
+    except KeyError:
+        return [NOBODY_ID, NOBODY_ID]
+    return [entry.pw_uid, entry.pw_gid]
+
+
+def _empty_fds() -> list[int]:
+    """One pipe's read end at end of file per masked /proc file (`PROC_MASKED`): bubblewrap
+    reads each and closes it, so no two masks may share one."""
+    out = []
+    for _ in PROC_MASKED:
+        read, write = os.pipe()
+        os.close(write)
+        out.append(read)
+    return out
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _mounts(empty: list[int]) -> list[str]:
+    """bubblewrap's arguments for the jail's namespaces, root and /proc; `empty`: the fds of
+    `_empty_fds`, the content of the masked /proc files."""
+    args = ["--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
             "--setenv", "PYTHONIOENCODING", "utf-8", "--setenv", "HOME", "/tmp",
             "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
             "--setenv", "MKL_NUM_THREADS", "1", "--setenv", "ROUTERLAB_NO_NUMBA", "1",
             "--hostname", "jail"]
-    if _disables_userns():
-        args += ["--unshare-user", "--disable-userns"]
+    if _jail_user() is None:
+        args += ["--unshare-all"]
+        if _disables_userns():
+            args += ["--unshare-user", "--disable-userns"]
+    else:  # root: the host's user namespace, left at once for `nobody` (`jailhost.drop`)
+        args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                 "--unshare-cgroup-try", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     for name in ("usr", "lib", "lib64", "lib32", "bin", "sbin"):
         path = Path("/") / name
         if path.is_symlink():
@@ -163,6 +258,11 @@ def _mounts() -> list[str]:
         if os.path.exists(name):
             args += ["--ro-bind", name, name]
     prefix = str(Path(sys.base_prefix).resolve())
+    # Every folder the jail's root needs, made 0755: bubblewrap would make them 0700 under a
+    # root teacher, which `nobody` could not enter.
+    for folder in [*reversed(Path(prefix).parents), Path(JAIL_ROOT)]:
+        if str(folder) not in ("/", "/usr") and not str(folder).startswith("/usr/"):
+            args += ["--perms", "0755", "--dir", str(folder)]
     if not prefix.startswith("/usr/"):
         args += ["--ro-bind", prefix, prefix]
     for index, folder in enumerate(_site_folders()):
@@ -171,9 +271,16 @@ def _mounts() -> list[str]:
         if (folder / "routerlab").exists():  # an installed RouterLab: its catalog stays out
             args += ["--tmpfs", f"{target}/routerlab"]
     args += ["--proc", "/proc"]
+    for name in PROC_READ_ONLY:
+        if os.path.exists(f"/proc/{name}"):
+            args += ["--ro-bind", f"/proc/{name}", f"/proc/{name}"]
+    for name, fd in zip(PROC_MASKED, empty, strict=True):
+        args += ["--perms", "0000", "--ro-bind-data", str(fd), f"/proc/{name}"]
+    args += ["--perms", "0755", "--dir", "/dev"]
     for node in DEVICES:  # and no /dev/shm: the root, /dev included, is remounted read-only
         args += ["--dev-bind", node, node]
-    args += ["--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    args += ["--size", str(SCRATCH_BYTES), "--perms", "1777", "--tmpfs", "/tmp",
+             "--chdir", "/tmp"]
     return args
 
 
@@ -197,6 +304,8 @@ class _Cgroup:
 
     def __init__(self) -> None:
         self.paths: list[Path] = []
+        self.caps_processes = False
+        """Whether a `pids` limit was made (RLIMIT_NPROC is then not needed)."""
         name = f"routerlab-jail-{os.getpid()}-{time.monotonic_ns()}"
         unified = Path("/sys/fs/cgroup")
         if (unified / "cgroup.subtree_control").exists():
@@ -220,6 +329,7 @@ class _Cgroup:
                 path.rmdir()
             return
         self.paths.append(path)
+        self.caps_processes |= "pids.max" in limits
 
     def enter(self) -> None:
         """In the child, before exec: join the cgroups (the jail inherits them)."""
@@ -278,6 +388,10 @@ class Jail:
         self.cgroup: _Cgroup | None = None
         self._results = -1
         self.started = 0
+        self.broken: JailDied | None = None
+        """Why this jail could not grade an exercise at all (it did not start, or ended before
+        the exercise began): RouterLab's trouble, never the student's, so the class's grader
+        marks the student not graded instead of scoring the exercise 0."""
 
     def __enter__(self) -> Jail:
         return self
@@ -289,35 +403,42 @@ class Jail:
         found = bwrap()
         if found is None:
             raise JailDied(f"bubblewrap is not installed (`{INSTALL}`)")
+        self.image = self.image.again()  # pruned from the cache meanwhile: built again
         results_read, results_write = os.pipe()
         config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
-                  "checks": self.checks, "warm": self.warm}
+                  "checks": self.checks, "warm": self.warm, "user": _jail_user()}
         host = f"{JAIL_ROOT}/pkg/routerlab/exercises/engine/jailhost.py"
         try:
             filtered = seccomp.filter_fd()
         except ValueError as error:
             raise JailDied(str(error)) from None
-        argv = [found, *_mounts(), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
+        empty = _empty_fds()
+        argv = [found, *_mounts(empty), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
                 "--remount-ro", "/", "--as-pid-1", "--seccomp", str(filtered), "--", _python(),
                 "-I", "-S", "-B", host, json.dumps(config)]
         cgroup = _Cgroup()
+        # RLIMIT_NPROC counts every process of the jail's host user: under a root teacher that
+        # is `nobody` in every jail of the class, so one student's fork bomb would starve the
+        # others'. The jail's own `pids` cgroup caps it where there is one.
+        limits = [(resource.RLIMIT_NOFILE, OPEN_FILES), (resource.RLIMIT_CORE, 0)]
+        if not cgroup.caps_processes or config["user"] is None:
+            limits.append((resource.RLIMIT_NPROC, JAIL_PROCESSES))
 
         def prepare() -> None:
             cgroup.enter()
-            for which, value in ((resource.RLIMIT_NOFILE, OPEN_FILES),
-                                 (resource.RLIMIT_NPROC, JAIL_PROCESSES),
-                                 (resource.RLIMIT_CORE, 0)):
+            for which, value in limits:
                 with contextlib.suppress(ValueError, OSError):
                     resource.setrlimit(which, (value, value))
 
         try:
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(results_write, filtered), start_new_session=True,
+                pass_fds=(results_write, filtered, *empty), start_new_session=True,
                 preexec_fn=prepare)
         finally:
             os.close(results_write)
             os.close(filtered)
+            _close(empty)
         self.cgroup, self._results = cgroup, results_read
         self.started += 1
         for stream in (self.process.stdout, self.process.stderr):
@@ -378,6 +499,7 @@ class Jail:
                 break
             except JailDied as error:
                 if attempt + 1 == START_ATTEMPTS:
+                    self.broken = error
                     return _failed(str(error), started)
         assert self.process is not None and self.process.stdin is not None
         request = {"exercise": exercise.id, "checks": exercise.checks, "source": source,
@@ -397,7 +519,8 @@ class Jail:
             self.process.stdin.flush()
         except OSError:
             self.close()
-            return _failed("the grading jail ended before the exercise started", started)
+            self.broken = JailDied("the grading jail ended before the exercise started")
+            return _failed(str(self.broken), started)
         # The student's time limit counts from the fork's first result line (it has read its
         # payload and put the model's functions back); that start gets STARTUP_LIMIT.
         deadline = time.monotonic() + STARTUP_LIMIT

@@ -97,6 +97,17 @@ class Image:
 
     root: Path
     removed: dict[str, Removed]
+    targets: frozenset[str] = frozenset()
+    cache_dir: Path | None = None
+    """What it was built from (`build_image`'s arguments), to build it again if the cache's
+    pruning (another RouterLab's build) removed it while a jail still needed it."""
+
+    def again(self) -> Image:
+        """This image, built again where it has been removed (the same one, if not)."""
+        if self.root.is_dir():
+            return self
+        build_image.cache_clear()
+        return build_image(self.targets, self.cache_dir)
 
     def restores(self, delegation: tuple[str, ...]) -> list[dict[str, Any]]:
         """The functions a fork grading an exercise with `delegation` gets back: every removed
@@ -150,12 +161,12 @@ def build_image(targets: frozenset[str], cache_dir: Path | None = None) -> Image
     mark = folder / "complete"
     if mark.is_file():
         os.utime(mark)  # used now: pruning keeps the images used last
-        return Image(folder / "pkg", _read_removed(folder / "removed.json"))
+        return Image(folder / "pkg", _read_removed(folder / "removed.json"), targets, cache_dir)
     texts = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sources}
     stripped, removed = strip_sources(texts, targets)
     _write(folder, stripped, removed)
     _prune(folder.parent, keep=folder.name)
-    return Image(folder / "pkg", removed)
+    return Image(folder / "pkg", removed, targets, cache_dir)
 
 
 def _read_removed(path: Path) -> dict[str, Removed]:

@@ -61,8 +61,6 @@ def main(config: dict[str, Any]) -> int:
             importlib.import_module(name)
     for name in config["checks"]:
         importlib.import_module(f"routerlab.exercises.checks.{name}")
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     control = os.fdopen(1, "w", encoding="utf-8")
     _say(control, ready=True)
@@ -79,6 +77,75 @@ def main(config: dict[str, Any]) -> int:
         _say(control, done=header.get("exercise"), status=status, left=left)
         if left:  # the teacher's side fails the exercise and starts a fresh jail
             return 0
+
+
+def drop(user: list[int] | None) -> None:
+    """The first thing this process does, before it reads any file but the interpreter's: under
+    a root teacher (`user`: the host uid and gid of `nobody`, from
+    `routerlab.exercises.engine.jail`), leave root for good, so that no fork ever runs as the
+    host's root (setting every uid clears every capability bubblewrap left for this); and
+    become not dumpable, so that `/proc/1` (its fds, its memory, `oom_score_adj`) belongs to
+    root and is closed to the forks."""
+    if user is not None:
+        os.setgroups([])
+        os.setresgid(user[1], user[1], user[1])
+        os.setresuid(user[0], user[0], user[0])
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+SELFTEST_WRITES = ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches",
+                   "/proc/sysrq-trigger", "/proc/1/oom_score_adj", "/proc/1/comm")
+SELFTEST_READS = ("/proc/loadavg", "/proc/1/cmdline", "/proc/1/environ")
+SELFTEST_FILES = 20000
+"""Entries of /proc the self-test looks at at most (all of them, on today's kernels)."""
+
+
+def selftest() -> int:
+    """Fork once, as a student's exercise is forked, and print what that fork may do: its
+    uid on the host, its capabilities, and the /proc files it can write or read that it must
+    not (the teacher's `jail.confinement_problems` judges them)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            print(json.dumps(_facts()), flush=True)
+        except BaseException:  # noqa: BLE001 - the teacher reads silence as a failed test
+            code = 70
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _facts() -> dict[str, Any]:
+    status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines()
+                  if ":" in line)
+    uid = os.getuid()
+    host = None
+    for line in open("/proc/self/uid_map").read().splitlines():
+        inside, outside, count = (int(n) for n in line.split())
+        if inside <= uid < inside + count:
+            host = outside + uid - inside
+    writable = [p for p in SELFTEST_WRITES if os.access(p, os.W_OK)]
+    writable += [p for p in _proc_files() if p not in writable and os.access(p, os.W_OK)]
+    return {"uid": uid, "host_uid": host,
+            "capabilities": int(status["CapEff"], 16) | int(status["CapPrm"], 16),
+            "no_new_privs": status.get("NoNewPrivs", "").strip() == "1",
+            "writable": writable,
+            "readable": [p for p in SELFTEST_READS if os.access(p, os.R_OK)]}
+
+
+def _proc_files() -> list[str]:
+    """Every file of /proc but those of processes (a fork may write its own)."""
+    out: list[str] = []
+    for top, folders, files in os.walk("/proc"):
+        if top == "/proc":
+            folders[:] = [f for f in folders if not f.isdigit()
+                          and f not in ("self", "thread-self")]
+        out += [os.path.join(top, f) for f in files]
+        if len(out) > SELFTEST_FILES:
+            break
+    return out
 
 
 def _header() -> dict[str, Any] | None:
@@ -228,7 +295,8 @@ def _wipe(folder: str) -> int:
 
 
 def _empty(folder: str, depth: int) -> None:
-    os.chmod(folder, 0o700)
+    if depth:  # /tmp itself is root's under a root teacher (mode 1777), and stays as it is
+        os.chmod(folder, 0o700)
     if depth > WIPE_DEPTH:
         raise RecursionError(f"more than {WIPE_DEPTH} folders deep")
     for name in os.listdir(folder):
@@ -248,6 +316,9 @@ def _say(control: Any, **data: Any) -> None:
 
 if __name__ == "__main__":
     _config = json.loads(sys.argv[1])
+    drop(_config.get("user"))
+    if _config.get("selftest"):
+        sys.exit(selftest())
     sys.path[:0] = _config["path"]
     sys.dont_write_bytecode = True
     _host = importlib.import_module("routerlab.exercises.engine.jailhost")

@@ -8,21 +8,27 @@ backed up and replaced by the last good copy; a single record that does not vali
 up, dropped and reported, and every other exercise keeps its progress. A path that cannot be
 read at all (a folder, a FIFO, a device, a file over the size cap) is refused with one line and
 left as it is. Nothing in the file is ever evaluated or unpickled.
+
+The file and its good copy are opened with `O_NOFOLLOW` and never copied through a link: a
+`state.json` that is a symlink (to a key, to /etc/passwd) is moved aside, the link itself, and
+its target is neither read nor copied; a backup is written from the bytes read, and a save
+refuses to write through a link.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
-import shutil
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ...core.base.safe_io import decode_utf8, parse_json, read_bytes
+from ...core.base.safe_io import MAX_USER_FILE_BYTES, decode_utf8, human_bytes, parse_json
 from ..errors import ExerciseError, WorkspaceError
 from ..files import os_errors
 
@@ -124,16 +130,26 @@ class StateStore:
         if not os.path.lexists(self.path):
             return State()
         state = State()
-        raw = read_bytes(self.path, what="progress file", error=WorkspaceError)
+        raw = _read_own(self.path, "progress file", WorkspaceError)
+        if raw is None:
+            aside = _move_aside(self.path)
+            state.problems.append(f"the progress file {self.path} was a link, not a file; the "
+                                  f"link was moved aside as {aside.name}, its target never read")
+            return self._records(state, self._last_good(state))
         try:
             data = parse_json(decode_utf8(raw, "the file", _Corrupt), "the file", _Corrupt)
             if not isinstance(data, dict) or not isinstance(data.get("exercises"), dict):
                 raise _Corrupt("it has no 'exercises' object")
         except _Corrupt as error:
-            backup = self._backup()
+            backup = self._backup(raw)
             state.problems.append(f"the progress file {self.path} is corrupted ({error}); "
                                   f"it was saved as {backup.name}")
             data = self._last_good(state)
+        return self._records(state, data, raw)
+
+    def _records(self, state: State, data: dict[str, Any], read: bytes = b"") -> State:
+        """`state` with every record of `data` that validates; `read`: the file's bytes, kept
+        as the backup when a record does not."""
         bad: list[str] = []
         for exercise_id, raw in data["exercises"].items():
             try:
@@ -141,7 +157,7 @@ class StateStore:
             except (TypeError, ValueError) as error:
                 bad.append(f"{exercise_id} ({error})")
         if bad:
-            backup = self._backup()
+            backup = self._backup(read)
             state.problems.append(
                 f"progress for {', '.join(bad)} was unreadable and was reset; the other exercises "
                 f"keep their progress (the old file was saved as {backup.name})")
@@ -152,12 +168,13 @@ class StateStore:
         with os_errors("save the progress"):
             for target in (self.path, self.good_copy):
                 tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-                tmp.write_text(text, encoding="utf-8")
-                os.replace(tmp, target)
+                _write_own(tmp, text.encode("utf-8"))
+                os.replace(tmp, target)  # replaces a link itself, never its target
 
     def _last_good(self, state: State) -> dict[str, Any]:
         try:
-            data = parse_json(read_bytes(self.good_copy, error=_Corrupt), "the copy", _Corrupt)
+            raw = _read_own(self.good_copy, "copy", _Corrupt)
+            data = parse_json(raw, "the copy", _Corrupt) if raw is not None else None
             if isinstance(data, dict) and isinstance(data.get("exercises"), dict):
                 state.problems.append(f"progress was restored from {self.good_copy.name}")
                 return data
@@ -166,11 +183,11 @@ class StateStore:
         state.problems.append("no earlier good copy exists: progress starts over")
         return {"exercises": {}}
 
-    def _backup(self) -> Path:
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
-        backup = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+    def _backup(self, raw: bytes) -> Path:
+        """The corrupted file's bytes, as read, beside it (never a copy of the path)."""
+        backup = self.path.with_name(f"{self.path.name}.corrupt-{_stamp()}")
         with os_errors("back up the corrupted progress file"):
-            shutil.copyfile(self.path, backup)
+            _write_own(backup, raw)
         return backup
 
     @contextlib.contextmanager
@@ -189,6 +206,55 @@ class StateStore:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+
+
+def _read_own(path: Path, what: str, error: type[ExerciseError]) -> bytes | None:
+    """The bytes of `path` opened with `O_NOFOLLOW` (None when it is a link), bounded as
+    `routerlab.core.base.safe_io.read_bytes` bounds them; `error` for a folder, FIFO, device or
+    a file too large."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as problem:
+        if problem.errno == errno.ELOOP:
+            return None
+        raise error(f"{path}: cannot read the {what}: {problem.strerror or problem}") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        os.close(fd)
+        raise error(f"{path}: not a regular file (a folder, FIFO or device); a {what} must be "
+                    "a plain file")
+    with os.fdopen(fd, "rb") as handle:  # read through the descriptor, not the path again
+        data = handle.read(MAX_USER_FILE_BYTES + 1)
+    if len(data) > MAX_USER_FILE_BYTES:
+        raise error(f"{path}: {what} larger than {human_bytes(MAX_USER_FILE_BYTES)}, the limit "
+                    f"for a {what}")
+    return data
+
+
+def _write_own(path: Path, data: bytes) -> None:
+    """Write `data` to a new file at `path`, never through a link planted there."""
+    with contextlib.suppress(FileNotFoundError):
+        if path.is_symlink():
+            path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
+def _move_aside(link: Path) -> Path:
+    aside = link.with_name(f"{link.name}.link-{_stamp()}")
+    with os_errors("move the linked progress file aside"):
+        os.replace(link, aside)
+    return aside
 
 
 class _Corrupt(ExerciseError):

@@ -264,6 +264,8 @@ def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
                                 timeout=exercise.timeout * options.timeout_scale,
                                 expected=truths.expected(exercise), jail=jail,
                                 predict_as_data=True)
+            if jail is not None and jail.broken is not None:  # RouterLab's trouble: no grade
+                raise jail.broken
             graded = _exercise(exercise, report, score(exercise, report, options.per_part))
             graded.sha256 = hashlib.sha256(data).hexdigest()
             graded.file = path.relative_to(submission).as_posix()
@@ -306,12 +308,12 @@ def _evidence(graded: ExerciseResult, exercise: Exercise, data: bytes) -> None:
 
 
 def _jail(catalog: Catalog) -> Any:
-    from ..engine.jail import Jail, unavailable
+    from ..engine.jail import Jail, JailDied, unavailable
     from ..engine.jail_image import build_image, graded_targets
 
     why = unavailable()
     if why is not None:
-        raise RuntimeError(why)
+        raise JailDied(why)
     checks = sorted({e.checks for e in catalog})
     return Jail(build_image(frozenset(graded_targets(catalog))), checks)
 

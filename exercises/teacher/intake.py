@@ -1,8 +1,10 @@
 """Where a student's work enters the teacher's process: the one boundary every byte and every
 string a student controls crosses, checked once here and trusted nowhere else.
 
-- *Files*: a submission file is read once, opened with `O_NOFOLLOW` (a link is not a
-  submission), as a regular file, bounded, and only if its real path stays inside the student's
+- *Files*: a submission file is read once, opened with `O_NOFOLLOW` (a symlink is not a
+  submission), as a regular file with one link (a hard link to a teacher's file, which
+  `O_NOFOLLOW` cannot see and an archive unpacked by Python's `tarfile` makes, is not one
+  either), bounded, and only if its real path stays inside the student's
   own folder, which may not itself be a link. So a `registry_1.py` linked to a teacher file is
   never read, and a folder of links to another student's files earns nothing. The bytes are
   kept as bytes: they are hashed as handed in, and a stray Latin-1 byte fails that one file in
@@ -111,8 +113,12 @@ def read_file(root: Path, path: Path, limit: int = FILE_LIMIT) -> bytes:
         raise Refused(f"{name}: cannot read it ({problem.strerror or problem}); a link is not a "
                       "submission") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             raise Refused(f"{name}: not a regular file (a folder, FIFO or device)")
+        if status.st_nlink != 1:
+            raise Refused(f"{name}: a hard link (it has {status.st_nlink} names), not a "
+                          "submission; hand in a file of your own")
         opened = Path(f"/proc/self/fd/{fd}")  # what was opened, if a folder was swapped since
         if opened.exists() and not inside(root, Path(os.path.realpath(opened))):
             raise Refused(f"{name}: its real path leaves your folder")

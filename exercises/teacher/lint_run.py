@@ -12,7 +12,7 @@ from typing import Any
 from ..authoring.lint import lint as lint_catalog
 from ..authoring.lint import lint_folder
 from ..authoring.secret import find_secret
-from ..authoring.variant_lint import lint_catalog_variants
+from ..authoring.variant_lint import check_count, lint_catalog_variants
 from .classroom import catalog_at
 
 
@@ -32,7 +32,9 @@ class LintOutcome:
 def lint_course(catalog_dir: Path | None, only: list[str] | None, variants: int,
                 course_id: str | None = None, secret: Path | None = None) -> LintOutcome:
     """Lint the course folder (a temporary copy of it) or the installed catalog; with a course
-    or a secret, that secret must be found first (refused before anything runs)."""
+    or a secret, that secret must be found first, and the count of variants must be within
+    docs/limits.md (both refused before anything runs)."""
+    check_count(variants)
     started = time.monotonic()
     if course_id is not None or secret is not None:
         find_secret(course_id or "routerlab", secret)

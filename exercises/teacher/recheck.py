@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..catalog import Catalog
 from ..errors import GradesError
 from .class_variants import class_course
 from .classroom import GradeOptions, LocalExecutor, catalog_at
-from .regrade import Outputs, Plan, Progress, Summary, plan_class, regrade
+from .regrade import Outputs, Plan, Progress, Summary, jail_failures, plan_class, regrade
 
 
 class NoJail(GradesError):
@@ -56,6 +56,9 @@ class RecheckOutcome:
     gradebook: Path | None
     """The gradebook the run was recorded in (None: the course is not released here)."""
     gradebook_note: str = ""
+    jail_failed: list[str] = field(default_factory=list)
+    """Students no jail could grade (`regrade.jail_failures`): the run must not end as if the
+    class were graded."""
 
 
 def recheck(request: RecheckRequest, progress: Progress | None = None,
@@ -91,7 +94,7 @@ def recheck(request: RecheckRequest, progress: Progress | None = None,
     seconds = time.monotonic() - started
     book, note = _record(course.id, plan, summary, catalog, request.roster is not None)
     return RecheckOutcome(plan, summary, seconds, similar, len(pairs), course.summary(), book,
-                          note)
+                          note, jail_failures(summary))
 
 
 def _make_parent(out: Path) -> None:

@@ -80,6 +80,11 @@ def plan_class(folders: list[Path], roster: Path | None) -> Plan:
         if not folder.is_dir():
             raise GradesError(f"{folder}: not a folder (a workspace, a folder of handed-in "
                               "files, or with --roster the folder of submissions)")
+    if roster is None and folders and not any(any(f.iterdir()) for f in folders):
+        # a mistyped path, a copy that failed: nothing to grade is not a class of zeros (one
+        # empty folder among others is a student who handed in nothing, and gets that row)
+        raise GradesError(f"{clean(str(folders[0]))}: an empty folder (no workspace, no "
+                          "handed-in file); nothing was graded")
     if roster is not None:
         if len(folders) != 1:
             raise GradesError("with --roster, give one folder: the submissions, one sub-folder "
@@ -157,6 +162,17 @@ class Summary:
     outputs: Outputs
     catalog_version: str
     resumed: int = 0
+
+
+def jail_failures(summary: Summary) -> list[str]:
+    """The rows no jail could grade (`routerlab.exercises.engine.jail.JailDied`: it did not
+    start, or is not safe on this machine): RouterLab's trouble, not the student's, so the run
+    must not end as if the class were graded (`teacher recheck` exits 1; `--resume` regrades
+    them)."""
+    from ..engine.jail import JailDied
+
+    return [name for name, result in summary.results.items()
+            if result.error.startswith(f"{JailDied.__name__}:")]
 
 
 Progress = Callable[[int, int, StudentResult | None], None]

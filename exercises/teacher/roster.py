@@ -18,6 +18,7 @@ import csv
 import io
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,10 @@ from .intake import printable
 
 COLUMNS = ("id", "name", "email")
 OPTIONAL = ("section", "lms_id")
+ID_LIMIT = 64
+"""Characters of a roster id at most (a hub user name; it names a folder and files)."""
+CELL_LIMIT = 1000
+"""Characters of any roster cell at most (a name, an email)."""
 
 
 @dataclass(frozen=True)
@@ -68,34 +73,71 @@ class Matched:
 
 
 def read_roster(path: Path) -> list[Student]:
-    """The roster's students, in file order; GradesError names the line that is wrong (a file
-    that is not CSV at all, too: `csv.Error` is said, never raised)."""
-    text = read_bytes(path, what="roster", error=GradesError).decode("utf-8-sig", "replace")
-    reader = csv.DictReader(io.StringIO(text))
+    """The roster's students, in file order; GradesError names the line that is wrong: a file
+    that is not CSV at all (`csv.Error` is said, never raised), bytes that are not UTF-8 (a
+    Latin-1 export), a quote left open (it would swallow every row after it), an id listed
+    twice, a cell longer than `CELL_LIMIT` or an id longer than `ID_LIMIT`."""
+    raw = read_bytes(path, what="roster", error=GradesError)
     try:
-        return _students(path, reader)
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        raise GradesError(f"{path}, line {line}: not UTF-8 (byte 0x{raw[error.start]:02x}); "
+                          "save the roster as UTF-8 (CSV UTF-8 in a spreadsheet)") from None
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        header = reader.fieldnames
     except csv.Error as error:
-        raise GradesError(f"{path}, line {reader.line_num + 1}: not CSV ({error}); a roster is "
-                          "id,name,email[,section] rows") from None
+        raise _not_csv(path, 1, error) from None
+    return _students(path, reader, header)
 
 
-def _students(path: Path, reader: csv.DictReader[str]) -> list[Student]:
-    header = [h.strip().lower() for h in reader.fieldnames or []]
+def _not_csv(path: Path, line: int, error: csv.Error) -> GradesError:
+    return GradesError(f"{path}, line {line}: not CSV ({error}); a roster is "
+                       "id,name,email[,section] rows (a quote opened there is never closed?)")
+
+
+def _students(path: Path, reader: csv.DictReader[str], fieldnames: Sequence[str] | None
+              ) -> list[Student]:
+    header = [h.strip().lower() for h in fieldnames or []]
     lacking = [c for c in COLUMNS if c not in header]
     if lacking:
         raise GradesError(f"{path}: the roster needs the columns id,name,email[,section,lms_id]; "
                           f"{', '.join(lacking)} missing (header: {','.join(header) or 'none'})")
     students = []
-    for line, row in enumerate(reader, start=2):
+    seen: dict[str, int] = {}
+    line = reader.line_num + 1  # where the row being read starts
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            raise _not_csv(path, line, error) from None
+        values = [v for v in row.values() if isinstance(v, str)]
+        if any("\n" in v or "\r" in v for v in values):
+            raise GradesError(f"{path}, line {line}: a quote opened here is never closed (it "
+                              "runs over the rows after it)")
         data = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()
                 if isinstance(v, str)}
-        if not data.get("id"):
+        sid = data.get("id", "")
+        if not sid:
             raise GradesError(f"{path}, line {line}: no id")
-        if not valid_id(data["id"]):
-            raise GradesError(f"{path}, line {line}: {data['id']!r} is not an id (a folder "
+        if len(sid) > ID_LIMIT:
+            raise GradesError(f"{path}, line {line}: an id of {len(sid)} characters (at most "
+                              f"{ID_LIMIT})")
+        if any(len(v) > CELL_LIMIT for v in values):
+            raise GradesError(f"{path}, line {line}: a cell longer than {CELL_LIMIT} characters")
+        if not valid_id(sid):
+            raise GradesError(f"{path}, line {line}: {shorten(sid, 40)!r} is not an id (a folder "
                               "name: no slashes)")
-        students.append(Student(data["id"], data.get("name", ""), data.get("email", ""),
+        if sid in seen:
+            raise GradesError(f"{path}, line {line}: the id {sid!r} is listed twice (lines "
+                              f"{seen[sid]} and {line}); one student, one row")
+        seen[sid] = line
+        students.append(Student(sid, data.get("name", ""), data.get("email", ""),
                                 data.get("section", ""), data.get("lms_id", "")))
+        line = reader.line_num + 1
     if not students:
         raise GradesError(f"{path}: the roster lists no student")
     return students
@@ -155,7 +197,8 @@ def match(students: list[Student], submissions: Path) -> Matched:
     if not submissions.is_dir():
         raise GradesError(f"{submissions}: not a folder of submissions")
     roster_ids = [s.id for s in students]
-    duplicates = sorted(i for i, n in Counter(roster_ids).items() if n > 1)
+    counts = Counter(roster_ids)  # linear: a roster of 100,000 is matched in well under a second
+    duplicates = sorted(i for i, n in counts.items() if n > 1)
     by_nfc = {_nfc(i): i for i in roster_ids}
     by_case = {_nfc(i).casefold(): i for i in roster_ids}
     claims: dict[str, list[Path]] = {}
@@ -173,7 +216,7 @@ def match(students: list[Student], submissions: Path) -> Matched:
                 near.append(f"{printable(folder.name)}: not on the roster; did you mean "
                             f"{printable(guess)!r}? (ids differ in case)")
     duplicates += sorted(sid for sid, found in claims.items()
-                         if len(found) > 1 and sid not in duplicates)
+                         if len(found) > 1 and counts[sid] == 1)
     unique = list(dict.fromkeys(roster_ids))
     folders: dict[str, Path] = {}
     claimants: list[tuple[str, Path]] = []

@@ -130,6 +130,7 @@ def test_recheck_against_a_port_that_is_no_scheduler_fails_fast_in_one_line(
         tmp_path: Path) -> None:
     pytest.importorskip("distributed", reason="the class extra is not installed")
     (tmp_path / "ada").mkdir()
+    (tmp_path / "ada" / "registry_1.py").write_text("x = 1\n")  # an empty folder is refused
     with _listener(None) as address:
         done = _main("teacher", "recheck", "ada", "--out", "g.csv", "--scheduler", address,
                      cwd=tmp_path)

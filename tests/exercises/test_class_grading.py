@@ -92,7 +92,7 @@ def test_a_100k_deep_result_line_is_that_students_problem() -> None:
 # --- roster ------------------------------------------------------------------------------------
 
 ROSTER = "id,name,email,section\ns1,Ada Lovelace,ada@example.org,A\ns2,Bob,bob@example.org,B\n" \
-         "s3,Cy,cy@example.org,A\ns3,Cy again,cy2@example.org,A\n"
+         "s3,Cy,cy@example.org,A\n"
 
 
 def test_the_roster_matches_on_ids_and_flags_unknown_missing_and_duplicates(
@@ -105,6 +105,9 @@ def test_the_roster_matches_on_ids_and_flags_unknown_missing_and_duplicates(
     workspace = submitted / "renamed-by-student"
     workspace.mkdir()
     (workspace / "routerlab-exercises.toml").write_text('student = "Bob"\nstudent_id = "s2"\n')
+    claimer = submitted / "t-claims-s3"  # a second folder claiming s3: flagged, s3's graded
+    claimer.mkdir()
+    (claimer / "routerlab-exercises.toml").write_text('student = "T"\nstudent_id = "s3"\n')
     matched = match(read_roster(roster), submitted)
     assert {sid: p.name for sid, p in matched.folders.items()} == {
         "s1": "s1", "s2": "renamed-by-student", "s3": "s3"}
@@ -120,6 +123,7 @@ def test_the_roster_matches_on_ids_and_flags_unknown_missing_and_duplicates(
     ("name,email\nAda,a@x\n", "id missing"),
     ("id,name,email\n,Ada,a@x\n", "line 2: no id"),
     ("id,name,email\n../up,Ada,a@x\n", "not an id"),
+    ("id,name,email\nada,Ada,a@x\nada,Ada again,b@x\n", "line 3: the id 'ada' is listed twice"),
 ])
 def test_a_bad_roster_is_refused_naming_the_line(tmp_path: Path, text: str, words: str) -> None:
     roster = tmp_path / "roster.csv"

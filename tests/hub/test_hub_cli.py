@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from routerlab.cli import hub_server
 from routerlab.cli.app import app
 from routerlab.exercises.teacher import hub as classhub
 
@@ -24,7 +25,8 @@ def test_a_missing_proxy_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
                                                  tmp_path: Path) -> None:
     pytest.importorskip("jupyterhub", reason="the class extra is not installed")
     monkeypatch.setattr(classhub, "find_proxy", lambda: None)
-    result = CliRunner().invoke(app, ["hub", "--demo", "--dir", str(tmp_path / "d")])
+    result = CliRunner().invoke(app, ["hub", "--demo", "--dir", str(tmp_path / "d"), "--port",
+                                      str(hub_server.free_port())])
     assert result.exit_code == 1
     assert "npm install -g configurable-http-proxy" in str(result.exception)
     assert not (tmp_path / "d").exists(), "nothing written before the refusal"
@@ -36,7 +38,8 @@ def test_a_folder_that_is_not_a_demos_is_refused(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(classhub, "find_proxy", lambda: Path("/bin/true"))
     (tmp_path / "notes.txt").write_text("mine")
     mode = tmp_path.stat().st_mode
-    result = CliRunner().invoke(app, ["hub", "--demo", "--dir", str(tmp_path)])
+    result = CliRunner().invoke(app, ["hub", "--demo", "--dir", str(tmp_path), "--port",
+                                      str(hub_server.free_port())])  # 8000 may be taken here
     assert result.exit_code == 1 and "not a demo hub's folder" in str(result.exception)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
     assert tmp_path.stat().st_mode == mode
