@@ -56,6 +56,7 @@ def test_a_feedback_that_cannot_be_written_is_that_students_row(tmp_path: Path) 
     subs = tmp_path / "sub"
     for sid in ("ada", "ben", "cy"):
         (subs / sid).mkdir(parents=True)
+        (subs / sid / "registry-1.py").write_text("")  # a hand-in: an all-empty class is refused
     feedback = tmp_path / "feedback"
     (feedback / "ben.html").mkdir(parents=True)  # ben's page cannot be written
     summary = regrade(plan_class([subs / s for s in ("ada", "ben", "cy")], None),
