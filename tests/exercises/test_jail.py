@@ -505,7 +505,9 @@ def _channel_class(root: Path) -> dict[str, dict[str, str]]:
                                       "can_move_to_device = guard.can_move_to_device\n"},
         "equivalents": EQUIVALENTS,
         "kernel": {"quant-1": KERNEL},
-        "spinner": {"quant-1": spin, "quant-2": spin, "fix-1": spin},
+        # two endless loops: the second runs in the jail the first one's limit closed (a third
+        # was the same attack again, and cost its full limit)
+        "spinner": {"quant-1": spin, "quant-2": spin},
         "printer": {"quant-1": "import sys\nfor _ in range(40):\n"
                                "    sys.stdout.write('MARK-quant-1 ' * 2000 + '\\n')\n"
                                "try:\n    hoard = bytearray(64 << 30)\nexcept MemoryError:\n"
