@@ -1,13 +1,13 @@
 """`routerlab hub --demo`: a real JupyterHub class on 127.0.0.1, to try a class on one machine.
 
-Thin: the configuration and the students' workspaces are `routerlab.exercises.teacher.hub`, the
-processes `routerlab.cli.hub_server`. A real class runs on a hub deployed from `deploy/`
+Thin: the checks before the start, the configuration and the students' workspaces are
+`routerlab.exercises.teacher.hub` (one call: `ready_demo`), the processes
+`routerlab.cli.hub_server`. A real class runs on a hub deployed from `deploy/`
 (docs/exercises.md).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -58,18 +58,15 @@ def hub(
     if not demo:
         _fail("only the demo hub runs from here (`routerlab hub --demo`); a real class runs on "
               "a JupyterHub deployed from deploy/ (see docs/exercises.md)")
-    from ...exercises.teacher import hub as classhub
+    from ...exercises.teacher.hub import ready_demo
     from .. import hub_server
 
-    folder, proxy = _ready_to_start(directory, port)
-    bundle = classhub.demo_course(folder, course)
-    demo_hub = classhub.DemoHub(folder, port, students, classhub.demo_password(folder, password),
-                                proxy, bundle)
-    config = demo_hub.write(hub_server.free_port(), hub_server.free_port())
-    typer.echo(f"Starting JupyterHub on 127.0.0.1:{port} (folder {folder})")
-    command = [sys.executable, "-m", "jupyterhub", "-f", str(config)]
+    demo_hub = ready_demo(directory, port, students, password, course,
+                          answers=hub_server.answers, free_port=hub_server.free_port)
+    typer.echo(f"Starting JupyterHub on 127.0.0.1:{port} (folder {demo_hub.folder})")
+    command = [sys.executable, "-m", "jupyterhub", "-f", str(demo_hub.config_file)]
     code = hub_server.run_hub(command, dict(os.environ), demo_hub.log_file, demo_hub.url,
-                              lambda: _say_ready(demo_hub, folder, bundle))
+                              lambda: _say_ready(demo_hub))
     if code:
         tail = demo_hub.log_file.read_text(errors="replace").splitlines()[-15:]
         typer.echo("\n".join(tail), err=True)
@@ -77,28 +74,7 @@ def hub(
     typer.echo("Hub, proxy and every student's server stopped.")
 
 
-def _ready_to_start(directory: Path, port: int) -> tuple[Path, Path]:
-    """The demo's folder (resolved from the caller's folder) and the proxy to run, once
-    JupyterHub and the proxy are installed, the folder can be the demo's and the port is free
-    (in that order: a test of a refused folder never depends on what listens on 8000)."""
-    from ...exercises.learner.workspace import caller_cwd
-    from ...exercises.teacher import hub as classhub
-    from .. import hub_server
-
-    if importlib.util.find_spec("jupyterhub") is None:
-        _fail(f"JupyterHub is not installed: {classhub.HUB_INSTALL}")
-    proxy = classhub.find_proxy()
-    if proxy is None:
-        _fail(f"{classhub.PROXY} is not installed (it needs Node.js): {classhub.PROXY_INSTALL}")
-    folder = directory.expanduser()
-    folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
-    classhub.check_demo_folder(folder)  # the folder first: a refusal of it asks no port
-    if hub_server.answers(f"http://127.0.0.1:{port}"):
-        _fail(f"a hub already answers on 127.0.0.1:{port}: stop it or choose --port")
-    return folder, proxy
-
-
-def _say_ready(demo_hub: DemoHub, folder: Path, bundle: Path) -> None:
+def _say_ready(demo_hub: DemoHub) -> None:
     """What the teacher needs once the hub answers: where, who logs in, how to collect."""
     from ...exercises.teacher import hub as classhub
     from ...invocation import routerlab
@@ -106,8 +82,8 @@ def _say_ready(demo_hub: DemoHub, folder: Path, bundle: Path) -> None:
     users = ", ".join(demo_hub.users)
     typer.echo(f"JupyterHub class running at {demo_hub.url}/")
     typer.echo(f"Log in as {users} or teacher (admin); password: {demo_hub.password}")
-    typer.echo(f"Students' workspaces: {folder / 'home'}/<user>/{classhub.WORKSPACE} "
-               f"(class workspaces of {bundle})")
+    typer.echo(f"Students' workspaces: {demo_hub.folder / 'home'}/<user>/{classhub.WORKSPACE} "
+               f"(class workspaces of {demo_hub.course})")
     typer.echo("Collect: " + routerlab(f"teacher collect --hub {demo_hub.url} "
                                        f"--token-file {demo_hub.token_file} submitted"))
     typer.echo(f"Hub log: {demo_hub.log_file}. Stop with Ctrl-C.")

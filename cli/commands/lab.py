@@ -6,7 +6,8 @@ up to date by `routerlab.exercises.learner.lab_notebooks`, with the docs they li
 must not dirty the repository, and the notebooks' checkpoints find the workspace (its marker is
 above the notebook's folder), so the terminal's `routerlab exercises` and the notebooks share
 one progress file. The workspace is `--dir`, else the one around the current folder, else
-`~/routerlab-exercises` (created on first use, as `routerlab exercises init` would).
+`~/routerlab-exercises` (created on first use, as `routerlab exercises init` would): one call,
+`routerlab.exercises.learner.lab_notebooks.lab_workspace`.
 
 The server itself (`routerlab.cli.lab_server`) listens on 127.0.0.1 only, takes its token
 from the environment and opens `00-welcome` without JupyterLab's news pop-up. Nothing heavy is
@@ -21,9 +22,6 @@ from typing import Annotated, NoReturn
 import typer
 
 INSTALL_HINT = "JupyterLab is not installed: pip install 'routerlab[notebooks]'"
-DEFAULT_WORKSPACE = Path("~/routerlab-exercises")
-"""Where the workspace is created when none is given or found (documented in
-docs/notebooks.md)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -57,31 +55,27 @@ def lab(
     directory: DirectoryOpt = None, port: PortOpt = 0, browser: BrowserOpt = None,
     dry_run: DryRunOpt = False, no_start: NoStartOpt = False,
 ) -> None:
-    workspace, how, new = _workspace(directory)  # a --dir that cannot be one: said first
-    if importlib.util.find_spec("jupyterlab") is None and not no_start:
-        _fail(INSTALL_HINT)
     import secrets  # here, not at the top: `routerlab --help` imports this module
 
-    from ...exercises.learner import lab_notebooks
-    from ...exercises.learner.workspace import init_workspace
+    from ...exercises.learner.lab_notebooks import FIRST, NOTEBOOK_DIR, lab_workspace
     from .. import lab_server
 
-    if new:
-        how += ", to be created" if dry_run else ", created"
-        if not dry_run:
-            init_workspace(workspace)
+    # a --dir that cannot be one is refused first, then a missing JupyterLab, then it is made
+    chosen = lab_workspace(directory, dry_run=dry_run,
+                           before_changes=None if no_start else _require_jupyterlab)
     port = port or _free_port()
     token = secrets.token_hex(24)
-    open_path = f"{lab_notebooks.NOTEBOOK_DIR}/{lab_notebooks.FIRST}"
-    settings = workspace / ".routerlab" / "jupyterlab-settings"
+    open_path = f"{NOTEBOOK_DIR}/{FIRST}"
+    settings = chosen.root / ".routerlab" / "jupyterlab-settings"
     open_browser = _has_display() if browser is None else browser
-    command = lab_server.jupyterlab_command(workspace, port, open_path, open_browser, settings)
-    typer.echo(f"{how}: {workspace}")
-    if not dry_run:
-        source = _sync(workspace)
+    command = lab_server.jupyterlab_command(chosen.root, port, open_path, open_browser, settings)
+    typer.echo(f"{chosen.how}: {chosen.root}")
+    if chosen.synced is not None and chosen.source is not None:
+        for line in chosen.synced.lines():
+            typer.echo(line)
         if no_start:
-            typer.echo(f"Notebooks and docs from {source.parent}; start JupyterLab on them with "
-                       "the same command without --no-start.")
+            typer.echo(f"Notebooks and docs from {chosen.source.parent}; start JupyterLab on "
+                       "them with the same command without --no-start.")
             return
         lab_server.app_settings(settings)
     typer.echo(f"Open: http://127.0.0.1:{port}/lab/tree/{open_path}?token={token}")
@@ -95,50 +89,9 @@ def lab(
         _fail(f"JupyterLab exited with code {code}")
 
 
-def _sync(workspace: Path) -> Path:
-    """The workspace's notebooks and docs brought up to date from this RouterLab's (whose
-    folder of notebooks is returned), each change said."""
-    from ...exercises.learner import lab_notebooks
-    from ...exercises.learner.workspace import open_workspace
-
-    source = lab_notebooks.shipped_notebooks()
-    opened = open_workspace(workspace)
-    synced = lab_notebooks.sync_notebooks(opened, source)
-    lab_notebooks.sync_docs(opened, lab_notebooks.shipped_docs(), synced)
-    for line in synced.lines():
-        typer.echo(line)
-    return source
-
-
-def _workspace(directory: Path | None) -> tuple[Path, str, bool]:
-    """The workspace folder to serve, how it was chosen (said on screen), and whether it is
-    still to be made one (a new or empty folder). Nothing is created here: a `--dir` that is a
-    file, or lies under one, is refused even by a dry run."""
-    from ...exercises.errors import WorkspaceError
-    from ...exercises.files import os_errors
-    from ...exercises.learner.workspace import MARKER, caller_cwd, find_workspace
-
-    if directory is None:
-        try:
-            return find_workspace().root, "Your workspace (found from the current folder)", False
-        except WorkspaceError:
-            directory, how = DEFAULT_WORKSPACE, "Your workspace (the default)"
-    else:
-        how = "Your workspace"
-    folder = directory.expanduser()
-    folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
-    with os_errors("look at the workspace folder"):
-        if (folder / MARKER).is_file():
-            return folder, how, False
-        existing = next(p for p in (folder, *folder.parents) if p.exists() or p.is_symlink())
-        if not existing.is_dir():
-            raise WorkspaceError(f"{existing} is not a folder: give --dir a new or empty "
-                                 "folder, or a workspace")
-        full = folder.is_dir() and any(folder.iterdir())
-    if full:
-        raise WorkspaceError(f"{folder} is not a RouterLab workspace (no {MARKER}) and not "
-                             "empty: give --dir a new or empty folder, or a workspace")
-    return folder, how, True
+def _require_jupyterlab() -> None:
+    if importlib.util.find_spec("jupyterlab") is None:
+        _fail(INSTALL_HINT)
 
 
 def _has_display() -> bool:

@@ -5,10 +5,11 @@
                        [--json]
     routerlab quantize --random 2,16 --seed 3 --scheme q8s:block=16
 
-Without `--scales` the scales are calibrated (dynamic quantization). numpy and the core are
-imported inside the command so that `routerlab --help` stays fast, and `--json` imports neither
-rich nor the router model. `--json` refuses a tensor above `MAX_JSON_ELEMENTS` values, before
-anything is quantized: its document lists every input, q and dequantized value.
+Without `--scales` the scales are calibrated (dynamic quantization); the one call into the core
+is `routerlab.core.quant.quantize_report`. numpy and the core are imported inside the command so
+that `routerlab --help` stays fast, and `--json` imports neither rich nor the router model.
+`--json` refuses a tensor above `MAX_JSON_ELEMENTS` values, before anything is quantized: its
+document lists every input, q and dequantized value.
 """
 
 from typing import Annotated
@@ -56,29 +57,16 @@ def quantize(
     backend: BackendOpt = "flex", json_out: JsonOut = False, summary: Summary = False,
     plain: options.Plain = False,
 ) -> None:
-    from ...core import Profile
-    from ...core.base.limits import check_json_numbers
-    from ...core.quant import Calibration, QuantizeReport, parse_floats, quantize_dynamic
-    from ...core.quant import quantize as quantize_static
+    from ...core.quant import ARRAYS_HINT, quantize_report
     from ..tensor_input import read_tensor
 
-    profile = Profile.parse(backend)
     x = read_tensor(values, shape, random, seed, "quantize", scheme)
-    if json_out and not summary:  # input, q and dequant: refused before quantizing at all
-        check_json_numbers(3 * x.size, "add --summary to leave out the arrays")
-    method: Calibration | None = None
-    if scales is None:
-        method = Calibration.parse(calibration)
-        tensor = quantize_dynamic(x, scheme, profile=profile, calibration=method)
-    else:
-        tensor = quantize_static(
-            x, scheme, parse_floats("--scales", scales), global_scale, profile=profile
-        )
-    report = QuantizeReport(x, tensor, profile, method)
+    report = quantize_report(x, scheme, backend=backend, scales=scales, global_scale=global_scale,
+                             calibration=calibration, json_arrays=json_out and not summary)
     if json_out:
         from ..output import print_json
 
-        print_json(report.to_dict(summary), hint="add --summary to leave out the arrays")
+        print_json(report.to_dict(summary), hint=ARRAYS_HINT)
         return
     from ..render import make_console, to_rich
 

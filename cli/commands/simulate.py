@@ -1,8 +1,9 @@
 """`routerlab simulate SCENARIO`: run a scenario file step by step and show every registry.
 
-The core (`routerlab.core.scenario`) validates and runs the file and returns data; this command
-only renders it: a heading per step, then one rich table per device (`--plain` / NO_COLOR drop
-the colour), or one JSON document with `--json`. A long run draws its first and last steps and
+The core validates and runs the file and returns data, in one call
+(`routerlab.core.scenario.simulation.simulate`); this command only renders it: a heading per
+step, then one rich table per device (`--plain` / NO_COLOR drop the colour), or one JSON document
+with `--json`. A long run draws its first and last steps and
 one line for those between (`present/window.py`; `--all` draws every one). A bad file or a
 failing step raises a `RouterLabError`, which `routerlab.cli.app.main` prints as one line with
 exit code 1; with `--json`, a run that stops still prints its document first: the steps that ran
@@ -52,23 +53,20 @@ def simulate(
     peer: options.ScenarioPeers = None, fault: options.Faults = None, trace: Events = False,
     policy: RunPolicy = None, every: Every = False,
 ) -> None:
-    from ...core.remote import parse_peers
-    from ...core.scenario import load_scenario, run_scenario
-    from ...core.serving import parse_fault
+    from ...core.scenario.simulation import simulate as start
+    from ...teaching.scenarios import scenario_titles
     from ..render import make_console
 
     if list_shipped:
-        return _list(make_console(plain))
+        return _list(make_console(plain), scenario_titles())
     if scenario is None:
         raise typer.BadParameter("give a scenario file or a shipped scenario's name "
                                  "(--list shows them)", param_hint="'SCENARIO'")
-    loaded = load_scenario(scenario).overridden(fusion=fusion, transport=transport,
-                                                peers=parse_peers(peer or ()),
-                                                faults=[parse_fault(f) for f in fault or ()])
-    steps = run_scenario(loaded, policy=policy, wire=trace)
+    run = start(scenario, fusion=fusion, transport=transport, peers=peer or (),
+                faults=fault or (), policy=policy, wire=trace)
     if json_out:
-        return _print_json(scenario, loaded, steps)
-    _draw(make_console(plain), loaded, steps, trace=trace, every=every, plain=plain)
+        return _print_json(scenario, run.scenario, run.steps)
+    _draw(make_console(plain), run.scenario, run.steps, trace=trace, every=every, plain=plain)
 
 
 def _print_json(scenario: Path, loaded: "Scenario", steps: "Iterable[StepResult]") -> None:
@@ -115,15 +113,10 @@ def _draw(console: "Console", loaded: "Scenario", steps: "Iterable[StepResult]",
             console.print(to_rich(Trace().view(result.events, f"Events of step {result.step}")))
 
 
-def _list(console: "Console") -> None:
+def _list(console: "Console", titles: dict[str, str]) -> None:
     """One line per shipped scenario: the name that runs it, and its title."""
-    import tomllib
-
-    from ... import shipped
     from ..render import safe
 
-    names = shipped.scenario_names()
-    width = max(map(len, names))
-    for name, path in names.items():
-        title = tomllib.loads(path.read_text(encoding="utf-8")).get("title", "")
+    width = max(map(len, titles))
+    for name, title in titles.items():
         console.print(safe(f"{name.ljust(width)}  {title}"), soft_wrap=True)

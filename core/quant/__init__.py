@@ -19,7 +19,7 @@ from .notation import format_scheme, parse_scheme
 from .ops import quantize, quantize_dynamic
 from .packing import pack_u32, unpack_u32
 from .quantized import QuantizedTensor
-from .report import QuantizeReport
+from .report import ARRAYS_HINT, QuantizeReport, quantize_report
 from .scale_dtype import round_up
 from .scheme import (
     BlockScale,
@@ -35,8 +35,9 @@ from .scheme import (
 )
 
 __all__ = [
+    "ARRAYS_HINT",
     "QuantizeReport", "count_changed", "max_abs_difference", "parse_floats", "parse_shape",
-    "random_tensor", "tensor_from",
+    "quantize_report", "random_tensor", "tensor_from",
     "BlockScale",
     "BlockSize",
     "Calibration",

@@ -14,14 +14,19 @@ from typing import Any
 
 import numpy as np
 
+from ..base.limits import check_json_numbers
 from ..base.profiles import Profile
 from ..base.view import TableView, Viewable
 from .arrays import to_host
 from .calibration import Calibration
+from .inputs import parse_floats
+from .ops import quantize, quantize_dynamic
 from .quantized import QuantizedTensor
 
 MAX_ROWS = 64
 """Rows the table shows; the JSON always carries every element."""
+ARRAYS_HINT = "add --summary to leave out the arrays"
+"""What a refused `--json` document with every array says to do instead."""
 
 
 @dataclass(frozen=True)
@@ -94,3 +99,21 @@ class QuantizeReport(Viewable):
             rows=rows,
             caption=caption,
         )
+
+
+def quantize_report(x: np.ndarray, scheme: str, *, backend: str, scales: str | None = None,
+                    global_scale: float | None = None, calibration: str = "minmax",
+                    json_arrays: bool = False) -> QuantizeReport:
+    """`routerlab quantize` in one call: `x` under `scheme` with `backend`'s arithmetic, with
+    the given `scales` (a JSON list: static) or calibrated by `calibration` (dynamic).
+    `json_arrays`: the report is for a `--json` document with every array, so one that would
+    surely pass the output limit is refused first, before anything is quantized."""
+    profile = Profile.parse(backend)
+    if json_arrays:  # input, q and dequant
+        check_json_numbers(3 * x.size, ARRAYS_HINT)
+    if scales is None:
+        method = Calibration.parse(calibration)
+        return QuantizeReport(x, quantize_dynamic(x, scheme, profile=profile, calibration=method),
+                              profile, method)
+    tensor = quantize(x, scheme, parse_floats("--scales", scales), global_scale, profile=profile)
+    return QuantizeReport(x, tensor, profile, None)

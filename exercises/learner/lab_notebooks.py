@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +30,15 @@ from ... import shipped
 from ...core.base.safe_io import parse_json, read_bytes
 from ..errors import WorkspaceError
 from ..files import os_errors
-from .workspace import STATE_DIR, Workspace
+from .workspace import (
+    MARKER,
+    STATE_DIR,
+    Workspace,
+    caller_cwd,
+    find_workspace,
+    init_workspace,
+    open_workspace,
+)
 
 NOTEBOOK_DIR = "notebooks"
 """The learner's notebooks: `<workspace>/notebooks/`."""
@@ -37,6 +46,8 @@ DOCS_DIR = "docs"
 """RouterLab's documentation in the workspace, where the notebooks' `../docs/` links point."""
 FIRST = "00-welcome.ipynb"
 """The notebook `routerlab lab` opens."""
+DEFAULT_WORKSPACE = Path("~/routerlab-exercises")
+"""Where `routerlab lab` makes the workspace when none is given or found (docs/notebooks.md)."""
 _RECORD = "notebooks.json"
 _NEW = ".new.ipynb"
 
@@ -159,3 +170,65 @@ def _load_record(path: Path) -> dict[str, str]:
     except WorkspaceError:
         return {}
     return {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+
+
+@dataclass(frozen=True)
+class LabWorkspace:
+    """The workspace `routerlab lab` serves, and what bringing it up to date did."""
+
+    root: Path
+    how: str
+    """How it was chosen, as the learner reads it ("Your workspace (the default), created")."""
+    synced: NotebookSync | None = None
+    """The notebooks and docs brought up to date; None on a dry run (nothing is copied)."""
+    source: Path | None = None
+    """The shipped notebooks they came from; None on a dry run."""
+
+
+def lab_workspace(directory: Path | None, *, dry_run: bool = False,
+                  before_changes: Callable[[], None] | None = None) -> LabWorkspace:
+    """`routerlab lab`'s workspace in one call: `directory` (from the caller's folder), else the
+    one around the caller's folder, else `DEFAULT_WORKSPACE`; made a workspace if it is a new
+    or empty folder, its notebooks and docs brought up to date. A folder that cannot be one is
+    refused first, then `before_changes` may refuse (JupyterLab missing), and only then is
+    anything written; a dry run writes nothing."""
+    root, how, new = _choose_workspace(directory)
+    if before_changes is not None:
+        before_changes()
+    if new:
+        how += ", to be created" if dry_run else ", created"
+    if dry_run:
+        return LabWorkspace(root, how)
+    if new:
+        init_workspace(root)
+    source = shipped_notebooks()
+    opened = open_workspace(root)
+    synced = sync_docs(opened, shipped_docs(), sync_notebooks(opened, source))
+    return LabWorkspace(root, how, synced, source)
+
+
+def _choose_workspace(directory: Path | None) -> tuple[Path, str, bool]:
+    """The workspace folder to serve, how it was chosen, and whether it is still to be made one
+    (a new or empty folder). Nothing is created here: a `directory` that is a file, or lies
+    under one, is refused even by a dry run."""
+    if directory is None:
+        try:
+            return find_workspace().root, "Your workspace (found from the current folder)", False
+        except WorkspaceError:
+            directory, how = DEFAULT_WORKSPACE, "Your workspace (the default)"
+    else:
+        how = "Your workspace"
+    folder = directory.expanduser()
+    folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
+    with os_errors("look at the workspace folder"):
+        if (folder / MARKER).is_file():
+            return folder, how, False
+        existing = next(p for p in (folder, *folder.parents) if p.exists() or p.is_symlink())
+        if not existing.is_dir():
+            raise WorkspaceError(f"{existing} is not a folder: give --dir a new or empty "
+                                 "folder, or a workspace")
+        full = folder.is_dir() and any(folder.iterdir())
+    if full:
+        raise WorkspaceError(f"{folder} is not a RouterLab workspace (no {MARKER}) and not "
+                             "empty: give --dir a new or empty folder, or a workspace")
+    return folder, how, True

@@ -15,11 +15,13 @@ the server, so work is kept across restarts; `deploy/` starts the same command o
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import secrets
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,10 +29,16 @@ from typing import Any
 from ..authoring.bundle import COURSE_FILE, read_course, release
 from ..authoring.tags import find_tag
 from ..catalog import load_catalog
-from ..errors import WorkspaceError
+from ..errors import ExerciseError, WorkspaceError
 from ..files import os_errors
 from ..learner.lab_notebooks import FIRST, NOTEBOOK_DIR, shipped_notebooks, sync_notebooks
-from ..learner.workspace import MARKER, Workspace, init_workspace, open_workspace
+from ..learner.workspace import (
+    MARKER,
+    Workspace,
+    caller_cwd,
+    init_workspace,
+    open_workspace,
+)
 
 TEACHER = "teacher"
 """The demo's admin user (a real hub names its own admins)."""
@@ -122,6 +130,30 @@ class DemoHub:
                 path.chmod(0o600)
                 path.write_text(text, encoding="utf-8")
         return self.config_file
+
+
+def ready_demo(directory: Path, port: int, students: int, password: str | None,
+               course: Path | None, *, answers: Callable[[str], bool],
+               free_port: Callable[[], int]) -> DemoHub:
+    """`routerlab hub --demo` up to the start, in one call: the demo hub of `directory` (from
+    the caller's folder), its configuration written, once JupyterHub and the proxy are
+    installed, the folder can be a demo's and nothing `answers` on `port` (in that order: a
+    refused folder never depends on what listens on 8000). `free_port` gives the hub's own API
+    and proxy ports; the face runs the processes."""
+    if importlib.util.find_spec("jupyterhub") is None:
+        raise ExerciseError(f"JupyterHub is not installed: {HUB_INSTALL}")
+    proxy = find_proxy()
+    if proxy is None:
+        raise ExerciseError(f"{PROXY} is not installed (it needs Node.js): {PROXY_INSTALL}")
+    folder = directory.expanduser()
+    folder = (folder if folder.is_absolute() else caller_cwd() / folder).resolve()
+    check_demo_folder(folder)  # the folder first: a refusal of it asks no port
+    if answers(f"http://127.0.0.1:{port}"):
+        raise ExerciseError(f"a hub already answers on 127.0.0.1:{port}: stop it or choose --port")
+    bundle = demo_course(folder, course)
+    demo = DemoHub(folder, port, students, demo_password(folder, password), proxy, bundle)
+    demo.write(free_port(), free_port())
+    return demo
 
 
 def find_proxy() -> Path | None:

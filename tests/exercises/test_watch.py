@@ -66,7 +66,6 @@ def _save_solution_and_see_it_pass(course: Course, solve: Solve, events: list[Wa
 def test_falls_back_to_polling_when_file_events_never_arrive_and_says_so(
         course: Course, solve: Solve,
 ) -> None:
-    started = time.monotonic()
     events, stop, thread = _watch(course, observer_factory=DeafObserver, probe_timeout=0.3,
                                   interval=0.2)
     try:
@@ -77,7 +76,6 @@ def test_falls_back_to_polling_when_file_events_never_arrive_and_says_so(
         stop.set()
         thread.join(timeout=5)
     assert not thread.is_alive()
-    assert time.monotonic() - started < 30
 
 
 def test_uses_native_file_events_where_they_arrive(course: Course, solve: Solve) -> None:

@@ -4,16 +4,18 @@ JupyterLab is started ONCE for the module, the way a learner starts it (`routerl
 on a fresh workspace: the notebooks are the workspace's copies, the token travels in the
 environment, the news pop-up is off). First, notebook `expectations.TYPED_IN`'s implement
 checkpoint must fail with its starter and pass once the sealed solution is typed into the
-`# YOUR CODE` cell through the page. Then, per notebook of `expectations.py`: open it, wait for
-the kernel's `| Idle`, Run All, and assert
+`# YOUR CODE` cell through the page. Then, per notebook of `expectations.py`: give up its
+checkpoints (in the workspace, as `lab.give_up` does) so that every `lab.reveal` opens, open it
+ONCE, wait for the kernel's `| Idle`, Run All ONCE, and assert
 - no error output, watched while the cells run: the first traceback fails the test at once with
   its text (never a long timeout);
-- the HTML tables, figures, steppers and sliders `expectations.py` lists (counted as
-  `notebook_counts.py` counts them in the nbclient test: widget outputs apart);
-- RouterLab's preformatted error text is not broken mid-word, and no news pop-up shows;
-then give up the notebook's checkpoints (in the workspace, as `lab.give_up` does), so that every
-`lab.reveal` opens, Run All again, and assert the `opened_*` counts, that each stepper advances
-on a click of "next" and each slider redraws the figure beside it.
+- outside the reveal cells, the HTML tables, figures, steppers and sliders `expectations.py`
+  lists (counted as `notebook_counts.py` counts them in the nbclient test: widget outputs
+  apart; giving up changes only what a reveal shows, and test_execute.py checks the locked
+  reveals as shipped);
+- on the whole page, the `opened_*` steppers and sliders; each stepper advances on a click of
+  "next" and each slider redraws the figure beside it;
+- RouterLab's preformatted error text is not broken mid-word, and no news pop-up shows.
 
 The browser is Debian's `chromium` ($ROUTERLAB_CHROMIUM, else on PATH, else /usr/bin/chromium),
 driven by Playwright's Python API; no browser is ever downloaded. Without it the tests are
@@ -52,9 +54,11 @@ RUN_LIMIT_S = 90
 URL = re.compile(r"Open: (http://127\.0\.0\.1:\d+)/lab/tree/(\S+)\?token=([0-9a-f]+)")
 ERRORS = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
 
-COUNT_JS = f"""() => {{
-  const outputs = [...document.querySelectorAll(
-      '.jp-Notebook .jp-Cell-outputArea > .jp-OutputArea-child > .jp-OutputArea-output')];
+COUNT_JS = f"""(skip) => {{
+  const outputs = [...document.querySelectorAll('.jp-Notebook .jp-Cell')]
+      .filter((cell, index) => !skip.includes(index))
+      .flatMap(cell => [...cell.querySelectorAll(
+          '.jp-Cell-outputArea > .jp-OutputArea-child > .jp-OutputArea-output')]);
   const shown = {{tables: 0, figures: 0, steppers: 0, sliders: 0}};
   for (const out of outputs) {{
     const mime = out.getAttribute('data-mime-type') || '';
@@ -70,7 +74,8 @@ COUNT_JS = f"""() => {{
   }}
   return shown;
 }}"""
-"""The page's counts, as `notebook_counts` counts a notebook's outputs: widget views apart."""
+"""The page's counts, as `notebook_counts` counts a notebook's outputs (widget views apart),
+over every cell but those whose indexes are in `skip`."""
 
 BROKEN_WORDS_JS = """() => [...document.querySelectorAll('.routerlab-callout pre')]
     .filter(p => getComputedStyle(p).wordBreak === 'break-all')
@@ -188,23 +193,21 @@ def test_an_implement_checkpoint_fails_then_passes_when_typed_in(lab: Lab) -> No
 def test_notebook_runs_and_shows_what_it_should(lab: Lab, notebook: str, artifacts: Path) -> None:
     page = lab.browser.new_page(viewport={"width": 1280, "height": 1000})
     shot = artifacts / f"browser-{notebook}.png"
+    expected = EXPECTED[notebook]
     try:
+        _give_up_checkpoints(lab.workspace, notebook)  # every lab.reveal opens in the one run
         _run_all(page, lab.url(notebook), shot)
-        shown = page.evaluate(COUNT_JS)
-        expected = EXPECTED[notebook]
+        shown = page.evaluate(COUNT_JS, _reveal_cells(lab.workspace, notebook))
         assert expected._replace(**shown) == expected, (
-            f"{notebook} shows {shown} in JupyterLab, expected {expected} "
+            f"{notebook} shows {shown} outside its reveals in JupyterLab, expected {expected} "
             f"(tests/notebooks/expectations.py; see {shot})")
-        assert not page.evaluate(BROKEN_WORDS_JS), "error text broken mid-word"
-        assert not page.get_by_text(re.compile("Jupyter news", re.I)).count(), "news pop-up"
-
-        _give_up_checkpoints(lab.workspace, notebook)  # every lab.reveal opens
-        _run_all(page, None, shot)
-        opened = page.evaluate(COUNT_JS)
+        opened = page.evaluate(COUNT_JS, [])
         assert (opened["steppers"], opened["sliders"]) == (
             expected.opened_steppers, expected.opened_sliders), (
             f"{notebook} with its checkpoints given up shows {opened}, expected "
             f"{expected.opened_steppers} steppers and {expected.opened_sliders} sliders")
+        assert not page.evaluate(BROKEN_WORDS_JS), "error text broken mid-word"
+        assert not page.get_by_text(re.compile("Jupyter news", re.I)).count(), "news pop-up"
         _step_every_stepper(page, notebook)
         _move_every_slider(page, notebook)
         _screenshot(page, shot)  # the lesson as run, answers opened, for a reviewer
@@ -214,6 +217,14 @@ def test_notebook_runs_and_shows_what_it_should(lab: Lab, notebook: str, artifac
     finally:
         page.close()
         lab.stop_kernels()
+
+
+def _reveal_cells(workspace: Path, notebook: str) -> list[int]:
+    """The indexes of the code cells that call `lab.reveal(`, in the workspace's copy (the
+    page lists every cell: windowing is off)."""
+    cells = json.loads((workspace / "notebooks" / f"{notebook}.ipynb").read_text())["cells"]
+    return [i for i, cell in enumerate(cells) if cell["cell_type"] == "code"
+            and "lab.reveal(" in "".join(cell["source"])]
 
 
 def _give_up_checkpoints(workspace: Path, notebook: str) -> None:
@@ -231,11 +242,10 @@ def _give_up_checkpoints(workspace: Path, notebook: str) -> None:
             course.give_up(exercise.id)
 
 
-def _run_all(page, url: str | None, shot: Path | None) -> None:
-    """Open the notebook (or stay on it: `url` None), wait for the idle kernel, Run All, and wait
-    until every code cell has run (again); the first error output fails at once with its text."""
-    if url is not None:
-        page.goto(url)
+def _run_all(page, url: str, shot: Path | None) -> None:
+    """Open the notebook, wait for the idle kernel, Run All, and wait until every code cell has
+    run; the first error output fails at once with its text."""
+    page.goto(url)
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
     # The status bar says "| Idle" once the kernel is up; running earlier is the known flake.
     page.get_by_text("| Idle").first.wait_for(timeout=60_000)

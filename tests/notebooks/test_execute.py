@@ -10,8 +10,9 @@ checkpoint, which must fail, then by each checkpoint's sealed solution, which mu
 reveal must then open and run clean, and show the same tables when it runs again after the
 last cell (a learner's rerun after Run All). No cell above a checkpoint's reveal may show its
 answer, in its source or its outputs (`answer_leaks.py`). Each notebook's time as shipped is
-recorded in test-artifacts/notebook-times.json, and the series must fit in the 90-second
-budget. Every core table a cell shows must arrive as HTML, and each notebook must show the
+recorded in test-artifacts/notebook-times.json; the series' 90-second budget is a wall-time
+claim, measured by benchmarks/notebooks.py (never by a test: it swings with the load). Every
+core table a cell shows must arrive as HTML, and each notebook must show the
 tables, figures and widgets that `expectations.py` lists for it (so a plot that stops drawing,
 or tables that render empty, fail here too, not only in the browser).
 """
@@ -33,7 +34,6 @@ from notebook_counts import (
     widget_state,
 )
 
-BUDGET_S = 90.0
 CELL_TIMEOUT_S = 120
 CHECK = re.compile(r'^lab\.check\("([a-z]+-\d+)"', re.M)
 PASSED, FAILED, LOCKED, UNANSWERED = "✓", "✗", "Locked:", "not answered yet"
@@ -138,14 +138,6 @@ def _assert_a_wrong_submission_fails(client, notebook, index: int, exercise_id: 
 
 def test_every_notebook_of_the_series_has_expectations(series: list[str]) -> None:
     assert list(EXPECTED) == series, "tests/notebooks/expectations.py lists the series in order"
-
-
-@pytest.mark.notebooks
-def test_whole_series_within_budget(series: list[str]) -> None:
-    if set(_times) != set(series):
-        pytest.skip("the time budget is checked only when every notebook ran in this session")
-    total = sum(_times.values())
-    assert total <= BUDGET_S, f"the series took {total:.1f} s (budget {BUDGET_S} s): {_times}"
 
 
 def _assert_clean(notebook, name: str) -> None:
