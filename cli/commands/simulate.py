@@ -72,7 +72,7 @@ def simulate(
         print_json(doc)
         return
     console = make_console(plain)
-    # Everything the file says is data: shown escaped, never read as markup (cli/terminal.py).
+    # Everything the file says is data: shown escaped, never as markup (present/rich.py `safe`).
     console.print(safe(loaded.title, style="" if plain else "bold"))
     if loaded.description:
         console.print(safe(" ".join(loaded.description.split())))
