@@ -32,7 +32,7 @@ from .base.profiles import Profile
 from .base.request import Arrival, TransferRequest, Transport
 from .base.trace import Detail, Trace, TraceEvent
 from .base.view import TableView
-from .fastpath import binary_step, move_step
+from .fastpath import binary_step, fast_ops, move_step, opens_fast_path
 from .fix.advertised import Advertisement, advertise
 from .fix.fusion import held_in_stream, legacy_quantize_wall
 from .fix.guard import TransferPlan
@@ -59,6 +59,7 @@ from .router.session import Session
 from .router.tensor import RouterTensor
 from .runtime_options import OptionNames, RuntimeOptions
 from .snapshot import Deployment, describe
+from .step import Step
 from .wire.queue import Batch, WireQueue
 
 T = TypeVar("T")
@@ -106,6 +107,10 @@ class Runtime:
         self.wire = chosen.wire
         self.cubecl_legacy = chosen.cubecl_legacy
         self.transport = Transport.parse(chosen.transport)
+        self.fast_ops = fast_ops(chosen, self.server)
+        """The binary ops whose steps take the fast path (`core/fastpath.py`); empty if none."""
+        self.fast_moves = opens_fast_path(chosen, self.server)
+        """Whether a same-peer move may take the fast path (`core/fastpath.py`)."""
         self._minted = 0
         self._clients: dict[Device, RouterClient] = {}
         self._declared: list[Device] | None = None
@@ -135,11 +140,6 @@ class Runtime:
         """The client of a device already in use, or None: unlike `client`, never creates a
         session (the fast path takes only devices that exist)."""
         return self._clients.get(device)
-
-    def has_extra_arm(self, op_type: type) -> bool:
-        """Whether this runtime's interpreters were given their own arm for `op_type`
-        (`Runtime(arms=...)`), which the fast path must leave to them."""
-        return op_type in self._arms
 
     def client(self, device: DeviceLike) -> RouterClient:
         """The client of `device`, creating its session on first use (Burn's `get_client`).
@@ -216,36 +216,15 @@ class Runtime:
 
     # --- one step, all or nothing ------------------------------------------------------------
 
-    def atomic(self, what: str | Detail, work: Callable[..., T], *args: Any) -> T:
-        """Run `work(*args)` as one numbered step, then run the sessions; if anything raises,
-        undo all of it (registries, rendezvous maps, client counts) and re-raise. A call made
-        inside another step joins it."""
-        if self.journal.active:
-            return work(*args)
-        self.trace.begin_step()
-        mark = len(self.trace)
-        self.journal.begin()
-        try:
-            result = work(*args)
-            self.server.run()
-        except BaseException as error:
-            self.fail_step(what, mark, error)
-            raise
-        self.journal.commit()
-        self.server.settle(True)
-        return result
+    def step(self, what: str | Detail) -> Step:
+        """`with rt.step(what):` one numbered step, all or nothing (`core/step.py`): what a
+        public method does, and what a caller may do to make several calls one step."""
+        return Step(self, what)
 
-    def fail_step(self, what: str | Detail, mark: int, error: BaseException) -> None:
-        """Undo the open step (registries, rendezvous maps, client counts, its trace events
-        from `mark` on) and record why it failed."""
-        self.journal.rollback()
-        self.server.clear_queues()
-        for session in self.server.sessions.values():
-            session.free_unwound()
-        self.trace.truncate(mark)
-        self.server.settle(False)
-        device = getattr(error, "session", None) or "client"
-        self.trace.record("failed", device, None, None, 0, f"{what}: {error}")
+    def atomic(self, what: str | Detail, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` as one step (`step`); a call made inside another step joins it."""
+        with self.step(what):
+            return work(*args)
 
     # --- tensors and ops ---------------------------------------------------------------------
 
@@ -267,20 +246,27 @@ class Runtime:
     def op(self, op_type: Any, *inputs: RouterTensor, params: Sequence[Any] = ()) -> RouterTensor:
         """Any op class of `ir.py` (or an extension's) applied to `inputs`; the inputs are
         consumed. `rt.op(QuantizeOp, x, params=(scheme, qparams))`."""
-        if self.options.fast and len(inputs) == 2 and not params:
-            out = binary_step(self, op_type, *inputs)
-            if out is not None:
-                return out
+        if len(inputs) == 2 and not params:
+            return self._binary(op_type, *inputs)
         return self.atomic(op_type.name, build_op, op_type, list(inputs), *params)
 
     def add(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self.op(AddOp, lhs, rhs)
+        return self._binary(AddOp, lhs, rhs)
 
     def mul(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self.op(MulOp, lhs, rhs)
+        return self._binary(MulOp, lhs, rhs)
 
     def matmul(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self.op(MatmulOp, lhs, rhs)
+        return self._binary(MatmulOp, lhs, rhs)
+
+    def _binary(self, op_type: Any, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
+        """An op of two inputs and no parameters: a fast step when the fast path takes it
+        (`core/fastpath.py`), else the readable one."""
+        if op_type in self.fast_ops:
+            out = binary_step(self, op_type, lhs, rhs)
+            if out is not None:
+                return out
+        return self.atomic(op_type.name, build_op, op_type, [lhs, rhs])
 
     def reshape(self, tensor: RouterTensor, shape: Sequence[int]) -> RouterTensor:
         return self.op(ReshapeOp, tensor, params=(tuple(shape),))
@@ -293,9 +279,11 @@ class Runtime:
                                                else dtype,))
 
     def clone(self, tensor: RouterTensor) -> RouterTensor:
-        """A second reference (count + 1); nothing reaches the server, only the trace."""
+        """A second reference (count + 1); nothing reaches the server, only the trace: a step
+        of its own, or a line of the step it is made in."""
         clone = tensor.clone()
-        self.trace.begin_step()
+        if not self.journal.active:
+            self.trace.open_step()
         self.trace.record("clone", tensor.client.session.label, tensor.id, None, 0,
                           f"client count now {clone.count}")
         return clone
@@ -334,7 +322,7 @@ class Runtime:
     def transfer(self, tensor: RouterTensor, request: TransferRequest) -> RouterTensor:
         """Move `tensor` as `request` says: one step per hop (to the device, back to the source,
         …), each all or nothing. Returns the tensor after the last hop."""
-        if self.options.fast:
+        if self.fast_moves:
             moved = move_step(self, tensor, request)
             if moved is not None:
                 return moved
@@ -515,3 +503,4 @@ class Runtime:
         copies)."""
         return sum(c.session.counters()[0] for d, c in self._clients.items()
                    if d.peer not in self._served)
+

@@ -94,11 +94,6 @@ class CheckReport:
         """(passed checks, checks run here)."""
         return sum(o.ok for o in self.outcomes), len(self.outcomes) - self.at_grading
 
-    def verdict_key(self) -> tuple[bool, tuple[tuple[str, str], ...]]:
-        """What must agree between two runs of the same code: the verdict and each check's status
-        (used to prove that the notebook and the terminal grade alike)."""
-        return self.passed, tuple((o.name, o.status) for o in self.outcomes)
-
 
 def printable(text: str) -> str:
     """Control and format characters (ANSI escapes, carriage returns, bidi overrides) shown

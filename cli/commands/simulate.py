@@ -94,7 +94,7 @@ def _draw(console: "Console", loaded: "Scenario", steps: "Iterable[StepResult]",
     from ...present.window import LeftOut, window
     from ..render import safe, to_rich
 
-    # Everything the file says is data: shown escaped, never read as markup (present/terminal.py).
+    # Everything the file says is data: shown escaped, never as markup (present/rich.py `safe`).
     console.print(safe(loaded.title, style="" if plain else "bold"))
     if loaded.description:
         console.print(safe(" ".join(loaded.description.split())))

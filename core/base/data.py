@@ -71,10 +71,6 @@ class TensorData:
     def num_bytes(self) -> int:
         return len(self.bytes)
 
-    @property
-    def num_elements(self) -> int:
-        return math.prod(self.shape)
-
 
 def _handed_over(array: np.ndarray) -> bool:
     """A C-contiguous array that no one can write any more (it, and every array it views down

@@ -117,12 +117,19 @@ class Trace(Viewable):
         return self._first_step + len(self._starts) - 1
 
     def begin_step(self) -> int:
-        """Start the next step; events recorded from now on carry its number."""
-        if len(self.events) > self.CAP:
+        """Start the next step; events recorded from now on carry its number (returned)."""
+        self.open_step()
+        return self.step
+
+    def open_step(self) -> int:
+        """Start the next step and return where its events begin (`len(self)`): the mark a step
+        that fails truncates back to (`core/step.py`). One call, as every step makes it."""
+        events = self.events
+        if len(events) > self.CAP:
             self._compact()
-        starts = self._starts
-        starts.append(self.dropped + len(self.events))
-        return self._first_step + len(starts) - 1
+        mark = self.dropped + len(events)
+        self._starts.append(mark)
+        return mark
 
     def _compact(self) -> None:
         """Drop the oldest half, in place: the registries append to this very list."""

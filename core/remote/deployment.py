@@ -35,7 +35,7 @@ from ..base.request import DEFAULT_TRANSPORT
 from ..base.trace import Trace
 from ..base.view import TableView, Viewable
 from ..router.handles import Journal
-from ..router.ir import OperationIr, ReadOp, RegisterRemoteOp
+from ..router.ir import OperationIr, ReadOp, RegisterDataOp, RegisterRemoteOp
 from ..router.port import Reply, SessionPort
 from ..router.session import Session
 from . import protocol as P
@@ -72,14 +72,14 @@ class RemoteSession(Viewable):
         if stale and not self.deployment.legacy:  # Burn sends them on (docs/faults.md)
             raise StaleHandle(f"tensor #{stale[0]} on {self.label} is stale: "
                               f"{self.lost[stale[0]]}")
-        self.link.sent += 1
         message: dict[str, Any] = {"k": task_kind(op), "device": self.label, "op": encode_op(op)}
         if isinstance(op, ReadOp):
             message["id"] = self.link.next_id()
             self.link.replies[message["id"]] = reply or Reply()
         elif isinstance(op, RegisterRemoteOp):
             message["source"] = self.deployment.source_of(op.transfer_id, self.link)
-        self.link.post(message)
+        nbytes = len(op.data.bytes) if isinstance(op, RegisterDataOp) else 0  # batch.rs:31-36
+        self.link.submit(self.label, message, nbytes)
 
     def end(self, reason: str, panicked: bool = False) -> None:
         self.ended, self.panicked = reason, panicked
@@ -136,11 +136,15 @@ class Deployment(NetworkServer):
                 if name == LOCAL_PEER:
                     raise DeviceError(f"peer {LOCAL_PEER!r} is the in-process one; give served "
                                       "peers another name")
-                self.peers[name] = PeerLink(name, address, policy=policy,
-                                            cubecl_legacy=cubecl_legacy)
+                self.peers[name] = self._link(name, address)
         except BaseException:
             self.close()
             raise
+
+    def _link(self, name: str, address: str) -> PeerLink:
+        """A new connection to peer `name`, its batches stamped with this trace's steps."""
+        return PeerLink(name, address, policy=self.policy, cubecl_legacy=self.cubecl_legacy,
+                        step=lambda: self.trace.step)
 
     def open(self, device: Device) -> RemoteSession:
         """A served device's session (Burn's session `Init` with its device index)."""
@@ -181,8 +185,7 @@ class Deployment(NetworkServer):
         if target is None:
             super().publish(source, transfer_id, data)
             return
-        target.post({"k": P.PUBLISH, "transfer": transfer_id, "data": encode_data(data)})
-        target.flush()
+        target.send_control({"k": P.PUBLISH, "transfer": transfer_id, "data": encode_data(data)})
 
     def published(self, transfer_id: int) -> bool:
         if transfer_id not in self.sources and transfer_id in self.transfers:
@@ -202,9 +205,13 @@ class Deployment(NetworkServer):
         """Sync every touched peer, run the in-process sessions meanwhile, then collect."""
         waiting, gone = {}, []
         for link in self.peers.values():
-            if link.outbox and link.alive:
+            if link.unsynced and not link.alive:
+                gone.append(link)  # it went away while this step sent it tasks
+            elif link.unsynced:
                 mine = first is not None and getattr(first, "link", None) is link
                 try:
+                    link.end_step()
+                    link.unsynced = 0
                     waiting[link] = link.send_request({
                         "k": P.SYNC, "sent": link.sent,
                         "first": first.label if first is not None and mine else None})
@@ -252,9 +259,8 @@ class Deployment(NetworkServer):
         for transfer_id, target in list(self._pushes.items()):
             source = self.sessions.get(self.transfers[transfer_id][0])
             if source is not None and source.ended is not None:
-                target.post({"k": P.PUBLISH, "transfer": transfer_id, "data": None,
-                             "reason": f"its source {source.label} ended"})
-                target.flush()
+                target.send_control({"k": P.PUBLISH, "transfer": transfer_id, "data": None,
+                                     "reason": f"its source {source.label} ended"})
                 del self._pushes[transfer_id]
 
     def settle(self, kept: bool) -> None:
@@ -267,12 +273,15 @@ class Deployment(NetworkServer):
         waiting, lost = {}, []
         for link in touched:
             try:
+                if kept:
+                    link.end_step()  # nothing is left once the step ran; sent as before if so
+                else:
+                    link.discard()  # never sent, never run: nothing to undo on the peer
                 waiting[link] = link.send_request({"k": P.COMMIT if kept else P.ROLLBACK})
             except PeerError:
                 lost.append(self.bury(link, "before the step could be settled"))
         for link, request_id in waiting.items():
-            link.touched, link.sent = False, 0
-            link.outbox.clear()
+            link.touched, link.sent, link.unsynced = False, 0, 0
             try:
                 answer = link.answer(request_id)
             except PeerError:
@@ -299,6 +308,8 @@ class Deployment(NetworkServer):
         """A peer that went away: end its sessions and say exactly what it held at the last
         kept step (a dead process cannot be rolled back; what it held is lost)."""
         link.alive = False
+        link.unsynced = 0
+        link.discard()
         held = [f"#{row[0]} ({row[1]} {row[2]}) on {session.label}"
                 for session in self._sessions_of(link) for row in session.last_kept]
         what = ("it held " + ", ".join(held) + " at the last kept step: lost") if held else \
@@ -331,7 +342,7 @@ class Deployment(NetworkServer):
         restarted), every id its devices held is stale: the fix refuses them on the client
         (`StaleHandle`); `legacy` sends them on, as a Burn client would."""
         old = self.peers[name]
-        new = PeerLink(name, old.address, policy=self.policy, cubecl_legacy=self.cubecl_legacy)
+        new = self._link(name, old.address)
         if old.alive:
             old.close()
         self.peers[name] = new

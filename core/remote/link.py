@@ -1,10 +1,17 @@
 """`PeerLink`: a client's connection to one served peer (burn-remote's client service,
 `crates/burn-remote/src/client/service/*`).
 
-Tasks are fire-and-forget: `post` queues them and `flush` sends the queue as one frame, as the
-client's outgoing batch does (`client/service/batch.rs`). A message that expects an answer gets a
-request id, and `answer` reads frames until the response with that id arrives, handing the
-`ReadTensor` responses it meets to the replies waiting for them (`client/service/pending.rs`).
+Tasks are fire-and-forget and batched as burn-remote's client batches them, with the very model
+the in-process wire replays (core/wire/): each device has its `OutgoingBatch` with Burn's
+thresholds (`crates/burn-remote/src/client/service.rs:110-114`, `service/batch.rs`), and `submit`
+pushes a task into it and sends the batch as one frame when Burn's service would (`push`: the
+fourth task, a megabyte of data, an upload, a transfer task, a call that waits for an answer).
+One thing is RouterLab's: a step ends with a `Sync` that runs it on the peer, so what a batch
+still holds leaves then (`end_step`, `Flush.STEP`), where Burn's client would keep it. The
+step's own messages (`Open`, `Sync`, `Commit`, `Publish`, ...) are RouterLab's and travel in
+frames of their own. A message that expects an answer gets a request id, and `answer` reads
+frames until the response with that id arrives, handing the `ReadTensor` responses it meets to
+the replies waiting for them (`client/service/pending.rs`).
 Every wait is bounded by `REQUEST_TIMEOUT_S`: a peer that does not answer is an error, not a hang.
 The upgrade carries the token for the peer (`auth`: `ROUTERLAB_TOKEN`, or the one this process's
 `LocalPeers` made); a peer that refuses it is one line naming where the token comes from.
@@ -16,11 +23,14 @@ import contextlib
 import itertools
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..base.errors import RouterLabError
 from ..base.policies import Policy
 from ..router.session import Reply
+from ..wire.batch import OutgoingBatch, WireTask
+from ..wire.queue import Batch, Flush, push
 from . import protocol as P
 from .auth import bearer, refusal
 from .codec import decode_data
@@ -43,17 +53,27 @@ class PeerLost(PeerError):
 class PeerLink:
     """One client's `/session` connection to one peer, named as the client names it."""
 
-    def __init__(self, name: str, address: str, *, policy: Policy, cubecl_legacy: bool) -> None:
+    def __init__(self, name: str, address: str, *, policy: Policy, cubecl_legacy: bool,
+                 step: Callable[[], int] = lambda: 0) -> None:
+        """`step` says which step of the client's trace is running (each batch is stamped)."""
         self.name, self.address = name, address.rstrip("/")
         self.key = secrets.randbits(63)
         """This client's id on every peer (Burn's `SessionId`, random so clients never meet)."""
-        self.outbox: list[dict[str, Any]] = []
+        self.batches: dict[str, OutgoingBatch] = {}
+        """Each device's outgoing batch, made on its first task (module docstring)."""
+        self.record: Callable[[Batch], None] | None = None
+        """Called with each batch of tasks as its frame leaves (what a lesson or a test looks
+        at); the frames themselves carry only the messages."""
+        self._step = step
+        self._batches_sent = 0
         self.replies: dict[int, Reply] = {}
         self.touched = False
         """Whether the step in progress sent this peer anything (it must then be settled)."""
         self.sent = 0
         """Tasks sent in the step in progress (its `Sync` says so: a peer that got fewer knows
         one was lost on the way)."""
+        self.unsynced = 0
+        """Tasks submitted since the last `Sync` (the step must sync this peer)."""
         self.alive = True
         """False once the connection failed: the peer went away."""
         self.wire = {"out": 0, "in": 0, "frames out": 0, "frames in": 0}
@@ -83,24 +103,61 @@ class PeerLink:
         self.instance: str = str(info.get("instance", ""))
         """Which run of the peer this is (a restarted peer answers with a new one)."""
 
-    def post(self, message: dict[str, Any]) -> None:
-        """Queue a fire-and-forget message (sent by the next `flush` or request)."""
-        self.outbox.append(message)
+    def submit(self, device: str, message: dict[str, Any], nbytes: int = 0) -> None:
+        """One of Burn's tasks for `device` (its kind is `message["k"]`, `nbytes` the tensor
+        data it carries), through the device's outgoing batch: sent in a frame when Burn's
+        service would send it, else with a later task or at the step's end (`end_step`)."""
+        batch = self.batches.get(device)
+        if batch is None:
+            batch = self.batches[device] = OutgoingBatch()
         self.touched = True
+        self.sent += 1
+        self.unsynced += 1
+        reason = push(batch, WireTask(message["k"], device, nbytes=nbytes, payload=message))
+        if reason is not None:
+            try:
+                self._flush(device, batch, reason)
+            except PeerError:
+                if self.alive:
+                    raise
+                # The peer went away: the step finds it so when it syncs (`Deployment.run`),
+                # where it is named with what it held, as a task that was never sent is.
+
+    def end_step(self) -> None:
+        """The step ends (RouterLab's `Sync` follows): send what each batch still holds."""
+        for device, batch in self.batches.items():
+            if not batch.is_empty():
+                self._flush(device, batch, Flush.STEP)
+
+    def discard(self) -> None:
+        """Forget the tasks no frame carried yet (a step rolled back before it synced)."""
+        for batch in self.batches.values():
+            batch.take()
+
+    def _flush(self, device: str, batch: OutgoingBatch, reason: Flush) -> None:
+        """Send `batch` as one frame (service.rs:648-660), and say so to `record`."""
+        nbytes = batch.bytes
+        tasks = batch.take()
+        self._send(P.pack([task.payload for task in tasks]))
+        self._batches_sent += 1
+        if self.record is not None:
+            self.record(Batch(self._batches_sent, device, tuple(tasks), nbytes, reason,
+                              self._step()))
+
+    def send_control(self, message: dict[str, Any]) -> None:
+        """One of RouterLab's step messages that needs no answer (`Publish`), in a frame of
+        its own; the step must then be settled on this peer."""
+        self.touched = True
+        self._send(P.pack([message]))
 
     def next_id(self) -> int:
         return next(self._ids)
 
-    def flush(self) -> None:
-        if self.outbox:
-            frames, self.outbox = P.pack(self.outbox), []
-            self._send(frames)
-
     def send_request(self, message: dict[str, Any]) -> int:
-        """Send `message` (after anything queued) with a fresh request id; return the id."""
+        """Send `message`, one of RouterLab's requests, in a frame of its own with a fresh
+        request id; return the id (a `Sync` is sent after `end_step`)."""
         request_id = message["id"] = self.next_id()
-        self.outbox.append(message)
-        self.flush()
+        self._send(P.pack([message]))
         return request_id
 
     def answer(self, request_id: int) -> dict[str, Any]:

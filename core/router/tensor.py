@@ -13,7 +13,7 @@ Rust's borrow checker.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..base.dtypes import AnyDType
 from ..base.errors import UseAfterDropError
@@ -77,7 +77,8 @@ class RouterTensor:
 
     def clone(self) -> RouterTensor:
         """`Clone` (tensor.rs:123): same id, same count cell, count + 1. Nothing is sent."""
-        self.check()
+        if not self._alive:  # `check`, without its call: every op's inputs pass here
+            self._refuse()
         self._remember()
         self._count.value += 1
         return RouterTensor(self.id, self.shape, self.dtype, self.client, self._count, self.held)
@@ -90,7 +91,8 @@ class RouterTensor:
         the bump and that drop cancel out, and a ReadOnly use gives its one reference back: so
         `into_ir` never sends anything, and only a shared count changes (by one).
         """
-        self.check()
+        if not self._alive:  # `check`, without its call: every op's inputs pass here
+            self._refuse()
         self._remember()
         status = status_for(self._count.value)
         if status is READ_ONLY:
@@ -119,10 +121,13 @@ class RouterTensor:
     def check(self) -> None:
         """Raise UseAfterDropError if this reference was dropped or consumed."""
         if not self._alive:
-            raise UseAfterDropError(
-                f"tensor #{int(self.id)} on {self.device} was already dropped or consumed by an "
-                "op; clone() it before a use that should keep it"
-            )
+            self._refuse()
+
+    def _refuse(self) -> NoReturn:
+        raise UseAfterDropError(
+            f"tensor #{int(self.id)} on {self.device} was already dropped or consumed by an "
+            "op; clone() it before a use that should keep it"
+        )
 
     def _remember(self) -> None:
         """Let a failing operation restore this reference and its count exactly."""

@@ -299,10 +299,6 @@ FIX: dict[str, Reaction] = {
 }
 
 
-def reaction_key(fault: Fault) -> str:
-    return f"kill {fault.when}" if fault.kind is FaultKind.KILL else fault.kind.value
-
-
 def reactions_view() -> TableView:
     """Every fault: what Burn at the pin does beside what RouterLab's fix does."""
     rows = [[key, BURN[key].outcome, BURN[key].text, ", ".join(BURN[key].sources),

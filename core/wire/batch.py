@@ -10,7 +10,8 @@ Batching is wire-level only: every task keeps its own stream id (`batch.rs:19-20
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 FLUSH_THRESHOLD = 4
 """Tasks that fill a batch (`default_flush_threshold`, burn-std/src/config/remote.rs:38-40)."""
@@ -23,13 +24,16 @@ FLUSH_BYTES_THRESHOLD = 1024 * 1024
 class WireTask:
     """One task on its way to the server: Burn's task name (`RegisterOperation`,
     `RegisterTensor`, `ReadTensor`, ...), what it is about (an op's name, a tensor), the client
-    stream it was called on, the data bytes it carries, and the step that sent it."""
+    stream it was called on, the data bytes it carries, and the step that sent it. A served
+    client's task also carries the message it is on the real wire (`payload`,
+    core/remote/link.py); the model's carry none, and two tasks compare without it."""
 
     kind: str
     label: str
     stream: int = 0
     nbytes: int = 0
     step: int = 0
+    payload: Any = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.kind}({self.label})"

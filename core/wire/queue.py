@@ -51,11 +51,16 @@ class Flush(Choice, noun="flush reason"):
     """A transfer task flushes right away (service.rs:401-475, runner.rs:464-469)."""
     CLOSE = "close"
     """The client's teardown appends `Close` and sends what is left (service.rs:676-685)."""
+    STEP = "step"
+    """RouterLab's, not Burn's: a served client's step ends, and what its batches still hold
+    leaves before the step's `Sync`, which runs the step on the peer (core/remote/link.py).
+    Burn's client would keep them until a threshold or an answer."""
 
 
 WHY = {Flush.COUNT: "the batch reached {n} tasks", Flush.BYTES: "its data reached {b} bytes",
        Flush.ANSWER: "a call waits for an answer", Flush.UPLOAD: "an upload flushes at once",
-       Flush.TRANSFER: "a transfer flushes at once", Flush.CLOSE: "the client closed"}
+       Flush.TRANSFER: "a transfer flushes at once", Flush.CLOSE: "the client closed",
+       Flush.STEP: "the step ended (RouterLab's Sync runs it on the peer)"}
 
 
 def task_kind(kind: str) -> str:
@@ -81,6 +86,16 @@ def flush_reason(kind: str, queued: int, queued_bytes: int, nbytes: int = 0,
     if queued_bytes + (nbytes if kind == "RegisterTensor" else 0) >= bytes_threshold:
         return Flush.BYTES
     return None
+
+
+def push(batch: OutgoingBatch, task: WireTask) -> Flush | None:
+    """Submit `task` as burn-remote's service does: into `batch`, returning why the batch must
+    leave now (then the caller sends it), or None: it waits (`flush_reason`). The one rule of
+    the in-process model (`WireQueue`) and of the served client (core/remote/link.py)."""
+    reason = flush_reason(task.kind, len(batch.tasks), batch.bytes, task.nbytes, batch.threshold,
+                          batch.bytes_threshold)
+    batch.push(task)
+    return reason
 
 
 @dataclass(frozen=True)
@@ -143,13 +158,10 @@ class WireQueue:
              panics: bool = False) -> Surfaced | None:
         """Submit one task as burn-remote does; `panics`: the server panics running it. Returns
         the surfaced panic when this call is the one that waits for the dead session's answer."""
-        batch = self.batch
-        reason = flush_reason(kind, len(batch.tasks), batch.bytes, nbytes, batch.threshold,
-                              batch.bytes_threshold)
         task = WireTask(kind, label, stream, nbytes, self._step())
         if panics and self.poisoned is None:
             self.poisoned = task
-        batch.push(task)
+        reason = push(self.batch, task)
         if reason is not None:
             self.flush(reason)
         return self._answer(task) if reason is Flush.ANSWER else None

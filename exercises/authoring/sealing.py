@@ -162,34 +162,6 @@ def literal_assignments(source: str) -> dict[str, Any]:
     return values
 
 
-def _seal_implement(exercise: Exercise, solution_file: Path, text: str) -> Path:
-    suite = suite_for(exercise)
-    observations = judge.model_observations(suite, exercise.variant.defaults())
-    digests = {name: judge.check_digest(exercise.id, name, obs)
-               for name, obs in observations.items()}
-    key = judge.implement_key(exercise.id, observations)
-    target = Path(str(exercise.folder)) / "sealed.json"
-    with os_errors("read the sealed file", CatalogError):
-        before = target.read_text(encoding="utf-8") if target.exists() else None
-    old = exercise.sealed()
-    write_text(target, json.dumps({"digests": digests, "solution": seal(text, key),
-                                   **({"wrong": old.wrong} if old and old.wrong else {})},
-                                  indent=2) + "\n", "sealed file", CatalogError)
-    judge.expected.cache_clear()
-    report = run_checks(load_catalog().get(exercise.id), Candidate(solution_file, "solution"))
-    if not report.passed:
-        with os_errors("restore the sealed file", CatalogError):
-            if before is None:
-                target.unlink()
-            else:
-                target.write_text(before, encoding="utf-8")
-        judge.expected.cache_clear()
-        failing = [o.name for o in report.failures]
-        raise CatalogError(f"{solution_file} does not pass {exercise.id}: {failing}; "
-                           "nothing was sealed")
-    return target
-
-
 def model_key(exercise: Exercise) -> str:
     """The key a passing submission gives, derived here from the model's own answers."""
     suite = suite_for(exercise)

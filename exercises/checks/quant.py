@@ -1,5 +1,5 @@
 """Checks of the quantization exercises: scales, their round-up, packing, the byte layout
-(crates/burn-tensor/src/tensor/quantization/; docs/quantization.md).
+(crates/burn-std/src/tensor/quantization.rs; docs/schemes.md).
 
 The student's function runs where the model's own would: their scale drives the model's static
 `quantize`, their rounded scales are stored by it, their packed words are read by the model's

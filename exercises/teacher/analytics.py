@@ -29,7 +29,7 @@ from ...core.base.safe_io import load_json
 from ..errors import GradesError
 from ..learner.state import Record
 from .classroom import StudentResult
-from .gradebook import Journal, read_plan
+from .gradebook import ResumeFile, read_plan
 from .intake import inside
 
 PREDICT = "predict"
@@ -126,7 +126,7 @@ def load_results(grades_dir: Path) -> list[StudentResult]:
     latest: dict[str, StudentResult] = {}
     for journal in journals:
         try:
-            latest.update(Journal(journal).read())
+            latest.update(ResumeFile(journal).read())
         except (OSError, UnicodeDecodeError, RecursionError) as error:
             raise GradesError(f"cannot read {journal}: {error}") from None
     if not latest and not load_plan(grades_dir):

@@ -173,7 +173,7 @@ def write_digest(path: Path, submissions: Path, results: Iterable[StudentResult]
     return write_text(path, "\n".join(lines) + "\n", "digest file", GradesError)
 
 
-class Journal:
+class ResumeFile:
     """The resume file: one result per line, each flushed to disk when written (see the module
     docstring)."""
 

@@ -36,7 +36,7 @@ from .classroom import (
 )
 from .gradebook import (
     FORMATS,
-    Journal,
+    ResumeFile,
     Row,
     csv_text,
     plan_path,
@@ -205,7 +205,7 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
                               f"{error.strerror}") from None
     catalog = catalog or catalog_at(catalog_dir)
     version = catalog_version(catalog)
-    journal = Journal(outputs.journal)
+    journal = ResumeFile(outputs.journal)
     keys = {clean(_where(p.folder)): p.name for p in plan.rows if p.folder is not None}
     results = {keys[where]: r for where, r in _resumed(journal, version, options).items()
                if where in keys} if resume else {}
@@ -301,7 +301,7 @@ def _planned_json(planned: Planned) -> dict[str, str]:
             "status": planned.flag}
 
 
-def _resumed(journal: Journal, version: str, options: GradeOptions) -> dict[str, StudentResult]:
+def _resumed(journal: ResumeFile, version: str, options: GradeOptions) -> dict[str, StudentResult]:
     done = {where: r for where, r in journal.read().items() if not r.error}  # failures: again
     for result in done.values():
         if result.catalog_version != version:

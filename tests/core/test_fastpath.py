@@ -21,7 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from routerlab.core import RouterTensor, Runtime
+from routerlab.core.fastpath import binary_applies, holds, idle
 from routerlab.core.router.backend import Backend
+from routerlab.core.router.interpreter import TensorInterpreter
+from routerlab.core.router.ir import AddOp, MulOp
 
 DEVICES = ("cpu:0", "cpu:1")
 SHAPES = ((2,), (2, 2), (3,))
@@ -221,3 +224,69 @@ def test_a_move_that_fails_inside_rolls_back_the_same_on_both_paths(
         assert not rt.server._local.get("local")  # no exposure left waiting
     assert states[0] == states[1] and traces[0] == traces[1]
     assert [e.kind for e in traces[0]].count("failed") == 1
+
+
+@pytest.mark.parametrize(("given", "ops", "moves"), [
+    ({}, {"add", "mul", "matmul"}, True),
+    ({"fast": False}, set(), False),
+    ({"fusion": True}, set(), False),
+    ({"wire": True}, set(), False),
+    ({"interpreter": type("Mine", (TensorInterpreter,), {})}, set(), False),
+    ({"arms": {AddOp: lambda interpreter, op: None}}, {"mul", "matmul"}, True),
+])
+def test_what_a_runtime_decides_once_closes_the_fast_path(
+        given: dict[str, Any], ops: set[str], moves: bool) -> None:
+    """`opens_fast_path` and `fast_ops`: the options that never change for a runtime decide once
+    which ops and moves may take the fast path; an op given an arm of its own never does."""
+    rt = Runtime(list(DEVICES), **given)
+    assert {op.name for op in rt.fast_ops} == ops and rt.fast_moves is moves
+    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    assert binary_applies(rt, MulOp, x, rt.clone(x)) is ("mul" in ops)
+
+
+def test_each_predicate_closes_the_binary_fast_path() -> None:
+    """The per-step predicates: no step open, two distinct tensors of one idle session that
+    holds both."""
+    rt = Runtime(list(DEVICES))
+    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    y, z = rt.clone(x), rt.tensor([3.0, 4.0], "cpu:1", "f32")
+    session = rt.session("cpu:0")
+    assert binary_applies(rt, AddOp, x, y) and idle(session) and holds(session, x)
+    assert not binary_applies(rt, AddOp, x, x)           # passed twice
+    assert not binary_applies(rt, AddOp, x, z)           # two devices
+    with rt.step("open"):
+        assert not binary_applies(rt, AddOp, x, y)       # a step is open: it joins that one
+    session.queue.append(None)  # type: ignore[attr-defined,arg-type]
+    assert not idle(session) and not binary_applies(rt, AddOp, x, y)
+    session.queue.clear()  # type: ignore[attr-defined]
+    rt.drop(y)
+    assert not holds(session, y) and not binary_applies(rt, AddOp, x, y)
+
+
+def test_a_step_of_the_callers_own_is_one_step_all_or_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`with rt.step(what):` makes several calls one step: they share its number, and a failure
+    in the last undoes them all and is recorded once, under the step's name."""
+    rt = Runtime(list(DEVICES))
+    x = rt.tensor([1.0, 2.0], "cpu:0", "f32")
+    before = (rt.handle_ids("cpu:0"), rt.handle_ids("cpu:1"), x.count)
+    mark = len(rt.trace)
+    with rt.step("two ops"):
+        y = rt.add(rt.clone(x), rt.clone(x))
+        moved = rt.to_device(y, "cpu:1")
+    assert len({e.step for e in rt.trace.read(mark)}) == 1
+    assert rt.read(moved).tolist() == [2.0, 4.0]
+    rt.drop(moved)
+    assert (rt.handle_ids("cpu:0"), rt.handle_ids("cpu:1"), x.count) == before
+    def broken(self: Backend, *args: Any) -> Any:
+        raise MemoryError("no memory for the copy")
+
+    mark = len(rt.trace)
+    with monkeypatch.context() as patch:
+        patch.setattr(Backend, "to_device", broken)
+        with pytest.raises(MemoryError), rt.step("two ops"):
+            y = rt.add(rt.clone(x), rt.clone(x))
+            rt.to_device(y, "cpu:1")
+    assert (rt.handle_ids("cpu:0"), rt.handle_ids("cpu:1"), x.count) == before
+    assert [(e.kind, e.detail) for e in rt.trace.read(mark)] == [
+        ("failed", "two ops: no memory for the copy")]

@@ -31,7 +31,7 @@ from routerlab.exercises.teacher.gradebook import (
     CANVAS_COLUMNS,
     MOODLE_COLUMNS,
     UNISOLATED_NOTE,
-    Journal,
+    ResumeFile,
     Row,
     csv_text,
     neutral,
@@ -241,7 +241,7 @@ def test_results_round_trip_through_json_and_the_journal(tmp_path: Path) -> None
     assert StudentResult.from_json(json.loads(json.dumps(result.to_json()))) == result
     job = GradeJob("s1", "/subs/s1", None, GradeOptions(isolation=False))
     assert GradeJob.from_json(json.loads(json.dumps(job.to_json()))) == job
-    journal = Journal(tmp_path / "grades.jsonl")
+    journal = ResumeFile(tmp_path / "grades.jsonl")
     journal.start(keep=False)
     journal.append(result)
     with journal.path.open("a") as handle:

@@ -33,7 +33,7 @@ from routerlab.exercises.teacher.classroom import (
     catalog_version,
 )
 from routerlab.exercises.teacher.feedback import file_stem, write_feedback
-from routerlab.exercises.teacher.gradebook import Journal
+from routerlab.exercises.teacher.gradebook import ResumeFile
 from routerlab.exercises.teacher.intake import Refused, clean, read_file
 from routerlab.exercises.teacher.regrade import Outputs, plan_class, regrade
 
@@ -125,7 +125,7 @@ def test_a_hostile_class_costs_each_attacker_its_own_points_and_the_control_none
     assert {sid: float(r["points"]) for sid, r in rows.items()} == points, [
         (r["id"], r["points"], r["status"]) for r in rows.values()]
     assert rows["honest"]["status"] == "ok"
-    results = {r.student_id: r for r in Journal(grades.with_suffix(".jsonl")).read().values()}
+    results = {r.student_id: r for r in ResumeFile(grades.with_suffix(".jsonl")).read().values()}
     by = {sid: {e.id: e for e in r.exercises} for sid, r in results.items()}
 
     # §1: the surrogate became U+FFFD once, at the boundary; every output was written
@@ -310,7 +310,7 @@ def test_a_full_disk_leaves_whole_files_and_resume_skips_what_a_crash_tore(
         [sys.executable, "-c", script("set()", True), str(roster), str(subs)],
         capture_output=True, text=True, timeout=120, check=False)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert [r.student_id for r in Journal(journal).read().values()] == ["s1", "s2"]
+    assert [r.student_id for r in ResumeFile(journal).read().values()] == ["s1", "s2"]
     assert all(json.loads(line) for line in journal.read_text().splitlines())
     rows = list(csv.DictReader(grades.open()))
     assert [(r["id"], r["status"]) for r in rows] == [("s1", "ok"), ("s2", "ok"),
