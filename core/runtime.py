@@ -18,6 +18,7 @@ The methods are thin; the behaviour lives in the modules below.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, Unpack
 
@@ -59,7 +60,8 @@ from .router.session import Session
 from .router.tensor import RouterTensor
 from .runtime_options import OptionNames, RuntimeOptions
 from .snapshot import Deployment, describe
-from .wire.queue import Batch, WireQueue
+from .wire.closures import describe_drain
+from .wire.queue import Batch, Drained, WireQueue
 
 T = TypeVar("T")
 
@@ -161,7 +163,8 @@ class Runtime:
     def _attach(self, device: Device, session: Session) -> RouterClient:
         """Add `session` to the server and give it a client (forgotten if the step fails)."""
         self.server.add(session)
-        wire = WireQueue(str(device), self._record_batch, lambda: self.trace.step) \
+        wire = WireQueue(str(device), self._record_batch, lambda: self.trace.step,
+                         on_drain=functools.partial(self._record_drain, str(device))) \
             if self.wire else None
         client = self._clients[device] = RouterClient(session, self.server, self._new_id,
                                                       self.fusion, wire)
@@ -173,6 +176,12 @@ class Runtime:
         """A batch left a client (`wire`): one trace event, its reason as the status."""
         self.trace.record("batch", batch.device, None, batch.reason, batch.nbytes,
                           batch.describe())
+
+    def _record_drain(self, device: str, drained: Drained) -> None:
+        """The device runner ran the client's queued closures (`wire`): one trace event, why
+        as the status (core/wire/closures.py)."""
+        reason, tasks, _ = drained
+        self.trace.record("drain", device, None, reason, 0, describe_drain(device, reason, tasks))
 
     def close(self) -> None:
         """End this runtime's sessions on its served peers (`Close`); in-process, nothing."""

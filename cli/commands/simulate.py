@@ -37,8 +37,9 @@ def simulate(
     peer: options.ScenarioPeers = None,
     fault: options.Faults = None,
     trace: Annotated[bool, typer.Option(
-        "--trace", help="Also print each step's events, with the batches that left each "
-                        "client and why (burn-remote's outgoing batch).")] = False,
+        "--trace", help="Also print each step's events, with when each client's device queue "
+                        "ran its calls and the batches that left, and why (CubeCL's closure "
+                        "queue, burn-remote's outgoing batch).")] = False,
     policy: Annotated[str | None, typer.Option(
         "--policy", callback=options.POLICY,
         help="Run every transfer under this policy (native, dequantize, requantize, reject, "
