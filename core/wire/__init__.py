@@ -38,9 +38,9 @@ from .queue import (
 from .streams import Call, Outcome, StreamedSession, every_order, interleave, interleavings
 
 __all__ = [
-    "ANSWERED", "BUFFERED", "CHANNEL_MAX_TASK", "ClosureQueue", "Drain", "FLUSHED", "FLUSH_BYTES_THRESHOLD", "FLUSH_THRESHOLD", "Batch", "Call",
-    "Flush", "GraphCache", "GraphOp", "Outcome", "OutgoingBatch", "RouterFuser", "SessionInfo",
-    "StreamedSession", "Surfaced", "WireMessage", "WireQueue", "WireTask", "compare_runs",
-    "estimate_saved_pct", "every_order", "flush_reason", "host_devices", "interleave",
-    "interleavings", "layers", "task_kind",
+    "ANSWERED", "BUFFERED", "CHANNEL_MAX_TASK", "FLUSHED", "FLUSH_BYTES_THRESHOLD",
+    "FLUSH_THRESHOLD", "Batch", "Call", "ClosureQueue", "Drain", "Flush", "GraphCache", "GraphOp",
+    "Outcome", "OutgoingBatch", "RouterFuser", "SessionInfo", "StreamedSession", "Surfaced",
+    "WireMessage", "WireQueue", "WireTask", "compare_runs", "estimate_saved_pct", "every_order",
+    "flush_reason", "host_devices", "interleave", "interleavings", "layers", "task_kind",
 ]

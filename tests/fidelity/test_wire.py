@@ -342,8 +342,8 @@ def test_rows_cite_burn_at_the_pin_and_docs_list_them() -> None:
     assert len(set(ids)) == len(ids)
     for r in ROWS:
         for cite in r.burn.split(", crates/"):
-            assert re.fullmatch(r"(cubecl:)?(crates/)?[\w./-]+\.(rs|toml):\d+(-\d+)?(, \d+(-\d+)?)*",
-                                cite), r
+            assert re.fullmatch(r"(cubecl:)?(crates/)?[\w./-]+\.(rs|toml):\d+(-\d+)?"
+                                r"(, \d+(-\d+)?)*", cite), r
     text = DOC.read_text(encoding="utf-8")
     documented = [rid for line in re.findall(r"^Wire rows: (.*?)\.$", text, re.M | re.S)
                   for rid in re.findall(r"`([a-z0-9-]+)`", line)]
