@@ -882,15 +882,38 @@ def _() -> None:
      "cubecl:crates/cubecl-cuda/src/compute/server.rs:242-244")
 def _() -> None:
     from routerlab.core.base.data import TensorData
-    from routerlab.core.serving.faults import LimitedBackend
+    from routerlab.core.serving.faults import LimitedBackend, cubecl_oom_text
 
     backend = LimitedBackend(Runtime(["cpu:0"]).devices[0], np)
     backend.limit, backend.legacy = 8, True
-    with pytest.raises(BurnPanic) as info:
-        backend.from_data(TensorData.from_array(np.zeros(4, F32)))
-    assert info.value.message == ("failed to reserve 16 bytes of device memory: out of device "
-                                  "memory allocating 16 bytes")
-    assert "OutOfMemory {" not in str(info.value)
+    backend.from_data(TensorData.from_array(np.zeros(4, F32)))
+    assert cubecl_oom_text(16) == ("failed to reserve 16 bytes of device memory: out of device "
+                                   "memory allocating 16 bytes")
+    assert [cubecl_oom_text(16) in line for line in backend.logged] == [True]
+    assert "OutOfMemory {" not in backend.logged[0]
+
+
+@row("sess-oom-logged-never-initialized", "initialize_memory runs in a closure submitted to "
+     "CubeCL's device runner, which catches and logs its panic: the session goes on with a handle "
+     "never initialised, whose first later use fails 'Memory location was never initialized'",
+     "cubecl:crates/cubecl-common/src/device/handle/channel.rs:713-715, 727-729")
+def _() -> None:
+    from routerlab.core.base.data import TensorData
+    from routerlab.core.serving.faults import (
+        LimitedBackend,
+        MemoryNeverInitialized,
+        NeverInitialized,
+    )
+
+    backend = LimitedBackend(Runtime(["cpu:0"]).devices[0], np)
+    backend.limit, backend.legacy = 8, True
+    made = backend.from_data(TensorData.from_array(np.zeros(4, F32)))  # no raise: logged
+    assert isinstance(made, NeverInitialized) and made.shape == (4,)
+    with pytest.raises(MemoryNeverInitialized, match="^Memory location was never initialized"):
+        backend.into_data(made)  # memory_manage.rs:979-983
+    assert not issubclass(MemoryNeverInitialized, BurnPanic)  # no worker panic: no session ends
+    backend.limit = None
+    assert backend.into_data(backend.from_data(TensorData.from_array(np.ones(2, F32)))).num_bytes
 
 
 # --- 10. what a device advertises -----------------------------------------------------------
