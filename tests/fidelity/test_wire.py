@@ -297,6 +297,26 @@ def _() -> None:
     assert (inputs, outputs) == ([0, 1, 3], [4])  # activation, weight, bias in; the result out
 
 
+@row("wire-estimate-counts-outputs-twice", "Burn's estimate walks op.nodes() chained with "
+     "op.outputs(), and nodes() already holds the outputs: each output counts twice, so the "
+     "three-layer block saves 77 %, not the 70 % of counting each tensor once",
+     "crates/burn-router/src/fusion.rs:395-406, crates/burn-ir/src/operation.rs:2210-2212")
+def _() -> None:
+    op = GraphOp("add", ((0, (8, 64), True), (1, (64,), False)), ((2, (8, 64)),))
+    tensor = {2: 10 + 8 * 2, 1: 10 + 8 * 1}  # TENSOR plus PER_DIM per dimension
+    assert op.baseline() == 8 + tensor[2] + tensor[1] + tensor[2] * 2  # the output twice
+    assert estimate_saved_pct(layers(0)) == 77
+
+
+@row("wire-classify-init-not-produced", "GraphIr::classify counts no Init op's outputs as "
+     "produced: an Init's tensor is a graph input", "crates/burn-ir/src/graph.rs:58-95")
+def _() -> None:
+    init = GraphOp("init", (), ((5, (2,)),), init=True)
+    add = GraphOp("add", ((5, (2,), True), (6, (2,), False)), ((7, (2,)),))
+    assert boundary([init, add]) == ([5, 6], [7])
+    assert boundary([GraphOp("make", (), ((5, (2,)),)), add]) == ([6], [7])
+
+
 @row("wire-patience", "the fuser closes a graph once its score has not grown for 32 ops "
      "(growth_patience), with no size cap by default",
      "crates/burn-std/src/config/fusion.rs:35-48, crates/burn-router/src/fusion.rs:245-252")
