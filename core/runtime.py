@@ -283,13 +283,29 @@ class Runtime:
         return self.atomic(op_type.name, build_op, op_type, list(inputs), *params)
 
     def add(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self.op(AddOp, lhs, rhs)
+        return self._float_op(AddOp, lhs, rhs)
 
     def mul(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self.op(MulOp, lhs, rhs)
+        return self._float_op(MulOp, lhs, rhs)
 
     def matmul(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self.op(MatmulOp, lhs, rhs)
+        return self._float_op(MatmulOp, lhs, rhs)
+
+    def _float_op(self, op_type: Any, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
+        """A float op; with a quantized operand, the trait's default Burn's router takes
+        (`q_add`, `q_mul`, `q_matmul`; core/fix/qops.py): dequantize, then the float op, the
+        result a float (propagation `Inhibit`, Burn's default). Under `legacy` the default's
+        first `dequantize` is the router's `unimplemented!()`. One step: all or nothing."""
+        if not (is_quantized(lhs.dtype) or is_quantized(rhs.dtype)):
+            return self.op(op_type, lhs, rhs)
+        return self.atomic(op_type.name, self._dequantized_op, op_type, lhs, rhs)
+
+    def _dequantized_op(self, op_type: Any, lhs: RouterTensor,
+                        rhs: RouterTensor) -> RouterTensor:
+        floats = [t.dtype for t in (lhs, rhs) if not is_quantized(t.dtype)]
+        dtype = floats[0] if floats else DType.F32  # q_matmul's target dtype (qtensor.rs:506-513)
+        lhs, rhs = (self.dequantize(t, dtype) if is_quantized(t.dtype) else t for t in (lhs, rhs))
+        return build_op(op_type, [lhs, rhs])
 
     def reshape(self, tensor: RouterTensor, shape: Sequence[int]) -> RouterTensor:
         return self.op(ReshapeOp, tensor, params=(tuple(shape),))

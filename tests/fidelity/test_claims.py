@@ -1315,6 +1315,66 @@ def _() -> None:
 
 # --- the suite itself ------------------------------------------------------------------------
 
+@row("qops-ten-walls", "the router's ten QTensorOps are unimplemented!(): the Runtime's "
+     "quantize, reshape and swap_dims of a quantized tensor meet the wall of the table's line",
+     "crates/burn-router/src/ops/qtensor.rs:11-62")
+def _() -> None:
+    from routerlab.core.fix.qops import by_runtime_call
+
+    def line(call: str) -> str:
+        return by_runtime_call(call).source.rsplit(":", 1)[1]
+
+    legacy = Runtime(["cpu:0"], policy="legacy")
+    with pytest.raises(BurnUnimplemented) as wall:
+        legacy.quantize(legacy.tensor([1.0, -2.0], "cpu:0"), "q8s", scales=[2.0 / 127])
+    assert wall.value.source.endswith(line("quantize(scales=...)").split("-")[1])
+    with pytest.raises(BurnUnimplemented) as wall:
+        legacy.quantize(legacy.tensor([1.0, -2.0], "cpu:0"), "q8s")  # calibrated: _dynamic
+    assert wall.value.source.endswith(line("quantize").split("-")[1])
+    fix = Runtime(["cpu:0"])
+    q = fix.quantize(fix.tensor([[1.0, -2.0]], "cpu:0"), "q8s")
+    for call, run in (("reshape", lambda: fix.reshape(fix.clone(q), [2, 1])),
+                      ("swap_dims", lambda: fix.swap_dims(fix.clone(q), 0, 1))):
+        with pytest.raises(BurnUnimplemented) as wall:
+            run()
+        assert wall.value.source.endswith(f"qtensor.rs:{line(call)}"), call
+
+
+@row("qops-default-dequantizes-to-float", "every other q_* op is the trait's default: "
+     "dequantize, the float op, and (propagation Inhibit, the default) a float result; q_add, "
+     "q_mul and q_matmul under the fix, bit for bit",
+     "crates/burn-backend/src/backend/ops/qtensor.rs:55-98, 352-354, 498-545")
+def _() -> None:
+    rt = Runtime(["cpu:0"])
+    values = np.array([[1.0, -2.0, 3.0]], F32)
+    q = rt.quantize(rt.tensor(values, "cpu:0"), "q8s")
+    x = rt.tensor(np.array([[0.5, 0.25, -1.0]], F32), "cpu:0")
+    grid = rt.read(rt.dequantize(rt.clone(q)))  # the values on the input's grid
+    total = rt.add(rt.clone(q), rt.clone(q))
+    assert total.dtype == DType.F32 and rt.read(total).tolist() == (grid + grid).tolist()
+    product = rt.mul(rt.clone(q), rt.clone(x))
+    assert rt.read(product).tolist() == (grid * rt.read(rt.clone(x))).tolist()
+    moved = rt.matmul(rt.clone(q), rt.swap_dims(rt.clone(x), 0, 1))
+    assert rt.read(moved).tolist() == (grid @ np.array([[0.5], [0.25], [-1.0]], F32)).tolist()
+    legacy = Runtime(["cpu:0"], policy="legacy")
+    with pytest.raises(BurnUnimplemented) as wall:  # the default's first dequantize
+        legacy.dequantize(legacy.tensor([1.0], "cpu:0"))
+    assert wall.value.source.endswith("qtensor.rs:31")
+
+
+@row("qops-docs-table", "docs/burn.md's table lists every row of the model's quantized op set, "
+     "with its Burn lines", "crates/burn-router/src/ops/qtensor.rs:11-62")
+def _() -> None:
+    from routerlab.core.fix.qops import OPS
+
+    text = (ROOT / "docs" / "burn.md").read_text(encoding="utf-8")
+    for op in OPS:
+        first = op.source.split(", ")[0]
+        path, _, lines = first.partition(":")
+        assert f"| `{op.name}` |" in text and f"{path.removeprefix('crates/')}:{lines}" in text
+    assert sum(op.burn.startswith("unimplemented") for op in OPS) == 10
+
+
 def _params() -> list[Any]:
     return [pytest.param(r, id=r.id, marks=[pytest.mark.xfail(strict=True, reason=r.pending)]
                          if r.pending else []) for r in ROWS]
