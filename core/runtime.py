@@ -27,7 +27,7 @@ import numpy as np
 from .base.data import TensorData
 from .base.devices import Device, DeviceLike, Path, check_topology, parse_device
 from .base.dtypes import AnyDType, DType, QFloat, is_quantized
-from .base.errors import DeviceError, DTypeError, UnknownTensorError
+from .base.errors import DeviceError, DTypeError, RouterLabError, UnknownTensorError
 from .base.policies import DEFAULT_POLICY, Policy, spelled_policy
 from .base.profiles import Profile
 from .base.request import Arrival, TransferRequest, Transport
@@ -39,7 +39,8 @@ from .fix.fusion import held_in_stream, legacy_quantize_wall
 from .fix.guard import TransferPlan
 from .moves import check_quantize, move, plan, q_to_device, upload
 from .quant import QuantizedTensor, QuantScheme, from_bytes
-from .router.client import RouterClient, build_op
+from .router.client import RouterClient, build_op, common_client
+from .router.custom_op import build_custom
 from .router.handles import Journal
 from .router.ir import (
     AddOp,
@@ -102,6 +103,7 @@ class Runtime:
             quantized = QuantizedTransfers()
         self._quantized = quantized or None
         self._arms = dict(chosen.arms or {})
+        self._custom_ops = chosen.custom_ops
         self._interpreter = chosen.interpreter
         self._backends = chosen.backends
         self.fusion = chosen.fusion
@@ -156,8 +158,9 @@ class Runtime:
             return self._attach(parsed, remote)
         backend = self._backends(parsed)
         backend.scales_left_behind = self.cubecl_legacy and parsed.profile is Profile.CUBECL
+        custom = {} if self._custom_ops is None else {"custom_ops": self._custom_ops}
         interpreter = self._interpreter(backend, self.trace, policy=self.policy,
-                                        quantized=self._quantized, arms=self._arms)
+                                        quantized=self._quantized, arms=self._arms, **custom)
         return self._attach(parsed, Session(interpreter, self.server))
 
     def _attach(self, device: Device, session: Session) -> RouterClient:
@@ -302,10 +305,27 @@ class Runtime:
 
     def _dequantized_op(self, op_type: Any, lhs: RouterTensor,
                         rhs: RouterTensor) -> RouterTensor:
-        floats = [t.dtype for t in (lhs, rhs) if not is_quantized(t.dtype)]
+        floats = [t.dtype for t in (lhs, rhs) if isinstance(t.dtype, DType)]
         dtype = floats[0] if floats else DType.F32  # q_matmul's target dtype (qtensor.rs:506-513)
         lhs, rhs = (self.dequantize(t, dtype) if is_quantized(t.dtype) else t for t in (lhs, rhs))
         return build_op(op_type, [lhs, rhs])
+
+    def custom(self, op_id: str, *inputs: RouterTensor,
+               outputs: Sequence[tuple[Sequence[int], AnyDType | str]],
+               scalars: Sequence[float] = ()) -> list[RouterTensor]:
+        """A backend extension's custom op (core/router/custom_op.py): the inputs consumed, one
+        tensor per declared `(shape, dtype)` output. The server's handler for `op_id` runs it
+        (`Runtime(custom_ops=...)`); with none, the session panics with Burn's text."""
+        if not inputs:
+            raise RouterLabError(f"custom op {op_id!r}: give it at least one input tensor")
+        client = inputs[0].client
+        if self.served(client.device):
+            raise RouterLabError(f"custom op {op_id!r}: RouterLab's served peers carry no custom "
+                                 "op on the wire; run it on an in-process device")
+        declared = [(tuple(shape), DType.parse(d) if isinstance(d, str) else d)
+                    for shape, d in outputs]
+        return self.atomic(Detail("custom {}", op_id), lambda: build_custom(
+            common_client(list(inputs)), op_id, inputs, declared, scalars))
 
     def reshape(self, tensor: RouterTensor, shape: Sequence[int]) -> RouterTensor:
         return self.op(ReshapeOp, tensor, params=(tuple(shape),))

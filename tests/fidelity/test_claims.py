@@ -1375,6 +1375,53 @@ def _() -> None:
     assert sum(op.burn.startswith("unimplemented") for op in OPS) == 10
 
 
+def _add_twice(interpreter: Any, op: Any) -> None:
+    """A server's custom-op handler, as Burn's builder example writes one: read the inputs,
+    compute with the backend, register the output (`crates/burn-remote/src/server/builder.rs:
+    63-73`)."""
+    a = interpreter.handles.get_tensor_handle(op.ins[0])
+    b = interpreter.handles.get_tensor_handle(op.ins[1])
+    result = interpreter.backend.add(interpreter.backend.add(a, b), b)
+    interpreter.handles.register(op.outs[0].id, result)
+
+
+@row("custom-handler-runs", "a custom op reaches the interpreter, which calls the handler "
+     "registered for its id: it reads the inputs (a last use frees them) and registers the "
+     "outputs", "crates/burn-router/src/interpreter.rs:2107-2108")
+def _() -> None:
+    from routerlab.core.router.custom_op import CustomOpRegistry
+
+    rt = Runtime(["cpu:0"], custom_ops=CustomOpRegistry().custom_op("add_twice", _add_twice))
+    x, y = rt.tensor([1.0, 2.0], "cpu:0"), rt.tensor([10.0, 20.0], "cpu:0")
+    (z,) = rt.custom("add_twice", x, y, outputs=[((2,), "f64")])
+    assert rt.read(z).tolist() == [21.0, 42.0] and rt.handle_ids("cpu:0") == [int(z.id)]
+
+
+@row("custom-missing-handler-panics", "an id with no handler panics on the session worker with "
+     "Burn's text, which ends the session", "crates/burn-router/src/interpreter.rs:2107-2114")
+def _() -> None:
+    rt = Runtime(["cpu:0"])
+    x = rt.tensor([1.0], "cpu:0")
+    with pytest.raises(BurnPanic) as info:
+        rt.custom("fused_matmul_add_relu", x, outputs=[((1,), "f64")])
+    assert info.value.message == (
+        "No custom-op handler registered for `fused_matmul_add_relu`. Register one on the server "
+        "via `CustomOpRegistry`/the server builder before starting it.")
+    assert info.value.session == "cpu:0" and "ENDED" in rt.registry("cpu:0").caption
+
+
+@row("custom-registry-last-wins", "registering the same id twice keeps the last handler",
+     "crates/burn-router/src/custom_op.rs:52-61")
+def _() -> None:
+    from routerlab.core.router.custom_op import CustomOpRegistry
+
+    def first(interpreter: Any, op: Any) -> None:
+        raise AssertionError("the first handler was replaced")
+
+    registry = CustomOpRegistry().custom_op("add_twice", first).custom_op("add_twice", _add_twice)
+    assert len(registry) == 1 and registry["add_twice"] is _add_twice
+
+
 def _params() -> list[Any]:
     return [pytest.param(r, id=r.id, marks=[pytest.mark.xfail(strict=True, reason=r.pending)]
                          if r.pending else []) for r in ROWS]
