@@ -13,10 +13,11 @@ two behaviours exist, chosen by the transfer's policy (`routerlab.core.base.poli
 * every other policy is RouterLab's fix: uint has its own arm everywhere, and every `QFloat` arm
   calls the quantized extension (`QuantizedExtension`) the interpreter was built with.
 
-Extensions are values the owner passes in, never module state: the quantized extension and any
-extra op arms come from the `Runtime` that builds the interpreter, as Burn's `CustomOpRegistry`
-is handed to the server that owns it (`crates/burn-router/src/ops/custom.rs`). Without a
-quantized extension the `QFloat` arms raise `ExtensionMissingError`.
+Extensions are values the owner passes in, never module state: the quantized extension, any
+extra op arms and the custom-op handlers come from the `Runtime` that builds the interpreter, as
+Burn's `CustomOpRegistry` is handed to the server that owns it (`crates/burn-router/src/
+custom_op.rs:15-67`, core/router/custom_op.py). Without a quantized extension the `QFloat` arms
+raise `ExtensionMissingError`.
 """
 
 from __future__ import annotations
