@@ -165,11 +165,11 @@ class WireQueue:
         or when it is a transfer task (the move's `flush_queue`). `panics`: the server panics
         running it. Returns the surfaced panic when this call is the one that waits for the dead
         session's answer."""
+        how = task_kind(kind)  # an unknown kind is refused before anything is queued
         task = WireTask(kind, label, stream, nbytes, self._step())
         if panics and self.poisoned is None:
             self.poisoned = task
         full = self.closures.submit(task)
-        how = task_kind(kind)
         if how == "answered":
             self.drain(Drain.WAIT)
             return self._answer(task)
