@@ -387,3 +387,23 @@ def test_a_failed_step_takes_its_tasks_back_from_the_batch() -> None:
     with pytest.raises(BurnTodo):
         rt.quantize(x, "q8s")
     assert (list(wire.batch.tasks), len(wire.sent)) == state
+
+
+def test_the_bytes_rule_is_unreachable_through_burns_client() -> None:
+    """Issue 39: only a RegisterTensor adds bytes, and the service flushes right after pushing it
+    (service.rs:386-389), so a buffered task always finds 0 bytes queued and no batch ever leaves
+    for `bytes` through the client, whatever the calls. The rule is tested on the batch alone
+    (`wire-push-either-threshold`), never as a state Burn's client reaches."""
+    import random
+
+    from routerlab.core.wire import ANSWERED, BUFFERED, FLUSHED
+
+    rng = random.Random(39)
+    kinds = sorted(BUFFERED | FLUSHED | ANSWERED)
+    queue = WireQueue("cpu:0")
+    for _ in range(2000):
+        kind = rng.choice(kinds)
+        queue.send(kind, "t", nbytes=rng.choice((0, 8, 3 << 20)) if kind == "RegisterTensor"
+                   else 0)
+        assert queue.batch.bytes == 0
+    assert len(queue.sent) > 100 and all(b.reason is not Flush.BYTES for b in queue.sent)
