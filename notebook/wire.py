@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core import TableView
-from ..core.wire import Batch, WireTask
-from ..core.wire.queue import Drained
+from ..core.wire import Batch, Drained, WireTask
 from ..present.palette import GREY, PLOT_COLOURS, RED
 from .panics import Caught, catch_panic
 

@@ -29,6 +29,7 @@ from .queue import (
     BUFFERED,
     FLUSHED,
     Batch,
+    Drained,
     Flush,
     Surfaced,
     WireQueue,
@@ -39,8 +40,9 @@ from .streams import Call, Outcome, StreamedSession, every_order, interleave, in
 
 __all__ = [
     "ANSWERED", "BUFFERED", "CHANNEL_MAX_TASK", "FLUSHED", "FLUSH_BYTES_THRESHOLD",
-    "FLUSH_THRESHOLD", "Batch", "Call", "ClosureQueue", "Drain", "Flush", "GraphCache", "GraphOp",
-    "Outcome", "OutgoingBatch", "RouterFuser", "SessionInfo", "StreamedSession", "Surfaced",
-    "WireMessage", "WireQueue", "WireTask", "compare_runs", "estimate_saved_pct", "every_order",
-    "flush_reason", "host_devices", "interleave", "interleavings", "layers", "task_kind",
+    "FLUSH_THRESHOLD", "Batch", "Call", "ClosureQueue", "Drain", "Drained", "Flush", "GraphCache",
+    "GraphOp", "Outcome", "OutgoingBatch", "RouterFuser", "SessionInfo", "StreamedSession",
+    "Surfaced", "WireMessage", "WireQueue", "WireTask", "compare_runs", "estimate_saved_pct",
+    "every_order", "flush_reason", "host_devices", "interleave", "interleavings", "layers",
+    "task_kind",
 ]

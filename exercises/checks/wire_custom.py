@@ -9,9 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import BurnPanic, Runtime
-from ...core.base.errors import RouterLabError
-from ...core.router.custom_op import CustomOpRegistry
+from ...core import BurnPanic, CustomOpRegistry, RouterLabError, Runtime
 from .base import CheckFailure, Observation, Subject, Suite
 
 OP_ID = "fused_add_mul"
