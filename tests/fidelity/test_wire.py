@@ -348,6 +348,31 @@ def _() -> None:
     assert [host_devices(n) for n in (0, 1, 2, 4)] == [1, 1, 2, 4]
 
 
+@row("wire-builder-hosts-any-list", "only Dispatch's server hosts one default device; "
+     "RemoteServerBuilder::new(devices) hosts the list it is given, devices[0] the default: the "
+     "docs say so, and a peer of the model hosts two CPU devices",
+     "crates/burn-remote/src/server/builder.rs:84-95, "
+     "crates/burn-dispatch/src/remote_server.rs:32-47")
+def _() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert "`RemoteServerBuilder::new(devices)` hosts whatever list it is given" in text
+    assert "A real burn-remote server of a CPU backend" not in text
+    rt = Runtime(["cpu:0", "cpu:1"], wire=True)
+    rt.to_device(rt.tensor([1.0], "cpu:0"), "cpu:1")  # one server, two devices: the local path
+    assert [t.kind for t in rt.client("cpu:0").wire.sent[-1].tasks][-1] == "ExposeTensorLocal"  # type: ignore[union-attr]
+
+
+@row("wire-runtime-aliases-where", "the Runtime's sessions have no streams; burn-fusion's "
+     "tag_shared_view is where they would need an alias (alias_handle is register_alias)",
+     "crates/burn-fusion/src/stream/multi.rs:168-192, crates/burn-router/src/fusion.rs:119-135")
+def _() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert "`MultiStream::tag_shared_view`" in text and "multi.rs#L168-L192" in text
+    session = StreamedSession()  # the toy that has them: a second id over one buffer
+    session.run([Call(1, "make", (), 1), Call(1, "alias", (1,), 2), Call(2, "consume", (2,))])
+    assert session.live_buffers() == {1}
+
+
 def _params() -> list[object]:
     return [pytest.param(r, id=r.id) for r in ROWS]
 
