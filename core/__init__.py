@@ -69,6 +69,7 @@ if TYPE_CHECKING:  # `X as X`: an explicit re-export, which `mypy --strict` requ
     )
     from .fix.advertised import Advertisement as Advertisement
     from .base.gpu import gpu_status as gpu_status
+    from .router.custom_op import CustomOp as CustomOp, CustomOpRegistry as CustomOpRegistry
     from .router.handles import HandleContainer as HandleContainer, Journal as Journal
     from .router.interpreter import (
         Arm as Arm,
@@ -134,6 +135,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "fix": ("TransferPlan", "can_move_to_device", "is_quantized_handle", "plan_transfer"),
     "fix.advertised": ("Advertisement",),
     "base.gpu": ("gpu_status",),
+    "router.custom_op": ("CustomOp", "CustomOpRegistry"),
     "router.handles": ("HandleContainer", "Journal"),
     "router.interpreter": ("Arm", "QuantizedExtension", "TensorInterpreter"),
     "router.ir": (

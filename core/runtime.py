@@ -18,6 +18,7 @@ The methods are thin; the behaviour lives in the modules below.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, Unpack
 
@@ -26,7 +27,7 @@ import numpy as np
 from .base.data import TensorData
 from .base.devices import Device, DeviceLike, Path, check_topology, parse_device
 from .base.dtypes import AnyDType, DType, QFloat, is_quantized
-from .base.errors import DeviceError, DTypeError, UnknownTensorError
+from .base.errors import DeviceError, DTypeError, RouterLabError, UnknownTensorError
 from .base.policies import DEFAULT_POLICY, Policy, spelled_policy
 from .base.profiles import Profile
 from .base.request import Arrival, TransferRequest, Transport
@@ -38,7 +39,8 @@ from .fix.fusion import held_in_stream, legacy_quantize_wall
 from .fix.guard import TransferPlan
 from .moves import check_quantize, move, plan, q_to_device, upload
 from .quant import QuantizedTensor, QuantScheme, from_bytes
-from .router.client import RouterClient, build_op
+from .router.client import RouterClient, build_op, common_client
+from .router.custom_op import build_custom
 from .router.handles import Journal
 from .router.ir import (
     AddOp,
@@ -60,7 +62,8 @@ from .router.tensor import RouterTensor
 from .runtime_options import OptionNames, RuntimeOptions
 from .snapshot import Deployment, describe
 from .step import Step
-from .wire.queue import Batch, WireQueue
+from .wire.closures import describe_drain
+from .wire.queue import Batch, Drained, WireQueue
 
 T = TypeVar("T")
 
@@ -101,6 +104,7 @@ class Runtime:
             quantized = QuantizedTransfers()
         self._quantized = quantized or None
         self._arms = dict(chosen.arms or {})
+        self._custom_ops = chosen.custom_ops
         self._interpreter = chosen.interpreter
         self._backends = chosen.backends
         self.fusion = chosen.fusion
@@ -154,14 +158,16 @@ class Runtime:
             return self._attach(parsed, remote)
         backend = self._backends(parsed)
         backend.scales_left_behind = self.cubecl_legacy and parsed.profile is Profile.CUBECL
+        custom = {} if self._custom_ops is None else {"custom_ops": self._custom_ops}
         interpreter = self._interpreter(backend, self.trace, policy=self.policy,
-                                        quantized=self._quantized, arms=self._arms)
+                                        quantized=self._quantized, arms=self._arms, **custom)
         return self._attach(parsed, Session(interpreter, self.server))
 
     def _attach(self, device: Device, session: Session) -> RouterClient:
         """Add `session` to the server and give it a client (forgotten if the step fails)."""
         self.server.add(session)
-        wire = WireQueue(str(device), self._record_batch, lambda: self.trace.step) \
+        wire = WireQueue(str(device), self._record_batch, lambda: self.trace.step,
+                         on_drain=functools.partial(self._record_drain, str(device))) \
             if self.wire else None
         client = self._clients[device] = RouterClient(session, self.server, self._new_id,
                                                       self.fusion, wire)
@@ -173,6 +179,12 @@ class Runtime:
         """A batch left a client (`wire`): one trace event, its reason as the status."""
         self.trace.record("batch", batch.device, None, batch.reason, batch.nbytes,
                           batch.describe())
+
+    def _record_drain(self, device: str, drained: Drained) -> None:
+        """The device runner ran the client's queued closures (`wire`): one trace event, why
+        as the status (core/wire/closures.py)."""
+        reason, tasks, _ = drained
+        self.trace.record("drain", device, None, reason, 0, describe_drain(device, reason, tasks))
 
     def close(self) -> None:
         """End this runtime's sessions on its served peers (`Close`); in-process, nothing."""
@@ -251,13 +263,22 @@ class Runtime:
         return self.atomic(op_type.name, build_op, op_type, list(inputs), *params)
 
     def add(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self._binary(AddOp, lhs, rhs)
+        return self._float_op(AddOp, lhs, rhs)
 
     def mul(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self._binary(MulOp, lhs, rhs)
+        return self._float_op(MulOp, lhs, rhs)
 
     def matmul(self, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
-        return self._binary(MatmulOp, lhs, rhs)
+        return self._float_op(MatmulOp, lhs, rhs)
+
+    def _float_op(self, op_type: Any, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
+        """A float op; with a quantized operand, the trait's default Burn's router takes
+        (`q_add`, `q_mul`, `q_matmul`; core/fix/qops.py): dequantize, then the float op, the
+        result a float (propagation `Inhibit`, Burn's default). Under `legacy` the default's
+        first `dequantize` is the router's `unimplemented!()`. One step: all or nothing."""
+        if not (is_quantized(lhs.dtype) or is_quantized(rhs.dtype)):
+            return self._binary(op_type, lhs, rhs)
+        return self.atomic(op_type.name, self._dequantized_op, op_type, lhs, rhs)
 
     def _binary(self, op_type: Any, lhs: RouterTensor, rhs: RouterTensor) -> RouterTensor:
         """An op of two inputs and no parameters: a fast step when the fast path takes it
@@ -267,6 +288,30 @@ class Runtime:
             if out is not None:
                 return out
         return self.atomic(op_type.name, build_op, op_type, [lhs, rhs])
+
+    def _dequantized_op(self, op_type: Any, lhs: RouterTensor,
+                        rhs: RouterTensor) -> RouterTensor:
+        floats = [t.dtype for t in (lhs, rhs) if isinstance(t.dtype, DType)]
+        dtype = floats[0] if floats else DType.F32  # q_matmul's target dtype (qtensor.rs:506-513)
+        lhs, rhs = (self.dequantize(t, dtype) if is_quantized(t.dtype) else t for t in (lhs, rhs))
+        return build_op(op_type, [lhs, rhs])
+
+    def custom(self, op_id: str, *inputs: RouterTensor,
+               outputs: Sequence[tuple[Sequence[int], AnyDType | str]],
+               scalars: Sequence[float] = ()) -> list[RouterTensor]:
+        """A backend extension's custom op (core/router/custom_op.py): the inputs consumed, one
+        tensor per declared `(shape, dtype)` output. The server's handler for `op_id` runs it
+        (`Runtime(custom_ops=...)`); with none, the session panics with Burn's text."""
+        if not inputs:
+            raise RouterLabError(f"custom op {op_id!r}: give it at least one input tensor")
+        client = inputs[0].client
+        if self.served(client.device):
+            raise RouterLabError(f"custom op {op_id!r}: RouterLab's served peers carry no custom "
+                                 "op on the wire; run it on an in-process device")
+        declared = [(tuple(shape), DType.parse(d) if isinstance(d, str) else d)
+                    for shape, d in outputs]
+        return self.atomic(Detail("custom {}", op_id), lambda: build_custom(
+            common_client(list(inputs)), op_id, inputs, declared, scalars))
 
     def reshape(self, tensor: RouterTensor, shape: Sequence[int]) -> RouterTensor:
         return self.op(ReshapeOp, tensor, params=(tuple(shape),))

@@ -17,6 +17,7 @@ from .base.errors import RouterLabError
 from .base.policies import Policy
 from .base.request import DEFAULT_TRANSPORT, Arrival, Transport
 from .router.backend import Backend, make_backend
+from .router.custom_op import CustomHandler
 from .router.interpreter import Arm, QuantizedExtension, TensorInterpreter
 from .router.server import Server
 
@@ -40,6 +41,9 @@ class RuntimeOptions:
     False: none, so the `QFloat` arms raise `ExtensionMissingError`."""
     arms: Mapping[type, Arm] | None = None
     """Extra interpreter arms, keyed by op class."""
+    custom_ops: Mapping[str, CustomHandler] | None = None
+    """The server's custom-op handlers by id (`CustomOpRegistry`, core/router/custom_op.py),
+    which every in-process interpreter gets; a custom op with no handler panics there."""
     interpreter: type[TensorInterpreter] = TensorInterpreter
     """The class of every device's interpreter (a subclass that overrides an arm is how an
     exercise plugs a student's function in)."""
@@ -92,6 +96,7 @@ class OptionNames(TypedDict, total=False):
     legacy: bool | None
     quantized: QuantizedExtension | Literal[False] | None
     arms: Mapping[type, Arm] | None
+    custom_ops: Mapping[str, CustomHandler] | None
     interpreter: type[TensorInterpreter]
     backends: Callable[[Device], Backend]
     fusion: bool

@@ -43,6 +43,8 @@ EVENTS: dict[str, str] = {
     "panic": "Burn panics here: the session ends",
     "lost": "a served peer went away: its sessions ended, and the tensors it held are lost",
     "failed": "the operation failed; its events and registry changes were rolled back",
+    "drain": "the device runner ran the client's queued closures, handing their tasks to the "
+             "service: why now",
     "batch": "the client's outgoing batch left for the server: its tasks, bytes and why now",
     "note": "a remark of the model, not an event of Burn's",
 }

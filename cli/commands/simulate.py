@@ -33,8 +33,9 @@ def register(app: typer.Typer) -> None:
 Listing = Annotated[bool, typer.Option(
     "--list", help="List the shipped scenarios by name, and run nothing.")]
 Events = Annotated[bool, typer.Option(
-    "--trace", help="Also print each step's events, with the batches that left each client and "
-                    "why (burn-remote's outgoing batch).")]
+    "--trace", help="Also print each step's events, with when each client's device queue ran "
+                    "its calls and the batches that left, and why (CubeCL's closure queue, "
+                    "burn-remote's outgoing batch).")]
 RunPolicy = Annotated[str | None, typer.Option(
     "--policy", callback=options.POLICY,
     help="Run every transfer under this policy (native, dequantize, requantize, reject, legacy) "

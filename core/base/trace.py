@@ -69,7 +69,8 @@ class Detail:
 
 class TraceEvent(NamedTuple):
     """One thing that happened. `kind` is one of: register, get, remove, drop, op, read, expose,
-    take, wait, publish, download, copy, bridge, note, failed, panic, batch (a batch left a
+    take, wait, publish, download, copy, bridge, note, failed, panic, drain (a device runner ran
+    a client's queued closures: why, as the status; core/wire/closures.py), batch (a batch left a
     client: its reason as the status, its data bytes, its tasks; core/wire/queue.py)."""
 
     step: int

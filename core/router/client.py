@@ -189,7 +189,7 @@ def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTe
     their shape and dtype are read, which their IRs carry unchanged, so inferring once is
     enough) and `create(*input_irs, *params, out=...)` (see `ir.py`).
     """
-    client = _common_client(inputs)
+    client = common_client(inputs)
     shape, dtype = op_type.infer(*inputs, *params)
     client.session.check_alive()
     irs = [t.into_ir() for t in inputs]
@@ -199,7 +199,7 @@ def build_op(op_type: Any, inputs: list[RouterTensor], *params: Any) -> RouterTe
     return tensor
 
 
-def _common_client(inputs: list[RouterTensor]) -> RouterClient:
+def common_client(inputs: list[RouterTensor]) -> RouterClient:
     """The inputs' one client; every input alive, none passed twice, all on one device."""
     client = inputs[0].client
     for i, tensor in enumerate(inputs):

@@ -13,10 +13,11 @@ two behaviours exist, chosen by the transfer's policy (`routerlab.core.base.poli
 * every other policy is RouterLab's fix: uint has its own arm everywhere, and every `QFloat` arm
   calls the quantized extension (`QuantizedExtension`) the interpreter was built with.
 
-Extensions are values the owner passes in, never module state: the quantized extension and any
-extra op arms come from the `Runtime` that builds the interpreter, as Burn's `CustomOpRegistry`
-is handed to the server that owns it (`crates/burn-router/src/ops/custom.rs`). Without a
-quantized extension the `QFloat` arms raise `ExtensionMissingError`.
+Extensions are values the owner passes in, never module state: the quantized extension, any
+extra op arms and the custom-op handlers come from the `Runtime` that builds the interpreter, as
+Burn's `CustomOpRegistry` is handed to the server that owns it (`crates/burn-router/src/
+custom_op.rs:15-67`, core/router/custom_op.py). Without a quantized extension the `QFloat` arms
+raise `ExtensionMissingError`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..base.errors import (
 from ..base.policies import DEFAULT_POLICY, Policy
 from ..base.trace import Trace
 from .backend import Backend, HandleKind, Kind, Primitive, kind_of
+from .custom_op import CustomHandler, CustomOp, run_custom
 from .handles import HandleContainer
 from .ir import (
     AddOp,
@@ -127,10 +129,11 @@ class TensorInterpreter:
 
     def __init__(self, backend: Backend, trace: Trace | None = None, *,
                  policy: Policy = DEFAULT_POLICY, quantized: QuantizedExtension | None = None,
-                 arms: Mapping[type, Arm] | None = None) -> None:
+                 arms: Mapping[type, Arm] | None = None,
+                 custom_ops: Mapping[str, CustomHandler] | None = None) -> None:
         """`policy` is the one a transfer follows when it names none (`legacy` also turns
-        Burn's quantize/dequantize and uint arms on); `quantized` and `arms` are the owner's
-        extensions."""
+        Burn's quantize/dequantize and uint arms on); `quantized`, `arms` and `custom_ops` (the
+        server's `CustomOpRegistry`, core/router/custom_op.py) are the owner's extensions."""
         self.backend = backend
         self.device = backend.device
         self.trace = trace if trace is not None else Trace()
@@ -141,7 +144,9 @@ class TensorInterpreter:
             InitOp: self._init, DropOp: self._drop, AddOp: self._add, MulOp: self._mul,
             MatmulOp: self._matmul, ReshapeOp: self._reshape, SwapDimsOp: self._swap_dims,
             CastOp: self._cast, QuantizeOp: self._quantize, DequantizeOp: self._dequantize,
+            CustomOp: self._custom,
         }
+        self.custom_ops = custom_ops
         self._extra_arms = dict(arms or {})
 
     @property
@@ -183,6 +188,11 @@ class TensorInterpreter:
             raise RouterLabError(f"no interpreter arm for op {op.name!r}; pass one to the "
                                  "Runtime: Runtime(arms={OpClass: arm})")
         extra(self, op)
+
+    def _custom(self, op: CustomOp) -> None:
+        """`OperationIr::Custom`: the registered handler, or Burn's panic (interpreter.rs:
+        2107-2114)."""
+        run_custom(self, self.custom_ops, op)
 
     def _init(self, op: InitOp) -> None:
         """Nothing to do: the data was registered by its own task (interpreter.rs:2115-2117)."""

@@ -10,9 +10,11 @@ really never reaches the session, the allocation really fails.
 
 What happens next depends on the runtime's policy. `legacy` replays Burn at the pin: a lost
 message is never noticed, a failed download is logged and the session goes on without the tensor,
-an out-of-memory allocation panics and ends the session. Every other policy is RouterLab's fix: a
-step is all or nothing across the peers still alive, and what a dead peer took with it is named
-(`PeerLost`). `BURN` and `FIX` say each in words, with Burn's sources, for the faces to show.
+an out-of-memory allocation panics on CubeCL's device runner, which catches and logs it: the
+session goes on with a handle that was never initialised, and its first later use fails. Every
+other policy is RouterLab's fix: a step is all or nothing across the peers still alive, and what
+a dead peer took with it is named (`PeerLost`). `BURN` and `FIX` say each in words, with Burn's
+sources, for the faces to show.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from ..base.choices import Choice
 from ..base.data import TensorData
 from ..base.devices import Device, parse_device
 from ..base.dtypes import DType
-from ..base.errors import BurnPanic, DeviceOutOfMemory, LimitError, RouterLabError, ScenarioError
+from ..base.errors import DeviceOutOfMemory, LimitError, RouterLabError, ScenarioError
 from ..base.limits import check_result
 from ..base.view import TableView
 from ..remote import protocol as P
@@ -48,11 +50,33 @@ CUBECL_OOM = ("crates/cubecl-cuda/src/compute/server.rs:242-244 (cubecl 4834896,
               "crates/cubecl-runtime/src/server/base.rs:904-911,1021-1024)")
 
 
+CUBECL_CAUGHT = ("crates/cubecl-runtime/src/client.rs:646-648 (cubecl 4834896: `do_empty` submits "
+                 "`initialize_memory` to the device runner), "
+                 "crates/cubecl-common/src/device/handle/channel.rs:713-715,727-729 (a submitted "
+                 "closure's panic is caught and logged as a warning)")
+NEVER_INITIALIZED = "Memory location was never initialized"
+"""CubeCL's error for a binding whose memory was never bound
+(`crates/cubecl-runtime/src/memory_management/memory_manage.rs:979-983` at cubecl 4834896)."""
+NEVER_INITIALIZED_SOURCE = ("crates/cubecl-runtime/src/memory_management/memory_manage.rs:979-983 "
+                            "(cubecl 4834896; CubeCL says so itself: a failed reserve 'becomes a "
+                            "never-initialized handle whose every downstream use fails', "
+                            "crates/cubecl-cuda/src/compute/command.rs:156-162)")
+
+
 def cubecl_oom_text(size: int) -> str:
     """CubeCL's panic when a device allocation of `size` bytes does not fit: `initialize_memory`
-    wraps the `IoError::OutOfMemory` text (`CUBECL_OOM`; a backtrace line follows it in Burn)."""
+    wraps the `IoError::OutOfMemory` text (`CUBECL_OOM`). Two caveats: the inner count is the
+    size the memory pool tried to allocate, which can differ from the `size` requested (a pooled
+    page, base.rs:904), while RouterLab writes the request twice; and in Burn a backtrace
+    follows the text (the error's `{backtrace}` line), which RouterLab leaves out."""
     return (f"failed to reserve {size} bytes of device memory: out of device memory allocating "
             f"{size} bytes")
+
+
+class MemoryNeverInitialized(RouterLabError):
+    """A later use of a handle whose allocation failed under `legacy`: CubeCL's
+    `Memory location was never initialized`. Not a panic of the session's worker, so the session
+    goes on (and the step that used it is undone, as every failed step is)."""
 
 
 class FaultKind(Choice, noun="fault kind", error=ScenarioError):
@@ -255,11 +279,13 @@ BURN: dict[str, Reaction] = {
         ("crates/burn-remote/src/transport/iroh/transfer.rs:78-110,138",
          "crates/burn-communication/src/external_comm.rs:204-227")),
     "oom": Reaction(
-        "panic", "CubeCL queues the allocation on the device (client.rs:646-648) and the "
-        "device's `initialize_memory` panics `failed to reserve N bytes of device memory: out of "
-        "device memory allocating N bytes`; RouterLab ends the session there and frees its "
-        "handles",
-        (CUBECL_OOM, "crates/burn-remote/src/server/worker.rs:119-134")),
+        "logged error", "CubeCL queues the allocation on the device runner (client.rs:646-648), "
+        "whose `initialize_memory` panics `failed to reserve N bytes of device memory: out of "
+        "device memory allocating M bytes` (M: the pooled allocation's size, which can differ "
+        "from N; a backtrace follows). The runner catches a submitted closure's panic and logs "
+        "it as a warning: the session goes on, the tensor's handle is registered but never "
+        "initialised, and its first later use fails `Memory location was never initialized`",
+        (CUBECL_OOM, CUBECL_CAUGHT, NEVER_INITIALIZED_SOURCE)),
     "restart": Reaction(
         "hang or panic", "the client never reconnects (its writer is set once) and every later "
         "sync fails; a stale id that reaches the fresh session panics `Should have handle for "
@@ -358,18 +384,52 @@ class PeerFaults:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
+class NeverInitialized(Primitive):
+    """A handle whose memory was never bound (`legacy`, after a failed allocation): it has a
+    shape, a dtype and a device, and no array. Reading its array is a use, which fails with
+    CubeCL's text; the registry, which only counts and lists it, never reads it."""
+
+    __slots__ = ("_shape",)
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, device: Device) -> None:
+        self._shape = shape
+        self.dtype = dtype
+        self.device = device
+
+    @property  # type: ignore[override]
+    def array(self) -> Any:
+        raise MemoryNeverInitialized(
+            f"{NEVER_INITIALIZED} ({self.device}: this tensor's allocation failed earlier, its "
+            f"panic was caught and logged by CubeCL's device runner; {NEVER_INITIALIZED_SOURCE})")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def nbytes(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return f"NeverInitialized({self._shape}, {self.dtype}, {self.device})"
+
+
 class LimitedBackend(Backend):
     """A served device's backend: every result is checked before it is allocated, from the
     operands it really has (the op's declared shapes were checked when it arrived,
     `admit.admit`): against docs/limits.md and the client's share (`admit.Share`). A `oom`
     fault adds a memory limit: an allocation that would bring the bytes its registry holds over
-    `limit` fails before anything is registered (the fix's `DeviceOutOfMemory`), or panics as
-    CubeCL's `initialize_memory` does (`legacy`, `cubecl_oom_text`)."""
+    `limit` fails before anything is registered (the fix's `DeviceOutOfMemory`), or, under
+    `legacy`, as CubeCL's does: `initialize_memory` panics on the device runner, which logs it
+    (`logged`), and the result is a handle that was never initialised (`NeverInitialized`)."""
 
     def __init__(self, device: Device, xp: Any) -> None:
         super().__init__(device, xp)
         self.limit: int | None = None
         self.legacy = False
+        self.logged: list[str] = []
+        """The warnings CubeCL's device runner logged: each caught `initialize_memory` panic."""
+        self._failed = False
         self.live: Callable[[], int] = lambda: 0
         """Bytes held by the session's registry (set by the peer with the limit)."""
         self.share: Share | None = None
@@ -378,13 +438,25 @@ class LimitedBackend(Backend):
     def _allocate(self, nbytes: int) -> None:
         if self.share is not None:
             self.share.charge(nbytes, f"an allocation on {self.device}")
+        self._failed = False  # the op's last allocation decides (an op may check twice)
         if self.limit is not None and self.live() + nbytes > self.limit:
             held = self.live()
-            if self.legacy:
-                raise BurnPanic(cubecl_oom_text(nbytes), CUBECL_OOM)
+            if self.legacy:  # the panic fires on the device runner, which catches and logs it
+                self.logged.append(f"WARN {self.device}: {cubecl_oom_text(nbytes)} (caught by "
+                                   "the device runner; the session goes on)")
+                self._failed = True
+                return
             raise DeviceOutOfMemory(f"{self.device}: allocating {nbytes} bytes with {held} held "
                                     f"would pass its {self.limit}-byte limit; nothing was "
                                     "registered")
+
+    def _made(self, result: Primitive) -> Primitive:
+        """The result of an op that allocated: a handle never initialised if the allocation
+        failed under `legacy`, as CubeCL registers the handle before its memory is bound."""
+        if not self._failed:
+            return result
+        self._failed = False
+        return NeverInitialized(result.shape, result.dtype, result.device)
 
     def _result(self, op: type[BinaryOp], lhs: Primitive, rhs: Primitive) -> None:
         """Refuse a result too large before numpy allocates it."""
@@ -395,33 +467,33 @@ class LimitedBackend(Backend):
 
     def from_data(self, data: TensorData) -> Primitive:
         self._allocate(data.num_bytes)
-        return super().from_data(data)
+        return self._made(super().from_data(data))
 
     def to_device(self, primitive: Primitive) -> Primitive:
         if primitive.device != self.device:
             self._allocate(primitive.nbytes)
-        return super().to_device(primitive)
+        return self._made(super().to_device(primitive))
 
     def add(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         self._result(AddOp, lhs, rhs)
-        return super().add(lhs, rhs)
+        return self._made(super().add(lhs, rhs))
 
     def mul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         self._result(MulOp, lhs, rhs)
-        return super().mul(lhs, rhs)
+        return self._made(super().mul(lhs, rhs))
 
     def matmul(self, lhs: Primitive, rhs: Primitive) -> Primitive:
         self._result(MatmulOp, lhs, rhs)
-        return super().matmul(lhs, rhs)
+        return self._made(super().matmul(lhs, rhs))
 
     def cast(self, primitive: Primitive, dtype: Any) -> Primitive:
         self._allocate(math.prod(primitive.shape) * (dtype.size if isinstance(dtype, DType)
                                                      else 1))
-        return super().cast(primitive, dtype)
+        return self._made(super().cast(primitive, dtype))
 
     def _wrap(self, array: Any, dtype: Any) -> Primitive:
         self._allocate(int(array.size) * self._storage(dtype).itemsize)
-        return super()._wrap(array, dtype)
+        return self._made(super()._wrap(array, dtype))
 
 
 def limited_backend(device: Device) -> Backend:
@@ -495,6 +567,6 @@ def race(rt: Any, run: Callable[[], str], source: Device, target: str) -> str:
             f"{'its own values back' if intact else 'OTHER VALUES'}")
 
 
-__all__ = ["BURN", "FIX", "Fault", "FaultKind", "LimitedBackend", "PeerFaults", "Reaction",
-           "When", "fault_from_table", "limited_backend", "parse_fault", "race", "reactions_view",
-           "run_with_faults"]
+__all__ = ["BURN", "FIX", "Fault", "FaultKind", "LimitedBackend", "MemoryNeverInitialized",
+           "NeverInitialized", "PeerFaults", "Reaction", "When", "fault_from_table",
+           "limited_backend", "parse_fault", "race", "reactions_view", "run_with_faults"]

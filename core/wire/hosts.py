@@ -8,9 +8,11 @@ selected device's settings and the server's device count (`crates/burn-remote/sr
 pump.rs:59-69`), which the client publishes for `RemoteDevice::defaults` and `enumerate`
 (`crates/burn-remote/src/client/service.rs:183-195,598-600`).
 
-So a real burn-remote server of a CPU backend hosts one device, index 0. RouterLab's `cpu:0` and
-`cpu:1` of one peer stand for two devices of one server, as on a host with two GPUs whose
-enumeration found both (`cuda:0`, `cuda:1`): a move between them is the same-peer `local` path.
+So a Dispatch server of a CPU backend hosts one device, index 0. That is Dispatch's rule, not
+burn-remote's: `RemoteServerBuilder::new(devices)` hosts any non-empty list it is given,
+`devices[0]` the default (`crates/burn-remote/src/server/builder.rs:84-95`). RouterLab's `cpu:0`
+and `cpu:1` of one peer stand for two devices of one server (such a builder's, or a host with two
+GPUs whose enumeration found both): a move between them is the same-peer `local` path.
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
-"""A device's client service: which task waits in the batch, which leaves at once, and why.
+"""A device's client: when a task reaches the service, which frame it leaves in, and why.
 
-burn-remote's `RemoteService` submits each task one of three ways
+Two queues stand between a burn-remote call and the wire. First CubeCL's device queue
+(`closures.py`): every call is a closure submitted to the device's runner, which runs nothing
+until 32 closures are queued, a call waits for an answer, or a move calls `flush_queue`
+(`crates/burn-remote/src/client/runner.rs:23-120, 422-482`). Then, as the runner runs each
+closure, burn-remote's `RemoteService` submits its task one of three ways
 (`crates/burn-remote/src/client/service.rs`):
 
 - **buffered** (`submit`, service.rs:547-556): an op (`register_op`, 324-329), an alias
@@ -9,16 +13,16 @@ burn-remote's `RemoteService` submits each task one of three ways
 - **flushed at once**: an upload (`register_tensor`, 386-389) and the four transfer tasks
   (`register_tensor_remote`, `expose_tensor_remote`, `expose_tensor_local`,
   `register_tensor_local`, 408-475), which have "no following barrier on this client" (403-407);
-  the runner also forces its closure queue with `flush_queue` around a move, which it "wouldn't
-  drain until 32 ops accumulated" (`crates/burn-remote/src/client/runner.rs:464-469`);
 - **answered** (`submit_blocking`, 564-567): a read (486-492), a sync (494-497) and
   `dtype_usage` (519-520) push, flush, then wait for the server's answer.
 
-So a server that panics on an op does so when the batch carrying it arrives, and the user learns
-it only at the next call that waits for an answer: the session worker is gone, and a read fails
-with `Failed to read tensor` (`crates/burn-remote/src/client/runner.rs:44-52`), a sync with "Remote
-response channel closed before sync completed" (service.rs:501-504). `WireQueue` records every
-batch and that moment (`Surfaced`).
+"At once" is at once *when the runner runs the closure*: an upload waits in the closure queue
+like an op, and leaves with the first drain. So a server that panics on an op does so when the
+batch carrying it arrives, and the user learns it only at the next call that waits for an answer:
+the session worker is gone, and a read fails with `Failed to read tensor`
+(`crates/burn-remote/src/client/runner.rs:44-52`), a sync with "Remote response channel closed
+before sync completed" (service.rs:501-504). `WireQueue` records every drain, every batch and
+that moment (`Surfaced`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from dataclasses import dataclass
 
 from ..base.choices import Choice
 from .batch import FLUSH_BYTES_THRESHOLD, FLUSH_THRESHOLD, OutgoingBatch, WireTask
+from .closures import CHANNEL_MAX_TASK, ClosureQueue, Drain
 
 BUFFERED = frozenset(("RegisterOperation", "RegisterAlias", "Seed", "RegisterAndExecuteGraph",
                       "ExecuteGraph"))
@@ -48,7 +53,7 @@ class Flush(Choice, noun="flush reason"):
     UPLOAD = "upload"
     """`register_tensor` flushes right after it pushes (service.rs:386-389)."""
     TRANSFER = "transfer"
-    """A transfer task flushes right away (service.rs:401-475, runner.rs:464-469)."""
+    """A transfer task flushes right away (service.rs:401-475)."""
     CLOSE = "close"
     """The client's teardown appends `Close` and sends what is left (service.rs:676-685)."""
     STEP = "step"
@@ -75,7 +80,11 @@ def flush_reason(kind: str, queued: int, queued_bytes: int, nbytes: int = 0,
                  threshold: int = FLUSH_THRESHOLD,
                  bytes_threshold: int = FLUSH_BYTES_THRESHOLD) -> Flush | None:
     """Why the batch leaves when a task of `kind` (carrying `nbytes` of data) is submitted to a
-    batch that holds `queued` tasks and `queued_bytes` data bytes; None: it waits."""
+    batch that holds `queued` tasks and `queued_bytes` data bytes; None: it waits.
+
+    The `bytes` rule is Burn's (batch.rs:52-56) but unreachable at the pin: only a
+    `RegisterTensor` adds bytes, and it flushes the batch at once, so a buffered task always
+    finds `queued_bytes == 0`. It is kept because the rule is the batch's, not the service's."""
     how = task_kind(kind)
     if how == "answered":
         return Flush.ANSWER
@@ -131,40 +140,73 @@ class Surfaced:
         return self.task.step
 
     def describe(self) -> str:
-        return (f"{self.device}: {self.task} panicked the server at step {self.failed_step}; "
-                f"the user sees it at step {self.seen_step}, when {self.seen} waits for an "
-                "answer")
+        return (f"{self.device}: {self.task}, called at step {self.failed_step}, panicked the "
+                f"server when its batch arrived; the user sees it at step {self.seen_step}, "
+                f"when {self.seen} waits for an answer")
+
+
+Drained = tuple[Drain, tuple[WireTask, ...], int]
+"""One run of the device runner: why, the closures it ran, at which step."""
 
 
 class WireQueue:
-    """One device's client service (module docstring). `record` receives each batch as it
-    leaves; `step` says which step is running."""
+    """One device's client (module docstring): CubeCL's closure queue in front of burn-remote's
+    service and its outgoing batch. `record` receives each batch as it leaves, `on_drain` each
+    run of the runner; `step` says which step is running."""
 
     def __init__(self, device: str, record: Callable[[Batch], None] = lambda batch: None,
                  step: Callable[[], int] = lambda: 0, threshold: int = FLUSH_THRESHOLD,
-                 bytes_threshold: int = FLUSH_BYTES_THRESHOLD) -> None:
+                 bytes_threshold: int = FLUSH_BYTES_THRESHOLD,
+                 on_drain: Callable[[Drained], None] = lambda drained: None,
+                 capacity: int = CHANNEL_MAX_TASK) -> None:
         self.device = device
+        self.closures = ClosureQueue(capacity)
         self.batch = OutgoingBatch(threshold, bytes_threshold)
+        self.drained: list[Drained] = []
         self.sent: list[Batch] = []
         self._record = record
+        self._on_drain = on_drain
         self._step = step
         self.poisoned: WireTask | None = None
-        """A task the server will panic on, still in the batch or already sent."""
+        """A task the server will panic on, still queued or already sent."""
         self.dead = False
         """The batch carrying the poisoned task left: the session's worker has panicked."""
         self.surfaced: Surfaced | None = None
 
     def send(self, kind: str, label: str, *, nbytes: int = 0, stream: int = 0,
              panics: bool = False) -> Surfaced | None:
-        """Submit one task as burn-remote does; `panics`: the server panics running it. Returns
-        the surfaced panic when this call is the one that waits for the dead session's answer."""
+        """Submit one call as burn-remote does: its closure joins the device queue, which the
+        runner drains when it is full, when this call waits for an answer (`submit_blocking`),
+        or when it is a transfer task (the move's `flush_queue`). `panics`: the server panics
+        running it. Returns the surfaced panic when this call is the one that waits for the dead
+        session's answer."""
+        how = task_kind(kind)  # an unknown kind is refused before anything is queued
         task = WireTask(kind, label, stream, nbytes, self._step())
         if panics and self.poisoned is None:
             self.poisoned = task
-        reason = push(self.batch, task)
-        if reason is not None:
-            self.flush(reason)
-        return self._answer(task) if reason is Flush.ANSWER else None
+        full = self.closures.submit(task)
+        if how == "answered":
+            self.drain(Drain.WAIT)
+            return self._answer(task)
+        if how == "flushed" and kind != "RegisterTensor":
+            self.drain(Drain.MOVE)
+        elif full:
+            self.drain(Drain.FULL)
+        return None
+
+    def drain(self, reason: Drain) -> None:
+        """The runner runs every queued closure, in order: each hands its task to the service,
+        which pushes it and flushes the batch as its kind says."""
+        tasks = tuple(self.closures.take())
+        if not tasks:
+            return
+        drained = (reason, tasks, self._step())
+        self.drained.append(drained)
+        self._on_drain(drained)
+        for task in tasks:
+            reason = push(self.batch, task)
+            if reason is not None:
+                self.flush(reason)
 
     def flush(self, reason: Flush) -> Batch | None:
         """Send what the batch holds as one frame (a no-op when it is empty, service.rs:648-660)."""
@@ -185,13 +227,20 @@ class WireQueue:
         self.surfaced = Surfaced(self.device, self.poisoned, call, call.step)
         return self.surfaced
 
-    def snapshot(self) -> tuple[list[WireTask], int, int, WireTask | None, bool, Surfaced | None]:
+    def snapshot(self) -> WireState:
         """What `restore` puts back when a step is rolled back."""
-        return (list(self.batch.tasks), self.batch.bytes, len(self.sent), self.poisoned,
-                self.dead, self.surfaced)
+        return (list(self.closures.closures), list(self.batch.tasks), self.batch.bytes,
+                len(self.drained), len(self.sent), self.poisoned, self.dead, self.surfaced)
 
-    def restore(self, state: tuple[list[WireTask], int, int, WireTask | None, bool,
-                                   Surfaced | None]) -> None:
-        tasks, nbytes, sent, self.poisoned, self.dead, self.surfaced = state
+    def restore(self, state: WireState) -> None:
+        (closures, tasks, nbytes, drained, sent, self.poisoned, self.dead,
+         self.surfaced) = state
+        self.closures.closures = closures
         self.batch.tasks, self.batch.bytes = tasks, nbytes
+        del self.drained[drained:]
         del self.sent[sent:]
+
+
+WireState = tuple[list[WireTask], list[WireTask], int, int, int, WireTask | None, bool,
+                  Surfaced | None]
+"""A `WireQueue`'s state, as `snapshot` takes it."""

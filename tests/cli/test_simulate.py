@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -137,17 +138,25 @@ def test_float_overflow_is_inf_without_numpy_warnings(tmp_path: Path) -> None:
 
 
 def test_trace_shows_each_batch_that_left_a_client_and_why() -> None:
-    """`--trace` replays burn-remote's outgoing batch: an upload leaves at once, the ops of a
-    step wait in the batch, and a read sends them with it (docs/burn.md section 19)."""
+    """`--trace` replays both of the client's queues: CubeCL's closure queue holds the upload and
+    the ops until the read pads it (a `drain` event), and only then does the outgoing batch send
+    the upload alone and the rest with the read (docs/burn.md section 19)."""
     result = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "shared-add.toml"), "--plain",
                                       "--trace"])
     assert result.exit_code == 0, result.output
     plain = " ".join(result.output.split())
     # a narrow terminal shows the events table sideways: an event per column
-    assert ("batch │ cpu:0" in plain or "event │ batch" in plain) and "left: an upload" in plain
+    assert re.search(r"event (│ )?drain", plain) and re.search(r"event (│ )?batch", plain)
+    assert "cpu:0's runner ran 4 closure(s)" in plain and "left: an upload" in plain
     assert "answer" in plain
     quiet = CliRunner().invoke(app, ["simulate", str(SCENARIOS / "shared-add.toml"), "--plain"])
-    assert " batch " not in quiet.output
+    assert " batch " not in quiet.output and " drain " not in quiet.output
+    doc = json.loads(CliRunner().invoke(app, ["simulate", str(SCENARIOS / "shared-add.toml"),
+                                              "--json", "--trace"]).stdout)
+    wire = [(s["step"], e["kind"], e["status"]) for s in doc["steps"] for e in s["events"]
+            if e["kind"] in ("drain", "batch")]
+    read = len(doc["steps"]) - 1  # nothing leaves the client before the read (step 4)
+    assert wire == [(read, "drain", "wait"), (read, "batch", "upload"), (read, "batch", "answer")]
 
 
 def test_a_server_panic_names_the_step_where_burns_user_sees_it() -> None:

@@ -882,15 +882,38 @@ def _() -> None:
      "cubecl:crates/cubecl-cuda/src/compute/server.rs:242-244")
 def _() -> None:
     from routerlab.core.base.data import TensorData
-    from routerlab.core.serving.faults import LimitedBackend
+    from routerlab.core.serving.faults import LimitedBackend, cubecl_oom_text
 
     backend = LimitedBackend(Runtime(["cpu:0"]).devices[0], np)
     backend.limit, backend.legacy = 8, True
-    with pytest.raises(BurnPanic) as info:
-        backend.from_data(TensorData.from_array(np.zeros(4, F32)))
-    assert info.value.message == ("failed to reserve 16 bytes of device memory: out of device "
-                                  "memory allocating 16 bytes")
-    assert "OutOfMemory {" not in str(info.value)
+    backend.from_data(TensorData.from_array(np.zeros(4, F32)))
+    assert cubecl_oom_text(16) == ("failed to reserve 16 bytes of device memory: out of device "
+                                   "memory allocating 16 bytes")
+    assert [cubecl_oom_text(16) in line for line in backend.logged] == [True]
+    assert "OutOfMemory {" not in backend.logged[0]
+
+
+@row("sess-oom-logged-never-initialized", "initialize_memory runs in a closure submitted to "
+     "CubeCL's device runner, which catches and logs its panic: the session goes on with a handle "
+     "never initialised, whose first later use fails 'Memory location was never initialized'",
+     "cubecl:crates/cubecl-common/src/device/handle/channel.rs:713-715, 727-729")
+def _() -> None:
+    from routerlab.core.base.data import TensorData
+    from routerlab.core.serving.faults import (
+        LimitedBackend,
+        MemoryNeverInitialized,
+        NeverInitialized,
+    )
+
+    backend = LimitedBackend(Runtime(["cpu:0"]).devices[0], np)
+    backend.limit, backend.legacy = 8, True
+    made = backend.from_data(TensorData.from_array(np.zeros(4, F32)))  # no raise: logged
+    assert isinstance(made, NeverInitialized) and made.shape == (4,)
+    with pytest.raises(MemoryNeverInitialized, match="^Memory location was never initialized"):
+        backend.into_data(made)  # memory_manage.rs:979-983
+    assert not issubclass(MemoryNeverInitialized, BurnPanic)  # no worker panic: no session ends
+    backend.limit = None
+    assert backend.into_data(backend.from_data(TensorData.from_array(np.ones(2, F32)))).num_bytes
 
 
 # --- 10. what a device advertises -----------------------------------------------------------
@@ -1291,6 +1314,113 @@ def _() -> None:
 
 
 # --- the suite itself ------------------------------------------------------------------------
+
+@row("qops-ten-walls", "the router's ten QTensorOps are unimplemented!(): the Runtime's "
+     "quantize, reshape and swap_dims of a quantized tensor meet the wall of the table's line",
+     "crates/burn-router/src/ops/qtensor.rs:11-62")
+def _() -> None:
+    from routerlab.core.fix.qops import by_runtime_call
+
+    def line(call: str) -> str:
+        return by_runtime_call(call).source.rsplit(":", 1)[1]
+
+    legacy = Runtime(["cpu:0"], policy="legacy")
+    with pytest.raises(BurnUnimplemented) as wall:
+        legacy.quantize(legacy.tensor([1.0, -2.0], "cpu:0"), "q8s", scales=[2.0 / 127])
+    assert wall.value.source.endswith(line("quantize(scales=...)").split("-")[1])
+    with pytest.raises(BurnUnimplemented) as wall:
+        legacy.quantize(legacy.tensor([1.0, -2.0], "cpu:0"), "q8s")  # calibrated: _dynamic
+    assert wall.value.source.endswith(line("quantize").split("-")[1])
+    fix = Runtime(["cpu:0"])
+    q = fix.quantize(fix.tensor([[1.0, -2.0]], "cpu:0"), "q8s")
+    for call, run in (("reshape", lambda: fix.reshape(fix.clone(q), [2, 1])),
+                      ("swap_dims", lambda: fix.swap_dims(fix.clone(q), 0, 1))):
+        with pytest.raises(BurnUnimplemented) as wall:
+            run()
+        assert wall.value.source.endswith(f"qtensor.rs:{line(call)}"), call
+
+
+@row("qops-default-dequantizes-to-float", "every other q_* op is the trait's default: "
+     "dequantize, the float op, and (propagation Inhibit, the default) a float result; q_add, "
+     "q_mul and q_matmul under the fix, bit for bit",
+     "crates/burn-backend/src/backend/ops/qtensor.rs:55-98, 352-354, 498-545")
+def _() -> None:
+    rt = Runtime(["cpu:0"])
+    values = np.array([[1.0, -2.0, 3.0]], F32)
+    q = rt.quantize(rt.tensor(values, "cpu:0"), "q8s")
+    x = rt.tensor(np.array([[0.5, 0.25, -1.0]], F32), "cpu:0")
+    grid = rt.read(rt.dequantize(rt.clone(q)))  # the values on the input's grid
+    total = rt.add(rt.clone(q), rt.clone(q))
+    assert total.dtype == DType.F32 and rt.read(total).tolist() == (grid + grid).tolist()
+    product = rt.mul(rt.clone(q), rt.clone(x))
+    assert rt.read(product).tolist() == (grid * rt.read(rt.clone(x))).tolist()
+    moved = rt.matmul(rt.clone(q), rt.swap_dims(rt.clone(x), 0, 1))
+    assert rt.read(moved).tolist() == (grid @ np.array([[0.5], [0.25], [-1.0]], F32)).tolist()
+    legacy = Runtime(["cpu:0"], policy="legacy")
+    with pytest.raises(BurnUnimplemented) as wall:  # the default's first dequantize
+        legacy.dequantize(legacy.tensor([1.0], "cpu:0"))
+    assert wall.value.source.endswith("qtensor.rs:31")
+
+
+@row("qops-docs-table", "docs/burn.md's table lists every row of the model's quantized op set, "
+     "with its Burn lines", "crates/burn-router/src/ops/qtensor.rs:11-62")
+def _() -> None:
+    from routerlab.core.fix.qops import OPS
+
+    text = (ROOT / "docs" / "burn.md").read_text(encoding="utf-8")
+    for op in OPS:
+        first = op.source.split(", ")[0]
+        path, _, lines = first.partition(":")
+        assert f"| `{op.name}` |" in text and f"{path.removeprefix('crates/')}:{lines}" in text
+    assert sum(op.burn.startswith("unimplemented") for op in OPS) == 10
+
+
+def _add_twice(interpreter: Any, op: Any) -> None:
+    """A server's custom-op handler, as Burn's builder example writes one: read the inputs,
+    compute with the backend, register the output (`crates/burn-remote/src/server/builder.rs:
+    63-73`)."""
+    a = interpreter.handles.get_tensor_handle(op.ins[0])
+    b = interpreter.handles.get_tensor_handle(op.ins[1])
+    result = interpreter.backend.add(interpreter.backend.add(a, b), b)
+    interpreter.handles.register(op.outs[0].id, result)
+
+
+@row("custom-handler-runs", "a custom op reaches the interpreter, which calls the handler "
+     "registered for its id: it reads the inputs (a last use frees them) and registers the "
+     "outputs", "crates/burn-router/src/interpreter.rs:2107-2108")
+def _() -> None:
+    from routerlab.core.router.custom_op import CustomOpRegistry
+
+    rt = Runtime(["cpu:0"], custom_ops=CustomOpRegistry().custom_op("add_twice", _add_twice))
+    x, y = rt.tensor([1.0, 2.0], "cpu:0"), rt.tensor([10.0, 20.0], "cpu:0")
+    (z,) = rt.custom("add_twice", x, y, outputs=[((2,), "f64")])
+    assert rt.read(z).tolist() == [21.0, 42.0] and rt.handle_ids("cpu:0") == [int(z.id)]
+
+
+@row("custom-missing-handler-panics", "an id with no handler panics on the session worker with "
+     "Burn's text, which ends the session", "crates/burn-router/src/interpreter.rs:2107-2114")
+def _() -> None:
+    rt = Runtime(["cpu:0"])
+    x = rt.tensor([1.0], "cpu:0")
+    with pytest.raises(BurnPanic) as info:
+        rt.custom("fused_matmul_add_relu", x, outputs=[((1,), "f64")])
+    assert info.value.message == (
+        "No custom-op handler registered for `fused_matmul_add_relu`. Register one on the server "
+        "via `CustomOpRegistry`/the server builder before starting it.")
+    assert info.value.session == "cpu:0" and "ENDED" in rt.registry("cpu:0").caption
+
+
+@row("custom-registry-last-wins", "registering the same id twice keeps the last handler",
+     "crates/burn-router/src/custom_op.rs:52-61")
+def _() -> None:
+    from routerlab.core.router.custom_op import CustomOpRegistry
+
+    def first(interpreter: Any, op: Any) -> None:
+        raise AssertionError("the first handler was replaced")
+
+    registry = CustomOpRegistry().custom_op("add_twice", first).custom_op("add_twice", _add_twice)
+    assert len(registry) == 1 and registry["add_twice"] is _add_twice
+
 
 def _params() -> list[Any]:
     return [pytest.param(r, id=r.id, marks=[pytest.mark.xfail(strict=True, reason=r.pending)]

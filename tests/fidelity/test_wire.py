@@ -18,9 +18,11 @@ import pytest
 from routerlab.core import BurnPanic, BurnTodo, MissingHandleError, Runtime
 from routerlab.core.scenario import ScenarioRunError, parse_scenario, run_scenario
 from routerlab.core.wire import (
+    CHANNEL_MAX_TASK,
     FLUSH_BYTES_THRESHOLD,
     FLUSH_THRESHOLD,
     Call,
+    Drain,
     Flush,
     GraphCache,
     GraphOp,
@@ -88,25 +90,49 @@ def _() -> None:  # Burn's own tests, batch.rs:93-124, on the model
     assert not OutgoingBatch(100, 1000).push(WireTask("RegisterOperation", "", nbytes=5000))
 
 
-@row("wire-ops-wait-for-the-fourth", "ops are buffered: three wait, the fourth sends all four",
-     "crates/burn-remote/src/client/service.rs:324-329, 547-556")
+@row("wire-closure-queue-holds-32", "every client call is a closure on CubeCL's device queue, "
+     "which the runner takes only once 32 are queued (CHANNEL_MAX_TASK; cubecl-common at "
+     "CubeCL 4834896)",
+     "cubecl:crates/cubecl-common/src/device/handle/channel.rs:92-95, 845, 1080-1086")
 def _() -> None:
     rt = Runtime(["cpu:0"], wire=True)
-    x = rt.tensor([1.0, 2.0], "cpu:0")
-    before = len(_batches(rt))
-    y = rt.add(rt.clone(x), x)                      # Init of x's upload waits, then the add
-    z = rt.mul(rt.clone(y), y)
-    assert len(_batches(rt)) == before              # three tasks wait
-    rt.add(rt.clone(z), z)                          # the fourth task: all four leave
-    assert _batches(rt)[before:] == [(4, "count")]
+    x = rt.tensor([1.0, 2.0], "cpu:0")                 # RegisterTensor, then Init's op
+    wire = rt.client("cpu:0").wire
+    assert wire is not None and CHANNEL_MAX_TASK == 32
+    y = x
+    while len(wire.closures.closures) < CHANNEL_MAX_TASK - 1:
+        y = rt.add(rt.clone(y), y)
+    assert wire.sent == [] and wire.drained == []     # 31 calls made, nothing reached the service
+    rt.add(rt.clone(y), y)                             # the 32nd closure: the runner takes them all
+    assert [(reason, len(tasks)) for reason, tasks, _ in wire.drained] == [(Drain.FULL, 32)]
+    assert _batches(rt) == [(1, "upload")] + [(4, "count")] * 7  # the service's usual frames
+    assert len(wire.batch.tasks) == 3                  # three ops now wait in the batch instead
 
 
-@row("wire-upload-flushes", "register_tensor pushes and flushes at once, whatever its size",
+@row("wire-ops-wait-for-the-fourth", "the service buffers ops: three wait in the batch, the fourth "
+     "sends all four, once the runner has handed them over",
+     "crates/burn-remote/src/client/service.rs:324-329, 547-556")
+def _() -> None:
+    queue = WireQueue("cpu:0")
+    for op in ("add", "mul", "add"):
+        queue.send("RegisterOperation", op)
+    queue.drain(Drain.WAIT)
+    assert queue.sent == [] and len(queue.batch.tasks) == 3
+    queue.send("RegisterOperation", "sum")
+    queue.drain(Drain.WAIT)
+    assert [(len(b.tasks), b.reason) for b in queue.sent] == [(4, Flush.COUNT)]
+
+
+@row("wire-upload-waits-then-flushes", "register_tensor_data only submits a closure; when the "
+     "runner runs it, the service pushes the upload and flushes at once, whatever its size",
+     "crates/burn-remote/src/client/runner.rs:56-67, "
      "crates/burn-remote/src/client/service.rs:386-389")
 def _() -> None:
     rt = Runtime(["cpu:0"], wire=True)
-    rt.tensor([1.0, 2.0], "cpu:0")
-    assert _batches(rt) == [(1, "upload")]
+    x = rt.tensor([1.0, 2.0], "cpu:0")
+    assert _batches(rt) == []                          # the upload waits as a closure
+    rt.read(x)
+    assert _batches(rt) == [(1, "upload"), (2, "answer")]  # Init's op and the read
 
 
 @row("wire-read-flushes-everything-before", "a read is pushed behind the queued ops and flushed "
@@ -122,8 +148,8 @@ def _() -> None:
     assert rt.client("cpu:0").wire.sent[-1].reason is Flush.ANSWER  # type: ignore[union-attr]
 
 
-@row("wire-move-flushes", "a same-peer move's expose and register each flush at once (the "
-     "runner's flush_queue, then the service's flush)",
+@row("wire-move-flushes", "a same-peer move's expose and register each drain the closure queue "
+     "(the runner's flush_queue), then flush the batch (the service's flush)",
      "crates/burn-remote/src/client/runner.rs:429-441, "
      "crates/burn-remote/src/client/service.rs:445-475")
 def _() -> None:
@@ -134,6 +160,7 @@ def _() -> None:
     target = rt.client("cpu:1").wire.sent[-1]  # type: ignore[union-attr]
     assert (source.tasks[-1].kind, source.reason) == ("ExposeTensorLocal", Flush.TRANSFER)
     assert (target.tasks[-1].kind, target.reason) == ("RegisterTensorLocal", Flush.TRANSFER)
+    assert [r for r, _, _ in rt.client("cpu:0").wire.drained] == [Drain.MOVE]  # type: ignore[union-attr]
 
 
 # --- 20. where a server panic surfaces --------------------------------------------------------
@@ -195,6 +222,7 @@ def _() -> None:
     assert queue.send("RegisterOperation", "add") is None and not queue.dead  # still queued
     seen = queue.send("ReadTensor", "#3")
     assert queue.dead and seen is not None and seen.task.label == "quantize"
+    assert [len(tasks) for _, tasks, _ in queue.drained] == [3]  # the read drained all three
 
 
 # --- 21. streams and aliases ------------------------------------------------------------------
@@ -269,6 +297,26 @@ def _() -> None:
     assert (inputs, outputs) == ([0, 1, 3], [4])  # activation, weight, bias in; the result out
 
 
+@row("wire-estimate-counts-outputs-twice", "Burn's estimate walks op.nodes() chained with "
+     "op.outputs(), and nodes() already holds the outputs: each output counts twice, so the "
+     "three-layer block saves 77 %, not the 70 % of counting each tensor once",
+     "crates/burn-router/src/fusion.rs:395-406, crates/burn-ir/src/operation.rs:2210-2212")
+def _() -> None:
+    op = GraphOp("add", ((0, (8, 64), True), (1, (64,), False)), ((2, (8, 64)),))
+    tensor = {2: 10 + 8 * 2, 1: 10 + 8 * 1}  # TENSOR plus PER_DIM per dimension
+    assert op.baseline() == 8 + tensor[2] + tensor[1] + tensor[2] * 2  # the output twice
+    assert estimate_saved_pct(layers(0)) == 77
+
+
+@row("wire-classify-init-not-produced", "GraphIr::classify counts no Init op's outputs as "
+     "produced: an Init's tensor is a graph input", "crates/burn-ir/src/graph.rs:58-95")
+def _() -> None:
+    init = GraphOp("init", (), ((5, (2,)),), init=True)
+    add = GraphOp("add", ((5, (2,), True), (6, (2,), False)), ((7, (2,)),))
+    assert boundary([init, add]) == ([5, 6], [7])
+    assert boundary([GraphOp("make", (), ((5, (2,)),)), add]) == ([6], [7])
+
+
 @row("wire-patience", "the fuser closes a graph once its score has not grown for 32 ops "
      "(growth_patience), with no size cap by default",
      "crates/burn-std/src/config/fusion.rs:35-48, crates/burn-router/src/fusion.rs:245-252")
@@ -300,6 +348,31 @@ def _() -> None:
     assert [host_devices(n) for n in (0, 1, 2, 4)] == [1, 1, 2, 4]
 
 
+@row("wire-builder-hosts-any-list", "only Dispatch's server hosts one default device; "
+     "RemoteServerBuilder::new(devices) hosts the list it is given, devices[0] the default: the "
+     "docs say so, and a peer of the model hosts two CPU devices",
+     "crates/burn-remote/src/server/builder.rs:84-95, "
+     "crates/burn-dispatch/src/remote_server.rs:32-47")
+def _() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert "`RemoteServerBuilder::new(devices)` hosts whatever list it is given" in text
+    assert "A real burn-remote server of a CPU backend" not in text
+    rt = Runtime(["cpu:0", "cpu:1"], wire=True)
+    rt.to_device(rt.tensor([1.0], "cpu:0"), "cpu:1")  # one server, two devices: the local path
+    assert [t.kind for t in rt.client("cpu:0").wire.sent[-1].tasks][-1] == "ExposeTensorLocal"  # type: ignore[union-attr]
+
+
+@row("wire-runtime-aliases-where", "the Runtime's sessions have no streams; burn-fusion's "
+     "tag_shared_view is where they would need an alias (alias_handle is register_alias)",
+     "crates/burn-fusion/src/stream/multi.rs:168-192, crates/burn-router/src/fusion.rs:119-135")
+def _() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert "`MultiStream::tag_shared_view`" in text and "multi.rs#L168-L192" in text
+    session = StreamedSession()  # the toy that has them: a second id over one buffer
+    session.run([Call(1, "make", (), 1), Call(1, "alias", (1,), 2), Call(2, "consume", (2,))])
+    assert session.live_buffers() == {1}
+
+
 def _params() -> list[object]:
     return [pytest.param(r, id=r.id) for r in ROWS]
 
@@ -314,8 +387,8 @@ def test_rows_cite_burn_at_the_pin_and_docs_list_them() -> None:
     assert len(set(ids)) == len(ids)
     for r in ROWS:
         for cite in r.burn.split(", crates/"):
-            assert re.fullmatch(r"(crates/)?[\w./-]+\.(rs|toml):\d+(-\d+)?(, \d+(-\d+)?)*",
-                                cite), r
+            assert re.fullmatch(r"(cubecl:)?(crates/)?[\w./-]+\.(rs|toml):\d+(-\d+)?"
+                                r"(, \d+(-\d+)?)*", cite), r
     text = DOC.read_text(encoding="utf-8")
     documented = [rid for line in re.findall(r"^Wire rows: (.*?)\.$", text, re.M | re.S)
                   for rid in re.findall(r"`([a-z0-9-]+)`", line)]
@@ -339,3 +412,23 @@ def test_a_failed_step_takes_its_tasks_back_from_the_batch() -> None:
     with pytest.raises(BurnTodo):
         rt.quantize(x, "q8s")
     assert (list(wire.batch.tasks), len(wire.sent)) == state
+
+
+def test_the_bytes_rule_is_unreachable_through_burns_client() -> None:
+    """Issue 39: only a RegisterTensor adds bytes, and the service flushes right after pushing it
+    (service.rs:386-389), so a buffered task always finds 0 bytes queued and no batch ever leaves
+    for `bytes` through the client, whatever the calls. The rule is tested on the batch alone
+    (`wire-push-either-threshold`), never as a state Burn's client reaches."""
+    import random
+
+    from routerlab.core.wire import ANSWERED, BUFFERED, FLUSHED
+
+    rng = random.Random(39)
+    kinds = sorted(BUFFERED | FLUSHED | ANSWERED)
+    queue = WireQueue("cpu:0")
+    for _ in range(2000):
+        kind = rng.choice(kinds)
+        queue.send(kind, "t", nbytes=rng.choice((0, 8, 3 << 20)) if kind == "RegisterTensor"
+                   else 0)
+        assert queue.batch.bytes == 0
+    assert len(queue.sent) > 100 and all(b.reason is not Flush.BYTES for b in queue.sent)

@@ -46,7 +46,7 @@ EXPECTED: dict[str, Shows] = {
     "06-the-fix": Shows(tables=1, figures=2, sliders=2, implement=1, opened_sliders=2),
     "07-gpu": Shows(tables=0, figures=1),
     "08-real-peers": Shows(tables=3, figures=0),
-    "09-the-wire": Shows(tables=5, figures=1, implement=1),
+    "09-the-wire": Shows(tables=6, figures=1, implement=2),
     "10-capstone-router": Shows(tables=3, figures=0, implement=1),
 }
 """Per notebook (by stem, in series order): what it shows after a clean top-to-bottom run."""

@@ -61,6 +61,7 @@ def test_notebook_runs_clean(notebook_path: Path, venv_kernel: str, artifacts: P
         _assert_clean(notebook, notebook_path.name)
         _assert_no_answer_before_its_reveal(notebook, notebook_path.name)
         _assert_tables_shown_as_html(notebook, notebook_path.name)
+        _assert_figures_are_svg(notebook, notebook_path.name)
         client.set_widgets_metadata()
         _assert_shows_what_is_expected(notebook, notebook_path.stem)
         for index, exercise_id in checks.items():
@@ -168,6 +169,14 @@ def _assert_shows_what_is_expected(notebook, stem: str) -> None:
         sliders=sliders, implement=len(implement_checkpoints(notebook.cells)))
     assert shown == EXPECTED[stem], (
         f"{stem} shows {shown}, expected {EXPECTED[stem]} (tests/notebooks/expectations.py)")
+
+
+def _assert_figures_are_svg(notebook, name: str) -> None:
+    """Every figure of the series is SVG (`plot_theme`): a PNG is the one figure that paints a
+    solid box in one of JupyterLab's themes (issue 39: notebook 09's lanes were the only PNG)."""
+    pngs = [i for i, c in enumerate(notebook.cells) if c.cell_type == "code"
+            for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert not pngs, f"{name}: cells {pngs} show a PNG figure; call plot_theme() first"
 
 
 def _assert_tables_shown_as_html(notebook, name: str) -> None:

@@ -128,6 +128,21 @@ def test_code_cells_are_thin(notebook_path: Path) -> None:
                         f"{where} imports {name}")
 
 
+def test_no_notebook_imports_a_check_module(notebook_path: Path) -> None:
+    """Issue 39: notebook 09 imported wire-2's flow from `routerlab.exercises.checks.wire` and
+    ran it before the lock. A check module holds what grades the learner; a lesson builds what
+    it shows itself, and a reveal runs what states an answer."""
+    for index, cell in enumerate(load(notebook_path)["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        for node in ast.walk(ast.parse("".join(cell["source"]))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
+                a.name for a in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                assert not name.startswith("routerlab.exercises.checks"), (
+                    f"cell {index} of {notebook_path.name} imports {name}")
+
+
 def test_no_predict_answer_shows_before_its_reveal(notebook_path: Path) -> None:
     """The model's answer to a predict (or experiment) checkpoint, as values and choice names,
     appears in no cell above the checkpoint's locked reveal (`answer_leaks.py` says how)."""

@@ -1,4 +1,4 @@
-# TODO: replace each `...` with what the experiment shows.
-PANICS_SHARED = ...  # a whole number
+# TODO: replace each `...` with what your runs of the changed programs show.
 PANICS_ALIASED = ...  # a whole number
-BUFFERS_LEFT_ALIASED = ...  # a whole number
+ORDERS_HANDED_EARLY = ...  # a whole number
+PANICS_HANDED_EARLY = ...  # a whole number
