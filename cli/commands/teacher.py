@@ -68,7 +68,7 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
     solution passes and every declared wrong answer fails."""
     from ...core import TableView
     from ...exercises.authoring.lint import lint as run_lint
-    from ...exercises.authoring.lint import lint_folder
+    from ...exercises.authoring.lint import lint_folder, mutation_score
     from ...exercises.authoring.secret import find_secret
     from ...exercises.authoring.variant_lint import lint_catalog_variants
     from ..render import make_console, print_json, to_rich
@@ -84,18 +84,27 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
         for result in results:
             result.problems += proved[result.exercise.id].problems
     elapsed = time.monotonic() - started
+    overall = mutation_score(results)
     if json_out:
         print_json({"seconds": round(elapsed, 2), "ok": all(r.ok for r in results),
+                    "mutation_score": overall,
                     "exercises": [{"id": r.exercise.id, "ok": r.ok, "problems": r.problems,
-                                   "checks": r.checks, "hidden": r.hidden} for r in results]})
+                                   "checks": r.checks, "hidden": r.hidden,
+                                   "mutation_score": r.mutation and r.mutation.score}
+                                  for r in results]})
     else:
-        rows = [[r.exercise.id, r.exercise.kind.value, r.checks, r.hidden, f"{r.seconds:.1f} s",
-                 "ok" if r.ok else "; ".join(r.problems)] for r in results]
+        rows = [[r.exercise.id, r.exercise.kind.value, r.checks, r.hidden,
+                 "-" if r.mutation is None else
+                 f"{r.mutation.score:.2f} ({len(r.mutation.killed)}/"
+                 f"{len(r.mutation.killed) + len(r.mutation.survived)})",
+                 f"{r.seconds:.1f} s", "ok" if r.ok else "; ".join(r.problems)] for r in results]
         styles = {i: "added" if r.ok else "error" for i, r in enumerate(results)}
         bad = sum(not r.ok for r in results)
-        caption = (f"{len(results) - bad}/{len(results)} exercises ok in {elapsed:.1f} s")
+        caption = (f"{len(results) - bad}/{len(results)} exercises ok in {elapsed:.1f} s"
+                   + ("" if overall is None else f"; mutants killed: {overall:.2f} overall"))
         make_console(plain).print(to_rich(TableView(
-            "Exercise catalog lint", ["id", "kind", "checks", "hidden", "time", "verdict"], rows,
+            "Exercise catalog lint",
+            ["id", "kind", "checks", "hidden", "mutants killed", "time", "verdict"], rows,
             caption=caption, styles=styles)))
     if not all(r.ok for r in results):
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
