@@ -146,3 +146,31 @@ def test_a_failing_try_keeps_the_last_passing_version(workspace: Workspace,
     tries = list((workspace.root / ".routerlab" / "backup").glob("registry_3.*.py"))
     assert any("return READ_ONLY" in t.read_text(encoding="utf-8") for t in tries)
     assert check("registry-3", status_for, dir=workspace.root).passed  # a pass replaces it
+
+
+@pytest.mark.parametrize("width", [60, 100])
+def test_exercises_show_fills_a_statement_to_the_terminal(workspace: Workspace,
+                                                          width: int) -> None:
+    """The statement's hand breaks (at about 100 columns) are not wrapped again by the terminal:
+    every paragraph and list item is filled to the width, so no line is a short stub followed by
+    words that would have fitted on it."""
+    from typer.testing import CliRunner
+
+    from routerlab.cli.app import app
+
+    for exercise_id in ("registry-1", "fix-1", "quant-2"):
+        done = CliRunner().invoke(app, ["exercises", "show", exercise_id, "--plain", "--dir",
+                                        str(workspace.root)],
+                                  env={"NO_COLOR": "1", "COLUMNS": str(width)})
+        assert done.exit_code == 0, done.output
+        lines = done.output.splitlines()[1:]  # the title first
+        prose = [line for line in lines if not line.lstrip().startswith(("|", "```", "#"))]
+        assert all(len(line) <= width or " " not in line.strip() for line in prose), \
+            [line for line in prose if len(line) > width]
+        for line, after in zip(prose, prose[1:], strict=False):
+            continues = after.startswith(" ") and not after.lstrip().startswith(("- ", "* ")) \
+                if line.startswith(("- ", "  ")) else after.strip() and not after.startswith(
+                    ("- ", "* ", " "))
+            if line.strip() and continues and not line.startswith("Your file"):
+                first = after.split()[0]
+                assert len(line) + 1 + len(first) > width, (exercise_id, line, after)
