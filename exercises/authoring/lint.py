@@ -127,6 +127,9 @@ def _static_problems(exercise: Exercise) -> list[str]:
         problems.append("starter.py has no TODO for the student to find")
     if exercise.points <= 0:
         problems.append("points must be positive")
+    if exercise.kind is Kind.IMPLEMENT and not exercise.delegation:
+        problems.append("names no model function in `delegation` (exercise.toml): a thin wrapper "
+                        "around the model's own function would pass")
     if exercise.sealed() is None:
         problems.append("no sealed.json (run `routerlab teacher seal`)")
     if (exercise.folder / "solution.py").is_file():

@@ -114,10 +114,11 @@ def mutants(source: str, limit: int = MUTANT_LIMIT) -> list[Mutant]:
     queues = [iter(sites) for sites in by_kind.values()]
     while queues and len(chosen) < limit:
         for queue in list(queues):
-            site = next(queue, None)
-            if site is None:
+            found = next(queue, None)
+            if found is None:
                 queues.remove(queue)
                 continue
+            site = found
             mutated = copy.deepcopy(tree)
             site.apply(list(ast.walk(mutated))[site.index], mutated)
             text = ast.unparse(ast.fix_missing_locations(mutated))
@@ -188,8 +189,8 @@ def _set_op(at: int, new: type[ast.cmpop]) -> Callable[[ast.AST, ast.AST], None]
 
 def _add(delta: int) -> Callable[[ast.AST, ast.AST], None]:
     def apply(node: ast.AST, root: ast.AST) -> None:
-        assert isinstance(node, ast.Constant)
-        node.value = node.value + delta
+        assert isinstance(node, ast.Constant) and type(node.value) is int
+        node.value = int(node.value) + delta
     return apply
 
 
@@ -235,13 +236,15 @@ def mutation_test(exercise: Exercise, solution: str, limit: int = MUTANT_LIMIT,
     result = MutationResult(exercise.id)
     declared = declared_equivalent(exercise)
     expected = judge.expected_for(exercise)
-    limit_s = timeout or min(exercise.timeout, 5.0)
+    limit_s = timeout or exercise.timeout
     made = mutants(solution, limit)
     with _grader(exercise) as grade:
         for mutant in made:
-            reply = grade(mutant.source, limit_s)
-            passed = judge_reply(exercise, reply, limit_s, expected).passed
-            if not passed:
+            passed = _passes(exercise, grade, mutant.source, limit_s, expected)
+            if passed is None:
+                result.problems.append(f"the mutant “{mutant.label}” could not be graded (the "
+                                       "jail or sandbox failed twice): run lint again")
+            elif not passed:
                 result.killed.append(mutant.label)
                 if mutant.label in declared:
                     result.problems.append(f"the mutant “{mutant.label}” is declared equivalent "
@@ -254,6 +257,21 @@ def mutation_test(exercise: Exercise, solution: str, limit: int = MUTANT_LIMIT,
     result.problems += [f"the declared equivalent mutant “{label}” is not among the mutants "
                         f"(the solution changed?)" for label in declared if label not in labels]
     return result
+
+
+def _passes(exercise: Exercise, grade: Callable[[str, float], dict[str, Any]], source: str,
+            limit: float, expected: judge.Expected) -> bool | None:
+    """Whether the checks pass `source`. A run the machine cut short (a busy machine's time-out,
+    a jail that did not start) is no verdict on the checks: it is run once more with twice the
+    time; a mutant that times out twice loops (killed); None: it could not be run at all."""
+    for attempt in (1, 2):
+        reply = grade(source, limit * attempt)
+        if reply.get("supervisor"):
+            continue
+        if reply.get("timed_out") and attempt == 1:
+            continue
+        return judge_reply(exercise, reply, limit * attempt, expected).passed
+    return None
 
 
 @contextlib.contextmanager
