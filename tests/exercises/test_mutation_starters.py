@@ -29,7 +29,7 @@ GIVEAWAYS: dict[str, tuple[str, ...]] = {
     "quant-7": ("- (1 << bits)", "& mask"),
     "quant-8": ("-(-", "enumerate(block)"),
     "gap-1": ("else if dtype.is_int()", "if dtype.is_float() {"),
-    "fix-1": ("kind_of", "MOVING_POLICIES", "policy in {"),
+    "fix-1": ("kind_of(", "MOVING_POLICIES", "policy in {"),
     "fix-2": ("count_copy(scales.nbytes", "np.array(t.scales", "DType.U32 if"),
 }
 """Per exercise, text of the answer its starter or hint 3 handed over before (issue 39)."""

@@ -1,6 +1,6 @@
 from typing import Any
 
-from routerlab.core.router.backend import HandleKind, Kind  # noqa: F401 (what `kind` may be)
+from routerlab.core.router.backend import HandleKind, Kind, kind_of  # noqa: F401 (for the TODO)
 
 
 def is_quantized_handle(kind: Any) -> bool:

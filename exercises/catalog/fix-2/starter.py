@@ -1,5 +1,10 @@
+# Imported for the TODOs: you will need most of these names.
+import numpy as np  # noqa: F401
+
+from routerlab.core.base.dtypes import DType, QFloat  # noqa: F401
 from routerlab.core.fix.qtensor import QPrimitive
-from routerlab.core.router.backend import Backend, HandleKind
+from routerlab.core.quant import QuantizedTensor  # noqa: F401
+from routerlab.core.router.backend import Backend, HandleKind, Kind, Primitive  # noqa: F401
 from routerlab.core.router.handles import HandleContainer
 from routerlab.core.router.ir import TensorIr
 

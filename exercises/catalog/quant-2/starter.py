@@ -1,3 +1,4 @@
+import math  # noqa: F401 (for the TODO)
 import struct
 
 
