@@ -31,7 +31,7 @@ import re
 import sys
 import textwrap
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ from ..files import os_errors
 from .course import Course
 from .render import (
     NOTEBOOK,
+    Block,
     ProgressView,
     ReportView,
     TextView,
@@ -83,14 +84,17 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
             report = course.check(exercise.id)
     else:
         report = course.check(exercise.id)
-    if kept:
-        report.output = (f"(your last passing version stays in {path.name}; this try was saved "
-                         f"under .routerlab/backup/)\n" + report.output)
     if placed:
         for outcome in [report.problem, *report.outcomes]:
             if outcome is not None and outcome.traceback:
                 outcome.traceback = _in_cells(outcome.traceback, placed)
-    return _report_view(report, exercise, NOTEBOOK)
+    view = _report_view(report, exercise, NOTEBOOK)
+    if kept:
+        note = Block("your last passing version is kept",
+                     f"{path.name} still holds the version that passed (later checkpoints build "
+                     "on it); this try was saved under .routerlab/backup/", "muted")
+        view = replace(view, blocks=(*view.blocks, note))
+    return view
 
 
 def _save(course: Course, path: Path, source: str) -> None:

@@ -142,6 +142,7 @@ def test_a_failing_try_keeps_the_last_passing_version(workspace: Workspace,
     spec.loader.exec_module(module)
     view = check("registry-3", module.status_for, dir=workspace.root)
     assert not view.passed
+    assert any(b.title == "your last passing version is kept" for b in view.blocks)
     assert file.read_text(encoding="utf-8") == passing  # what later checkpoints build on
     tries = list((workspace.root / ".routerlab" / "backup").glob("registry_3.*.py"))
     assert any("return READ_ONLY" in t.read_text(encoding="utf-8") for t in tries)
