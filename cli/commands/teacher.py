@@ -69,6 +69,7 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
     from ...core import TableView
     from ...exercises.authoring.lint import lint as run_lint
     from ...exercises.authoring.lint import lint_folder, mutation_score
+    from ...exercises.authoring.mutation import GOAL_ALL
     from ...exercises.authoring.secret import find_secret
     from ...exercises.authoring.variant_lint import lint_catalog_variants
     from ..render import make_console, print_json, to_rich
@@ -106,6 +107,10 @@ def lint(only: list[str] = typer.Argument(None, help="Exercise ids (default: all
             "Exercise catalog lint",
             ["id", "kind", "checks", "hidden", "mutants killed", "time", "verdict"], rows,
             caption=caption, styles=styles)))
+    if not only and overall is not None and overall < GOAL_ALL:
+        make_console(plain).print(f"the checks kill {overall:.2f} of the mutants over every "
+                                  f"implement exercise; the goal is {GOAL_ALL}", highlight=False)
+        raise SystemExit(1)
     if not all(r.ok for r in results):
         raise SystemExit(1)  # not typer.Exit: without standalone mode click swallows its code
 

@@ -125,3 +125,19 @@ def test_every_implement_check_kills_the_mutants_of_its_solution() -> None:
     weak = {i: s for i, s in scores.items() if s[0] < GOAL_EACH or s[2]}
     assert not weak, weak
     assert killed / counted >= GOAL_ALL, scores
+
+
+def test_teacher_lint_reports_each_mutation_score() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from routerlab.cli.app import app
+
+    done = CliRunner().invoke(app, ["teacher", "lint", "registry-3", "flow-1", "--variants", "0",
+                                    "--json"], env={"NO_COLOR": "1"})
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.output)
+    scores = {e["id"]: e["mutation_score"] for e in report["exercises"]}
+    assert scores == {"registry-3": 1.0, "flow-1": None}  # a predict exercise has no mutants
+    assert report["mutation_score"] == 1.0
