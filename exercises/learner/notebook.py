@@ -91,8 +91,8 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
     view = _report_view(report, exercise, NOTEBOOK)
     if kept:
         note = Block("your last passing version is kept",
-                     f"{path.name} still holds the version that passed (later checkpoints build "
-                     "on it); this try was saved under .routerlab/backup/", "muted")
+                     "your workspace file still holds the version that passed (later checkpoints "
+                     "build on it); this try was saved under .routerlab/backup/", "muted")
         view = replace(view, blocks=(*view.blocks, note))
     return view
 
