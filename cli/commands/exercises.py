@@ -197,11 +197,13 @@ def show(exercise_id: str = typer.Argument(..., help="An exercise id, e.g. regis
          directory: Path = DIR, plain: bool = PLAIN) -> None:
     """The statement of an exercise and where its file is."""
     from ...exercises.learner.notebook import show as describe
+    from ...exercises.learner.render import filled
 
     view = describe(exercise_id, directory)
     console = _console(plain)
     console.print(view.title, style=rich_style("heading"), highlight=False)
-    console.print(view.text, highlight=False, markup=False)
+    for line in filled(view.text, console.width):  # filled here: rich would wrap hard breaks
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 @exercises_app.command()

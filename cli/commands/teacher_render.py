@@ -51,27 +51,44 @@ def render_recheck(console: Any, outcome: RecheckOutcome) -> None:
 
 
 def render_lint(outcome: Any, plain: bool, json_out: bool) -> None:
-    """`teacher lint`'s table (or JSON): each exercise, its checks, the variants proved."""
+    """`teacher lint`'s table (or JSON): each exercise, its checks, the variants proved, the
+    share of mutants its checks kill; a whole catalog under the mutation goal is said."""
     from ...core import TableView
+    from ...exercises.authoring.mutation import GOAL_ALL
     from ..render import make_console, print_json, to_rich
 
-    results = outcome.results
+    results, overall = outcome.results, outcome.mutation_score
     if json_out:
         print_json({"seconds": round(outcome.seconds, 2), "ok": outcome.ok,
+                    "mutation_score": overall,
                     "exercises": [{"id": r.exercise.id, "ok": r.ok, "problems": r.problems,
                                    "checks": r.checks, "hidden": r.hidden,
-                                   "variants_proved": outcome.proved.get(r.exercise.id, 0)}
+                                   "variants_proved": outcome.proved.get(r.exercise.id, 0),
+                                   "mutation_score": r.mutation and r.mutation.score}
                                   for r in results]})
         return
     rows = [[r.exercise.id, r.exercise.kind.value, r.checks, r.hidden,
-             outcome.proved.get(r.exercise.id, 0), f"{r.seconds:.1f} s",
+             outcome.proved.get(r.exercise.id, 0), _mutants(r), f"{r.seconds:.1f} s",
              "ok" if r.ok else "; ".join(r.problems)] for r in results]
     bad = sum(not r.ok for r in results)
-    make_console(plain).print(to_rich(TableView(
-        "Exercise catalog lint", ["id", "kind", "checks", "hidden", "variants", "time",
-                                  "verdict"], rows,
-        caption=f"{len(results) - bad}/{len(results)} exercises ok in {outcome.seconds:.1f} s",
+    console = make_console(plain)
+    console.print(to_rich(TableView(
+        "Exercise catalog lint", ["id", "kind", "checks", "hidden", "variants",
+                                  "mutants killed", "time", "verdict"], rows,
+        caption=f"{len(results) - bad}/{len(results)} exercises ok in {outcome.seconds:.1f} s"
+                + ("" if overall is None else f"; mutants killed: {overall:.2f} overall"),
         styles={i: "added" if r.ok else "error" for i, r in enumerate(results)})))
+    if outcome.below_goal:
+        say(console, f"the checks kill {overall:.2f} of the mutants over every implement "
+                     f"exercise; the goal is {GOAL_ALL}")
+
+
+def _mutants(result: Any) -> str:
+    mutation = result.mutation
+    if mutation is None:
+        return "-"
+    return (f"{mutation.score:.2f} ({len(mutation.killed)}/"
+            f"{len(mutation.killed) + len(mutation.survived)})")
 
 
 def collect_reporter(console: Any) -> Callable[[int, int, Any], None]:

@@ -62,8 +62,10 @@ class MissingHandleError(BurnPanic):
     """`HandleContainer::get_handle` on an id that is not registered (read after its last use)."""
 
     def __init__(self, tensor_id: int) -> None:
+        """`tensor_id`: a plain int or a `TensorId` (an int whose str is `TensorId(N)`): the
+        text is built from its number, so either gives Burn's `{id:?}`."""
         super().__init__(
-            f"Should have handle for tensor TensorId {{ value: {tensor_id} }}",
+            f"Should have handle for tensor TensorId {{ value: {int(tensor_id)} }}",
             "crates/burn-ir/src/handle.rs:97",
         )
         self.tensor_id = tensor_id

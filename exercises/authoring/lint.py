@@ -5,7 +5,9 @@ check, it must have three hint levels and at least one hidden check, the model's
 the sealed ones (so a change in the core that changes an answer, or a check whose cases were
 emptied, is caught here and not by a confused class), and every hidden check must reject at
 least one of the shipped wrong submissions that name it (so a hidden check that stopped checking
-cannot stay green). All runs go through the same sandbox as a student's check, side by side.
+cannot stay green), and, for an implement exercise, that mechanically mutated copies of its
+solution fail (`routerlab.exercises.authoring.mutation`: a check a wrong line can pass is not
+done). All runs go through the same sandbox or jail as a student's check, side by side.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalog import Catalog, Exercise, load_catalog
+from ..catalog import Catalog, Exercise, Kind, load_catalog
 from ..engine.runner import Candidate, run_checks, workers
 from ..errors import CatalogError, ExerciseError
 from ..files import os_errors
 from ..report import CheckReport
+from .mutation import GOAL_EACH, MUTANT_LIMIT, MutationResult, mutation_test
 from .sealing import open_solution, open_wrong, scratch_file, wrong_problems
 
 
@@ -33,21 +36,33 @@ class LintResult:
     hidden: int = 0
     wrong: int = 0
     seconds: float = 0.0
+    mutation: MutationResult | None = None
+    """How the checks fared against mutants of the solution (implement exercises only)."""
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def lint(catalog: Catalog, only: list[str] | None = None) -> list[LintResult]:
-    """Lint the catalog (or the exercises in `only`), in catalog order."""
+def lint(catalog: Catalog, only: list[str] | None = None, mutants: int = MUTANT_LIMIT
+         ) -> list[LintResult]:
+    """Lint the catalog (or the exercises in `only`), in catalog order; `mutants`: the most
+    mutants of each implement solution graded (0: no mutation testing)."""
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
     with tempfile.TemporaryDirectory(prefix="routerlab-lint-") as scratch:
         with ThreadPoolExecutor(max_workers=workers()) as pool:
-            return list(pool.map(lambda e: lint_exercise(e, Path(scratch)), chosen))
+            return list(pool.map(lambda e: lint_exercise(e, Path(scratch), mutants), chosen))
 
 
-def lint_folder(course: Path, only: list[str] | None = None) -> list[LintResult]:
+def mutation_score(results: list[LintResult]) -> float | None:
+    """The share of mutants killed over every implement exercise linted (None: none was)."""
+    tested = [r.mutation for r in results if r.mutation is not None]
+    counted = sum(len(m.killed) + len(m.survived) for m in tested)
+    return sum(len(m.killed) for m in tested) / counted if counted else None
+
+
+def lint_folder(course: Path, only: list[str] | None = None, mutants: int = MUTANT_LIMIT
+                ) -> list[LintResult]:
     """Lint a course folder as it is now: a temporary copy of it is linted, so a `teacher seal`
     writing into the folder meanwhile cannot mix two versions of an exercise in one verdict."""
     if not (course / "index.toml").is_file():
@@ -56,12 +71,13 @@ def lint_folder(course: Path, only: list[str] | None = None) -> list[LintResult]
         copy = Path(scratch) / "catalog"
         with os_errors("copy the course folder", CatalogError):
             shutil.copytree(course, copy)
-        results = lint(load_catalog(str(copy)), only)
+        results = lint(load_catalog(str(copy)), only, mutants)
         load_catalog.cache_clear()  # the copy is gone: no exercise may point into it
     return results
 
 
-def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
+def lint_exercise(exercise: Exercise, scratch: Path, mutants: int = MUTANT_LIMIT
+                  ) -> LintResult:
     from ..checks import suite_for
     from ..engine import judge
 
@@ -85,7 +101,11 @@ def lint_exercise(exercise: Exercise, scratch: Path) -> LintResult:
                                f"({error})")
         result.seconds = time.monotonic() - started
         return result
-    result.problems += _solution_problems(run_checks(exercise, Candidate(solution, "solution")))
+    solved = _solution_problems(run_checks(exercise, Candidate(solution, "solution")))
+    result.problems += solved
+    if mutants and not solved and exercise.kind is Kind.IMPLEMENT:
+        result.mutation = mutation_test(exercise, open_solution(exercise), mutants)
+        result.problems += _mutation_problems(result.mutation)
     result.wrong = len(wrong)
     result.problems += wrong_problems(exercise, wrong, folder)
     for name in hidden:
@@ -107,10 +127,22 @@ def _static_problems(exercise: Exercise) -> list[str]:
         problems.append("starter.py has no TODO for the student to find")
     if exercise.points <= 0:
         problems.append("points must be positive")
+    if exercise.kind is Kind.IMPLEMENT and not exercise.delegation:
+        problems.append("names no model function in `delegation` (exercise.toml): a thin wrapper "
+                        "around the model's own function would pass")
     if exercise.sealed() is None:
         problems.append("no sealed.json (run `routerlab teacher seal`)")
     if (exercise.folder / "solution.py").is_file():
         problems.append("solution.py ships in plain text: seal it and delete it")
+    return problems
+
+
+def _mutation_problems(mutation: MutationResult) -> list[str]:
+    problems = list(mutation.problems)
+    if mutation.score < GOAL_EACH:
+        problems.append(f"mutation score {mutation.score:.2f} (< {GOAL_EACH}): the checks pass "
+                        f"these wrong solutions: {'; '.join(mutation.survived)} (add a hidden "
+                        "case, or declare an equivalent mutant with why in exercise.toml)")
     return problems
 
 

@@ -89,6 +89,30 @@ def _kinds() -> list[tuple[str, Any]]:
     return shapes + [("QFloat(q8s)", _QUANTIZED)]
 
 
+def _told(sub: Subject, name: str) -> Callable[..., Any]:
+    """The learner's predicate, with the usual slip said plainly: `kind_of` classifies a dtype
+    (it asks `dtype.is_float()`…), so handing it a HandleKind or a Kind ends in an
+    AttributeError deep inside RouterLab, which on its own tells the learner nothing."""
+    function = sub.function(name)
+
+    def call(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except AttributeError as error:
+            given = type(args[0]).__name__ if args else ""
+            if given not in ("HandleKind", "Kind") or "is_" not in str(error):
+                raise
+            hint = ("a HandleKind carries its Kind in `.kind`" if given == "HandleKind" else
+                    "a Kind is already the answer's form")
+            raise CheckFailure(
+                f"`{name}` was given a {given}, and your code handed it to `kind_of`, which "
+                f"classifies a dtype only (it asks `dtype.is_float()`…, which a {given} does not "
+                f"have): {hint}; call `kind_of` only for a dtype", got=f"{given}: {error}",
+                hint=2) from None
+
+    return call
+
+
 def _yes_no(value: Any, call: str) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise CheckFailure(f"{call} must return True or False", got=repr(value), hint=1)
@@ -98,7 +122,7 @@ def _yes_no(value: Any, call: str) -> bool:
 @guard.visible("is_quantized_handle: a quantized HandleKind, Kind or dtype, and nothing else",
                hint=1)
 def _(sub: Subject) -> Observation:
-    student = sub.function("is_quantized_handle")
+    student = _told(sub, "is_quantized_handle")
     return [(f"is_quantized_handle({label})",
              _yes_no(student(kind), f"is_quantized_handle({label})")) for label, kind in _kinds()]
 
@@ -106,7 +130,7 @@ def _(sub: Subject) -> Observation:
 @guard.visible("can_move_to_device: a quantized tensor moves under native, dequantize and "
                "requantize only", hint=2)
 def _(sub: Subject) -> Observation:
-    student = sub.function("can_move_to_device")
+    student = _told(sub, "can_move_to_device")
     return [(f"can_move_to_device(QFloat(q8s), {policy!r})",
              _yes_no(student(_QUANTIZED, policy), "can_move_to_device")) for policy in POLICIES]
 
@@ -114,7 +138,7 @@ def _(sub: Subject) -> Observation:
 @guard.visible("can_move_to_device: plain tensors move under every policy, except a uint "
                "under legacy (Burn's uint walls)", hint=2)
 def _(sub: Subject) -> Observation:
-    student = sub.function("can_move_to_device")
+    student = _told(sub, "can_move_to_device")
     return [(f"can_move_to_device({dtype}, {policy!r})",
              _yes_no(student(dtype, policy), "can_move_to_device"))
             for dtype in (DType.F32, DType.I32, DType.U8, DType.BOOL) for policy in POLICIES]
@@ -123,7 +147,7 @@ def _(sub: Subject) -> Observation:
 @guard.visible("in front of the router: `reject` refuses a quantized move on the client, before "
                "anything is submitted, and lets an f32 move", hint=2)
 def _(sub: Subject) -> Observation:
-    is_quantized = sub.function("is_quantized_handle")
+    is_quantized = _told(sub, "is_quantized_handle")
     rt = Runtime(["cpu:0", "cpu:1"])
     for _ in range(sub.param("before")):
         rt.tensor([0.0], "cpu:0", "f32")
@@ -151,7 +175,7 @@ def _(sub: Subject) -> Observation:
     for name, dtype in kinds.items():
         for policy in POLICIES:
             answer = (_moves(name, policy) if sub.is_model else
-                      _yes_no(sub.function("can_move_to_device")(dtype, policy),
+                      _yes_no(_told(sub, "can_move_to_device")(dtype, policy),
                               "can_move_to_device"))
             seen.append((f"a {name} tensor under policy {policy!r}: does it move?", answer))
     return seen
@@ -159,7 +183,7 @@ def _(sub: Subject) -> Observation:
 
 @guard.hidden("every kind, in every form, under every policy", hint=2)
 def _(sub: Subject) -> Observation:
-    is_q, can = sub.function("is_quantized_handle"), sub.function("can_move_to_device")
+    is_q, can = _told(sub, "is_quantized_handle"), _told(sub, "can_move_to_device")
     seen: Observation = []
     for label, kind in _kinds():
         seen.append((f"is_quantized_handle({label})", _yes_no(is_q(kind), "is_quantized_handle")))

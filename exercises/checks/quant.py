@@ -273,6 +273,18 @@ def _(sub: Subject) -> Observation:
     return [(f"round_up({s!r}, {d!r})", _rounded(sub, s, d)) for s, d in cases]
 
 
+@rounding.hidden("one f32 step above a value of the grid, and UE4M3's top subnormals", hint=2)
+def _(sub: Subject) -> Observation:
+    # Random scales almost never drop exactly one bit, which is where rounding up by `step - 1`
+    # and by `step - 2` part; just under UE4M3's min normal (2**-7 to 2**-6) the grid is the
+    # subnormals' (2**-9), not a finer one.
+    above = [(float(np.nextafter(F32(v), F32(np.inf))), d) for d, v in (
+        ("f16", 0.5), ("f16", 3.0), ("bf16", 1.0), ("bf16", 0.046875), ("ue4m3", 0.25),
+        ("ue4m3", 0.0390625))]
+    low = [(float(F32(v)), "ue4m3") for v in (0.01, 0.0081, 0.0155)]
+    return [(f"round_up({s!r}, {d!r})", _rounded(sub, s, d)) for s, d in above + low]
+
+
 # --- quant-3: PackedU32 packing ------------------------------------------------------------------
 
 packing = Suite("quant-3")

@@ -48,6 +48,18 @@ def _model_get_handle(handles: dict[int, Any], tensor_id: TensorId, status: Tens
     return HandleContainer.over(handles).get(tensor_id, status)
 
 
+def _registry(ids: list[int]) -> dict[int, Any]:
+    """A registry keyed as the router's is, by `TensorId` (handles.rs's `HashMap<TensorId, _>`):
+    a Burn-faithful `get_handle` that removes the entry and puts it back under the `TensorId` it
+    was given leaves the same keys as one that never removed it."""
+    return {TensorId(i): f"handle-{i}" for i in ids}
+
+
+def _ids_of(handles: dict[int, Any]) -> list[int]:
+    """The registry's ids as numbers, whatever int type a submission put back as a key."""
+    return sorted(int(k) for k in handles)
+
+
 statuses.model(get_handle=_model_get_handle)
 
 
@@ -86,19 +98,19 @@ def _ids(sub: Subject) -> tuple[int, int]:
 @statuses.visible("a ReadOnly get returns the handle and leaves it registered", hint=2)
 def _(sub: Subject) -> Observation:
     tid, other = _ids(sub)
-    handles = {tid: f"handle-{tid}", other: f"handle-{other}"}
+    handles = _registry([tid, other])
     got = sub.function("get_handle")(handles, TensorId(tid), READ_ONLY)
     return [(f"get_handle(handles, {tid}, ReadOnly) returns the handle", got),
-            ("after a ReadOnly get, the registry still holds", sorted(handles))]
+            ("after a ReadOnly get, the registry still holds", _ids_of(handles))]
 
 
 @statuses.visible("a ReadWrite get returns the handle and removes it (the last use frees)", hint=2)
 def _(sub: Subject) -> Observation:
     tid, other = _ids(sub)
-    handles = {tid: f"handle-{tid}", other: f"handle-{other}"}
+    handles = _registry([tid, other])
     got = sub.function("get_handle")(handles, TensorId(tid), READ_WRITE)
     return [(f"get_handle(handles, {tid}, ReadWrite) returns the handle", got),
-            ("after a ReadWrite get, the registry holds", sorted(handles))]
+            ("after a ReadWrite get, the registry holds", _ids_of(handles))]
 
 
 @statuses.visible("an id that is not registered panics with Burn's “Should have handle…”", hint=2)
@@ -106,7 +118,8 @@ def _(sub: Subject) -> Observation:
     get_handle = sub.function("get_handle")
     tid, other = _ids(sub)
     return [(f"get_handle on the missing id {tid} (Burn panics: MissingHandleError)",
-             outcome(lambda: get_handle({other: "h"}, TensorId(tid), READ_ONLY), _PANICS))]
+             outcome(lambda: get_handle(_registry([other]), TensorId(tid), READ_ONLY),
+                     _PANICS))]
 
 
 @statuses.visible("a NotInit status is refused with a Burn panic", hint=2)
@@ -115,7 +128,7 @@ def _(sub: Subject) -> Observation:
     tid, _other = _ids(sub)
     return [(f"get_handle with status NotInit on the registered id {tid} (Burn panics: "
              "BurnPanic, the tensor is an op output that does not exist yet)",
-             outcome(lambda: get_handle({tid: "h"}, TensorId(tid), NOT_INIT), _PANICS))]
+             outcome(lambda: get_handle(_registry([tid]), TensorId(tid), NOT_INIT), _PANICS))]
 
 
 @statuses.visible("in the router: add(x.clone(), x) frees x, and a later read of x panics", hint=2)
@@ -155,18 +168,18 @@ def _(sub: Subject) -> Observation:
     seen: Observation = []
     for case in range(200):
         ids = rng.sample(range(8), rng.randint(1, 5))
-        handles = {i: f"h{i}" for i in ids}
+        handles = _registry(ids)
         for _ in range(rng.randint(1, 8)):
             tid = TensorId(rng.randrange(8))
             status = rng.choice((READ_ONLY, READ_ONLY, READ_WRITE, NOT_INIT))
-            label = f"case {case}: get_handle(…, {int(tid)}, {status}) on ids {sorted(handles)}"
+            label = f"case {case}: get_handle(…, {int(tid)}, {status}) on ids {_ids_of(handles)}"
             did = outcome(lambda: get_handle(handles, tid, status), _PANICS)  # noqa: B023
             if did[0] == "panics":
                 # Burn's panic ends the session: the registry after it is never observed, so a
                 # Burn-faithful remove-then-panic (handle.rs:94-107) and a check-then-panic agree.
                 seen.append((label, did))
                 break
-            seen.append((label, [did, sorted(handles)]))
+            seen.append((label, [did, _ids_of(handles)]))
     return seen
 
 

@@ -67,6 +67,21 @@ def protect(delegation: Iterable[str], student_files: Iterable[str], scratch: st
     sys.addaudithook(_hook(os.path.realpath(scratch), package_root))
 
 
+def mark_student(path: str) -> None:
+    """Name the student's file (in a jail's fork, where `protect` does not run)."""
+    _student_files.add(os.path.realpath(path))
+
+
+def absent(target: str, message: str) -> DelegationError:
+    """What a function absent from the jail's image raises (its stub, written by
+    `routerlab.exercises.engine.jail_image`): a BaseException, so that a wrapper's
+    `except Exception` cannot swallow it, and recorded when the student's code made the call, so
+    that even one caught with `except BaseException` is reported."""
+    if student_on_stack():
+        delegated.append(target)
+    return DelegationError(message)
+
+
 def student_on_stack() -> bool:
     frame = sys._getframe(1)
     while frame is not None:

@@ -293,8 +293,9 @@ def _strip(text: str, qualnames: set[str]) -> tuple[str, dict[str, tuple[int, st
             else " " * (node.col_offset + 4)
         original = "".join(lines[node.lineno - 1:end])
         found[qualname] = (node.lineno, _dedent(original, node.col_offset), owner)
-        stub = f"{indent}raise NotImplementedError({ABSENT!r} + ': RouterLab\\'s own " \
-               f"{qualname} is absent while your code is graded')\n"
+        message = f"{ABSENT}: RouterLab's own {qualname} is absent while your code is graded"
+        stub = (f"{indent}raise __import__('routerlab.exercises.engine.guard', fromlist=['absent'])"
+                f".absent({qualname!r}, {message!r})\n")
         lines[start:end] = [stub] + ["\n"] * (end - start - 1)
     return "".join(lines), found
 

@@ -162,7 +162,7 @@ def judge_check(check: Check, want: Observation, sent: dict[str, Any],
     for index, (label, value) in enumerate(want):
         entry = got[index] if index < len(got) else None
         if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == label):
-            seen = (f"the check saw “{_text(entry[0])}” here instead" if isinstance(entry, list)
+            seen = (_where_labels_part(label, _text(entry[0])) if isinstance(entry, list)
                     and entry else "the check stopped before this point")
             return _differs(outcome, check, label, value, seen, close=False, tolerance=tolerance)
         if not same(value, entry[1], tolerance):
@@ -173,6 +173,19 @@ def judge_check(check: Check, want: Observation, sent: dict[str, Any],
                         "model gives", close=False, tolerance=tolerance)
     outcome.status = PASSED
     return outcome
+
+
+def _where_labels_part(want: str, got: str) -> str:
+    """A step whose description differs: the description is built from what the code left
+    behind (a registry's ids, a count), so the first character where the two part says what
+    differs; both are shown from a little before it."""
+    at = next((i for i, (a, b) in enumerate(zip(want, got, strict=False)) if a != b),
+              min(len(want), len(got)))
+    start = max(0, at - 20)
+    return (f"your code's run described this step as “{'…' if start else ''}{got[start:at + 40]}”"
+            f" where the model's reads “{'…' if start else ''}{want[start:at + 40]}” (they part "
+            f"at character {at + 1}: what your code did before this step left something "
+            "different)")
 
 
 def _differs(outcome: Outcome, check: Check, label: str, want: Any, got: str, close: bool,

@@ -9,7 +9,9 @@ verdict on the same code and share one progress file.
 checks code written in the notebook instead: the sources of the given functions, of the helpers
 they use that other cells defined, and the given plain values are appended to the exercise's
 starter and saved as the exercise's workspace file (the previous one is kept under
-`.routerlab/backup/`), so the terminal (`exercises list`, `check`, `export`) sees the same work.
+`.routerlab/backup/`), so the terminal (`exercises list`, `check`, `export`) sees the same work;
+a passing file is replaced only by a try that passes too (a failing one is kept in the backup
+folder), and code under a name the starter does not define is refused, naming the one it does.
 A name the code uses that is defined nowhere is refused before anything runs, by name. The
 imports of the cells the functions come from travel with them (and a name another cell imported,
 such as `np`, becomes an import of its own), so the saved file runs as the cell did; and a
@@ -29,18 +31,20 @@ import re
 import sys
 import textwrap
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ...core.base.safe_io import read_bytes
 from ..catalog import Exercise, Kind
+from ..engine.runner import Candidate
 from ..errors import ExerciseError, WorkspaceError
 from ..files import os_errors
 from .course import Course
 from .render import (
     NOTEBOOK,
+    Block,
     ProgressView,
     ReportView,
     TextView,
@@ -59,25 +63,70 @@ def check(exercise_id: str, *code: Any, dir: str | Path | None = None, **values:
     if (refused := invented_answers(exercise, values)) is not None:
         raise ExerciseError(refused)
     placed: list[_Placed] = []
+    kept = False
     if code or values:
+        if exercise.kind is Kind.IMPLEMENT and code:
+            _refuse_unnamed(exercise, code)
         added, placed = _notebook_code(code, values, exercise.starter())
         source = exercise.starter() + added
         path = course.workspace.file_for(exercise)
-        with os_errors("save your code in the workspace"):
-            if path.exists():  # read as a user's file: a FIFO or device there is refused
-                earlier = read_bytes(path, what="submission file", error=WorkspaceError)
-                backup = course.workspace.root / ".routerlab" / "backup"
-                backup.mkdir(parents=True, exist_ok=True)
-                stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-                (backup / f"{path.stem}.{stamp}.py").write_bytes(earlier)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(source, encoding="utf-8")
-    report = course.check(exercise.id)
+        if path.exists() and course.status(exercise.id).record.status == "passed":
+            # A passing file is what later checkpoints (the capstone) build on: the new try is
+            # graded from a file of its own and replaces it only when it passes too.
+            attempt = _backup(course, path.stem, source.encode("utf-8"))
+            report = course.check(exercise.id, Candidate(
+                attempt, str(path.relative_to(course.workspace.root))))
+            kept = not report.passed
+            if not kept:
+                _save(course, path, source)
+        else:
+            _save(course, path, source)
+            report = course.check(exercise.id)
+    else:
+        report = course.check(exercise.id)
     if placed:
         for outcome in [report.problem, *report.outcomes]:
             if outcome is not None and outcome.traceback:
                 outcome.traceback = _in_cells(outcome.traceback, placed)
-    return _report_view(report, exercise, NOTEBOOK)
+    view = _report_view(report, exercise, NOTEBOOK)
+    if kept:
+        note = Block("your last passing version is kept",
+                     "your workspace file still holds the version that passed (later checkpoints "
+                     "build on it); this try was saved under .routerlab/backup/", "muted")
+        view = replace(view, blocks=(*view.blocks, note))
+    return view
+
+
+def _save(course: Course, path: Path, source: str) -> None:
+    """Write the exercise's workspace file, the previous one kept under `.routerlab/backup/`."""
+    with os_errors("save your code in the workspace"):
+        if path.exists():  # read as a user's file: a FIFO or device there is refused
+            _backup(course, path.stem, read_bytes(path, what="submission file",
+                                                  error=WorkspaceError))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding="utf-8")
+
+
+def _backup(course: Course, stem: str, data: bytes) -> Path:
+    with os_errors("save your code in the workspace"):
+        backup = course.workspace.root / ".routerlab" / "backup"
+        backup.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+        saved = backup / f"{stem}.{stamp}.py"
+        saved.write_bytes(data)
+    return saved
+
+
+def _refuse_unnamed(exercise: Exercise, code: tuple[Any, ...]) -> None:
+    """The checks call the starter's functions by name: code given under another name would
+    leave the starter's stub to be graded, so it is refused here, naming what is expected."""
+    asked = [node.name for node in ast.parse(exercise.starter()).body
+             if isinstance(node, ast.FunctionDef | ast.ClassDef)]
+    given = [getattr(item, "__name__", repr(item)) for item in code]
+    if asked and not set(given) & set(asked):
+        raise ExerciseError(f"{exercise.id} grades {', '.join(f'`{a}`' for a in asked)}, and "
+                            f"check() was given {', '.join(f'`{g}`' for g in given)}: name your "
+                            f"function as the starter does (def {asked[0]}(...)) and pass it")
 
 
 def invented_answers(exercise: Exercise, values: dict[str, Any]) -> str | None:

@@ -10,6 +10,7 @@ Only the way to ask for a hint differs (a command in the terminal, a function in
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -293,3 +294,55 @@ def list_records(statuses: Sequence[Status], paths: Sequence[str]) -> list[dict[
     return [{"id": s.exercise.id, "title": s.exercise.title, "kind": s.exercise.kind.value,
              "points": s.earned, "max_points": s.exercise.points, "status": s.label,
              "path": path} for s, path in zip(statuses, paths, strict=True)]
+
+
+_ITEM = re.compile(r"(\s*)([-*+]|\d+[.)])\s+")
+
+
+def filled(text: str, width: int) -> list[str]:
+    """A statement's Markdown as lines of at most `width` columns, for a terminal.
+
+    The catalog's files break their lines by hand at about 100 columns; printed as they are, a
+    terminal wraps each long line again and leaves a short stub after it (ragged lines). So each
+    paragraph and list item is joined and filled to the width here (an item's continuation
+    lines indented under its text), and what has a layout of its own (a fenced or indented code
+    block, a table row, a heading) is kept line for line."""
+    width = max(width, 20)
+    out: list[str] = []
+    unit: list[str] = []
+    indent = ""
+    fenced = False
+
+    def flush() -> None:
+        nonlocal unit, indent
+        if unit:
+            first, *rest = unit
+            match = _ITEM.match(first)
+            lead = match.group(0) if match else ""
+            words = " ".join([first[len(lead):].strip(), *(r.strip() for r in rest)])
+            out.extend(textwrap.wrap(words, width, initial_indent=lead,
+                                     subsequent_indent=" " * len(lead), break_long_words=False,
+                                     break_on_hyphens=False) or [lead.rstrip()])
+        unit, indent = [], ""
+
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            flush()
+            fenced = not fenced
+            out.append(line)
+        elif fenced:
+            out.append(line)
+        elif not line.strip():
+            flush()
+            out.append("")
+        elif line.lstrip().startswith("|") or line.startswith("#") or (
+                line.startswith(("    ", "\t")) and not unit):
+            flush()
+            out.append(line)
+        elif _ITEM.match(line):
+            flush()
+            unit = [line]
+        else:
+            unit.append(line)
+    flush()
+    return out

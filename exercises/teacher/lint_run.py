@@ -23,10 +23,27 @@ class LintOutcome:
     proved: dict[str, int]
     """Exercise id → how many variants were proved (0 for an exercise that does not vary)."""
     seconds: float
+    whole: bool = True
+    """The whole catalog was linted (no ids named): the overall mutation goal applies."""
+
+    @property
+    def mutation_score(self) -> float | None:
+        """The share of mutants the checks kill over every implement exercise linted."""
+        from ..authoring.lint import mutation_score
+
+        return mutation_score(self.results)
+
+    @property
+    def below_goal(self) -> bool:
+        """A whole catalog whose checks kill fewer mutants than `mutation.GOAL_ALL`."""
+        from ..authoring.mutation import GOAL_ALL
+
+        score = self.mutation_score
+        return self.whole and score is not None and score < GOAL_ALL
 
     @property
     def ok(self) -> bool:
-        return all(r.ok for r in self.results)
+        return all(r.ok for r in self.results) and not self.below_goal
 
 
 def lint_course(catalog_dir: Path | None, only: list[str] | None, variants: int,
@@ -47,4 +64,4 @@ def lint_course(catalog_dir: Path | None, only: list[str] | None, variants: int,
             for result in results:
                 if result.exercise.id == checked.exercise.id:
                     result.problems += checked.problems
-    return LintOutcome(results, proved, time.monotonic() - started)
+    return LintOutcome(results, proved, time.monotonic() - started, not only)

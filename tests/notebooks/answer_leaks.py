@@ -93,8 +93,22 @@ def doc_marks(value: Any) -> list[re.Pattern[str]]:
     if isinstance(value, Mapping):
         return marks(value)
     if isinstance(value, list | tuple):
-        return marks(value) if len(value) >= 2 else []
-    return marks(value)
+        if len(value) < 2:
+            return []
+        return marks(value) + [p for item in value if isinstance(item, float)
+                               for p in _printed(item)]
+    return marks(value) + (_printed(value) if isinstance(value, float) else [])
+
+
+def _printed(value: float) -> list[re.Pattern[str]]:
+    """A float as a command's table prints it (6 significant digits, `1.06667`), besides the
+    places a learner writes: a page's console line is run, and its output searched."""
+    if value.is_integer():
+        return []
+    form = f"{value:.6g}"
+    if len(form.lstrip("-").replace(".", "").lstrip("0")) < 3:
+        return []
+    return [re.compile(rf"(?<![\w.]){re.escape(form)}(?![\w]|\d)")]
 
 
 def doc_leaks(text: str, answers: Mapping[str, Any], question: str = "") -> list[str]:

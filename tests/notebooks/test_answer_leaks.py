@@ -90,3 +90,53 @@ def test_the_docs_a_workspace_holds_state_no_predict_or_experiment_answer() -> N
              for page, text in pages.items()
              for leak in doc_leaks(text, model_answers(exercise.id), exercise.statement())]
     assert not found, found
+
+
+CONSOLE_SAFE = ("transfer", "compare", "validate", "simulate")
+"""The commands of a page's console blocks that run here in-process: the model alone, no server,
+no peer, no browser (a `--peer`, a `ws://` address, `serve` or `lab` is left out)."""
+
+
+def _console_lines(text: str) -> list[list[str]]:
+    import re
+    import shlex
+
+    found = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            if not line.startswith("$ routerlab "):
+                continue
+            words = shlex.split(line[2:], comments=True)[1:]
+            if words and words[0] in CONSOLE_SAFE and not any(
+                    "ws://" in w or w.startswith("--peer") for w in words):
+                found.append(words)
+    return found
+
+
+def test_console_lines_of_the_docs_print_no_predict_or_experiment_answer() -> None:
+    """A console line a page shows is run by a learner: what it prints is searched like the page
+    (issue 39: docs/transfers.md's first line ran fix-3's own input and printed all four
+    scales)."""
+    from pathlib import Path
+
+    from answer_leaks import doc_leaks, model_answers
+    from typer.testing import CliRunner
+
+    from routerlab.cli.app import app
+    from routerlab.exercises.catalog import Kind, load_catalog
+    from routerlab.exercises.learner.lab_notebooks import DOCS_DIR
+
+    root = Path(__file__).resolve().parents[2]
+    runner = CliRunner()
+    outputs = {}
+    for page in sorted((root / DOCS_DIR).glob("*.md")):
+        for words in _console_lines(page.read_text("utf-8")):
+            done = runner.invoke(app, words, env={"NO_COLOR": "1", "COLUMNS": "160"})
+            assert done.exit_code in (0, 1), (page.name, words, done.output)
+            outputs[f"{page.name}: routerlab {' '.join(words)}"] = done.output
+    assert any("transfer" in line for line in outputs), "the transfers page's line is run"
+    found = [f"{exercise.id} from {line}: {leak}" for exercise in load_catalog()
+             if exercise.kind is not Kind.IMPLEMENT
+             for line, text in outputs.items()
+             for leak in doc_leaks(text, model_answers(exercise.id), exercise.statement())]
+    assert not found, found

@@ -1,12 +1,9 @@
 import math  # noqa: F401 (for the TODO)
 import struct
 
-MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "ue4m3": 448.0}
-DIGITS = {"f16": 11, "bf16": 8, "ue4m3": 4}
-SUBNORMAL = {"f16": (2.0**-14, 2.0**-24), "ue4m3": (2.0**-6, 2.0**-9)}  # (min normal, spacing)
-
 
 def f32_bits(value: float) -> int:
+    """The f32 bit pattern of `value` (plumbing, not the answer)."""
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
@@ -15,6 +12,13 @@ def f32_from_bits(bits: int) -> float:
 
 
 def round_up(scale: float, dtype: str) -> float:
-    """The smallest value of `dtype` that is not below `scale` (Burn's scale_to_dtype)."""
-    # TODO: f32 identity, saturation, the subnormal ladder, then the bit trick.
+    """The smallest value of `dtype` that is not below `scale` (Burn's scale_to_dtype).
+
+    Read: crates/burn-std/src/tensor/quantization.rs:364-368 (scale_to_dtype), and
+    `ScaleDtype::round_up` in cubecl-quant's scheme.rs; each dtype's grid (its significant bits,
+    its largest value, its subnormals) is its format's, f16, bf16 or UE4M3.
+    The visible checks: f32, the worked UE4M3 example, f16 of 0.1, scales past the maximum, and
+    a UE4M3 block scheme of the model storing your rounded scales.
+    """
+    # TODO
     raise NotImplementedError("round_up")

@@ -1,5 +1,11 @@
 from typing import Any
 
+# Read: crates/burn-remote/src/server/local_comm.rs:31-92 (LocalCommService) and, for what a
+# session's close does, crates/burn-remote/src/server/worker.rs:140-151. `pending` is the
+# service's map; `source` names the exposing session.
+# The visible checks: an expose then a take, `ready` before and after, a purge among two
+# sources, and a target-first move and a session's close in a real runtime.
+
 
 def expose(pending: dict[int, Any], source: Any, transfer_id: int, tensor: Any) -> None:
     """The source session exposes `tensor` under `transfer_id` (LocalCommService::expose)."""
@@ -9,7 +15,7 @@ def expose(pending: dict[int, Any], source: Any, transfer_id: int, tensor: Any) 
 
 def ready(pending: dict[int, Any], transfer_id: int) -> bool:
     """Whether a take of `transfer_id` would succeed now (the scheduler parks the target if not)."""
-    # TODO: asking changes nothing.
+    # TODO
     raise NotImplementedError("ready")
 
 
