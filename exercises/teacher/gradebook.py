@@ -4,7 +4,8 @@ Formats (`--format`), each one a published import layout:
 - `plain`: the roster id first, then name, email, section, points, points possible, exercises
   passed, a status ("ok", or why the student could not be graded), one column per exercise. A
   student graded nothing (no submission, grading failed) has 0 points and the status says why.
-  Graded with `--no-isolation`, its first row is a warning, above the header.
+  Graded with `--no-isolation`, its first row is a warning, above the header. A course whose
+  gradebook has an assignment adds `late`, `late_penalty_points` and `points_after_late` last.
 - `canvas`: Canvas's Gradebook import: `Student, ID, SIS User ID, SIS Login ID, Section`, then one
   column per assignment, and a `Points Possible` row under the header. The roster's LMS id
   (`lms_id`, else its id) goes in `SIS User ID`, which Canvas matches students on; the email in
