@@ -110,7 +110,7 @@ def quickstart(root: Path, catalog: Catalog) -> SampleCourse:
 
 def _fill(root: Path, catalog: Catalog) -> SampleCourse:
     from ..authoring.secret import find_secret
-    from ..authoring.variants import class_variants
+    from ..variants.table import class_variants
 
     exercises = list(catalog)
     course = SampleCourse(root, root / "release", root / "roster.csv", root / "submitted",
