@@ -11,14 +11,12 @@ compared with the model's value within the exercise's stated tolerance.
 Floats are compared with the exercise's tolerance (`rel` and `abs`, see `exercise.toml`); an
 answer just outside it (within 100 times) is told so, with a hint about precision.
 
-A class regrade asks the same questions of the model for every student: are its results still
-the seal's (`seal_problems`), what key opens the solution (`implement_key`), and what does each
-declared mistake answer for this variant (`mistake_of`, asked once per wrong part, and for the
-served-peer exercises a run of real peers each time). All are pure functions of the model's data
-(the seal's digests, a variant's parameters), never of a student's, and together they cost
-seconds a student; so each answer is kept in this process, keyed by a digest of the exact data
-asked about (`_kept`), and a different result, variant, resealed exercise or edited cache is
-simply another key.
+A class regrade asks the same two questions of the model's results for every student: are they
+still the seal's (`seal_problems`), and what key opens the solution (`implement_key`). Both are
+pure functions of the model's data (and the seal's digests), never of a student's, and putting
+that data in canonical form costs about 0.6 s a student; so each answer is kept in this process,
+keyed by a digest of the exact data asked about (`_kept`), and a different result, a resealed
+exercise or an edited cache is simply another key.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from typing import Any
 
 from ..answers import answer_digest, canonical, unlock_key
@@ -303,9 +301,8 @@ def mistake_of(exercise: Exercise, suite: PredictSuite, part: Any, value: Any) -
     given = canonical(value, part.places)
     for name in suite.mistakes:
         try:
-            mistaken = _kept("mistaken", [exercise.id, exercise.catalog, name, params],
-                             partial(suite.mistaken, name, params))
-            if canonical(part.form(mistaken[part.name]), part.places) == given:
+            if canonical(part.form(suite.mistaken(name, params)[part.name]),
+                         part.places) == given:
                 return name
         except CheckFailure:
             continue

@@ -40,24 +40,3 @@ def test_the_kept_answers_stay_bounded() -> None:
     assert judge._kept("bound", judge.KEPT_MOST + 9, lambda: -1) == judge.KEPT_MOST + 9
     assert judge._kept("bound", 0, lambda: -1) == -1, "the oldest went first"
     judge.forget()
-
-
-def test_a_wrong_answer_is_named_by_its_mistake_for_its_own_variant_kept_or_not() -> None:
-    from routerlab.exercises.checks import suite_for
-    from routerlab.exercises.variants.table import class_variants
-
-    catalog = load_catalog()
-    base = catalog.get("flow-1")
-    suite = suite_for(base)
-    mistake = next(iter(suite.mistakes))
-    own = class_variants(catalog, b"k" * 32, "s1").get("flow-1")
-    assert own and own != base.variant.defaults(), "flow-1 varies"
-    judge.forget()
-    for exercise in (base, base.with_params(own), base):
-        variant = exercise.variant_params()
-        wrong = suite.mistaken(mistake, variant)
-        part = next(p for p in suite.parts if wrong[p.name] != suite.answers(variant)[p.name])
-        for _ in range(2):  # computed, then kept: the same name
-            assert judge.mistake_of(exercise, suite, part, wrong[part.name]) == mistake
-        assert judge.mistake_of(exercise, suite, part, suite.answers(variant)[part.name]) != \
-            mistake
