@@ -10,11 +10,21 @@ compared with the model's value within the exercise's stated tolerance.
 
 Floats are compared with the exercise's tolerance (`rel` and `abs`, see `exercise.toml`); an
 answer just outside it (within 100 times) is told so, with a hint about precision.
+
+A class regrade asks the same two questions of the model's results for every student: are they
+still the seal's (`seal_problems`), and what key opens the solution (`implement_key`). Both are
+pure functions of the model's data (and the seal's digests), never of a student's, and putting
+that data in canonical form costs about 0.6 s a student; so each answer is kept in this process,
+keyed by a digest of the exact data asked about (`_kept`), and a different result, a resealed
+exercise or an edited cache is simply another key.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -96,25 +106,64 @@ def expected(exercise_id: str, catalog: str = "", params: str = "") -> Expected:
     return Expected(found.observations, found.answers, tuple(seal_problems(exercise, found)))
 
 
+KEPT_MOST = 8192
+"""How many answers `_kept` holds (an exercise and variant each at most: a class of 200 on 25
+exercises stays well under it); past it, the oldest go."""
+_KEPT: dict[str, Any] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def _kept(question: str, data: Any, answer: Callable[[], Any]) -> Any:
+    """`answer()`, computed once per process for the same `question` about the same `data`
+    (JSON data: the model's results, a seal's digests); data JSON cannot write is asked anew."""
+    try:
+        text = json.dumps([question, data], sort_keys=True, allow_nan=True)
+    except (TypeError, ValueError):
+        return answer()
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    with _KEPT_LOCK:
+        if key in _KEPT:
+            return _KEPT[key]
+    value = answer()
+    with _KEPT_LOCK:
+        while len(_KEPT) >= KEPT_MOST:
+            del _KEPT[next(iter(_KEPT))]
+        _KEPT[key] = value
+    return value
+
+
+def forget() -> None:
+    """Drop every kept answer (`_kept`): the benchmark's side by side runs a student as a regrade
+    without them did."""
+    with _KEPT_LOCK:
+        _KEPT.clear()
+
+
 def seal_problems(exercise: Exercise, found: Expected) -> list[str]:
     """Where the model's results `found` (for the catalog's own variant) differ from what
     `exercise` was sealed with (none: they are the seal's). A teacher's stored results are held
-    to it on every read."""
+    to it on every read (the answer kept per process for the same results and seal, `_kept`)."""
     sealed = exercise.sealed()
     if sealed is None:
         return [f"{exercise.id} has no sealed.json (run `teacher seal`)"]
+    asked = [exercise.id, exercise.checks, exercise.params, sealed.digests, found.observations,
+             found.answers]
+    return list(_kept("seal", asked, lambda: _seal_problems(exercise, sealed.digests, found)))
+
+
+def _seal_problems(exercise: Exercise, digests: dict[str, str], found: Expected) -> list[str]:
     suite = suite_for(exercise)
     if isinstance(suite, PredictSuite):
         try:
-            digests = suite.digests(found.answers)
+            given = suite.digests(found.answers)
         except (KeyError, TypeError, ValueError):
             return ["the model's answers are missing a part"]
-        wrong = [n for n, d in digests.items() if sealed.digests.get(n) != d]
+        wrong = [n for n, d in given.items() if digests.get(n) != d]
         return [f"the model's answers differ from the sealed ones for {wrong}"] if wrong else []
     problems = []
     for check in suite.checks:
         observed = found.observations.get(check.name)
-        if observed is None or sealed.digests.get(check.name) != check_digest(
+        if observed is None or digests.get(check.name) != check_digest(
                 exercise.id, check.name, observed):
             problems.append(f"check “{check.name}”: the model's results are not the sealed ones")
     return problems
@@ -135,9 +184,10 @@ def model_observations(suite: Suite, params: Params | None = None,
 
 def implement_key(exercise_id: str, observations: dict[str, Observation]) -> str:
     """The key that opens an implement exercise's sealed solution: derived from the results a
-    passing submission gives (which are the model's), so only passing reveals it."""
-    return unlock_key(exercise_id, {name: canonical(obs, sig=9)
-                                    for name, obs in observations.items()})
+    passing submission gives (which are the model's), so only passing reveals it. Kept per
+    process for the same results (`_kept`)."""
+    return str(_kept("key", [exercise_id, observations], lambda: unlock_key(
+        exercise_id, {name: canonical(obs, sig=9) for name, obs in observations.items()})))
 
 
 def predict_key(exercise_id: str, suite: PredictSuite, answers: dict[str, Any]) -> str:

@@ -4,7 +4,9 @@ A summary first (who was graded, the class's points, the exercise most failed, w
 can be trusted for), then figures and tables: the pass rate and the split of points (full,
 partial, none) of every exercise, the class's totals, the checks failed most, the commonest
 wrong answers of each predict exercise, and the attempts and hint levels the students'
-progress files report, labelled *self-reported*. Figures are matplotlib's, drawn without pyplot
+progress files report, labelled *self-reported*. When the course's gradebook has an assignment,
+the students who handed in late, by how much and what it cost (what `recheck` wrote beside its
+journal, `NAME.late.json`). Figures are matplotlib's, drawn without pyplot
 (no global state, no display) and inlined as SVG; tables are the presentation layer's
 (`routerlab.present.html`), so the page needs nothing but itself. Every text is escaped.
 """
@@ -37,12 +39,35 @@ def write_report(grades_dir: Path, out: Path) -> tuple[ClassAnalytics, Path]:
 
     check_target(out, "report", GradesError)
     data = analyse(load_results(grades_dir), load_plan(grades_dir))
-    return data, write_text(out, report_html(data), "report", GradesError)
+    return data, write_text(out, report_html(data, late=load_late(grades_dir)), "report",
+                            GradesError)
 
 
-def report_html(data: ClassAnalytics, title: str = "RouterLab class report") -> str:
-    """The whole page (see the module docstring)."""
-    parts = [_summary(data),
+def load_late(grades_dir: Path) -> list[list[Cell]]:
+    """(student, how late and what it cost, points lost) for every late row `recheck` found in
+    `grades_dir`; a lateness file that cannot be read adds none (as a plan that cannot be
+    read, `routerlab.exercises.teacher.gradebook.read_plan`)."""
+    from ...core.base.safe_io import load_json
+    from ..errors import GradesError
+    from .regrade import LATE_FORMAT
+
+    rows: list[list[Cell]] = []
+    for path in sorted(grades_dir.glob("*.late.json")):
+        try:
+            data = load_json(path, what="lateness file", error=GradesError)
+            if data.get("format") != LATE_FORMAT:
+                continue
+            rows += [[str(row["key"]), str(row["late"]), float(row["points_lost"])]
+                     for row in data["students"]]
+        except (GradesError, KeyError, TypeError, ValueError, AttributeError):
+            continue
+    return rows
+
+
+def report_html(data: ClassAnalytics, title: str = "RouterLab class report",
+                late: list[list[Cell]] | None = None) -> str:
+    """The whole page (see the module docstring); `late`: `load_late`'s rows."""
+    parts = [_summary(data, late or []),
              _section("Exercises", _figure(_pass_rates(data.exercises),
                                            "Pass rate per exercise (regraded)"),
                       _figure(_points_split(data.exercises),
@@ -56,6 +81,11 @@ def report_html(data: ClassAnalytics, title: str = "RouterLab class report") -> 
                       _figure(_self_reported(data.exercises),
                               f"Median attempts and mean hint level per exercise ({SELF})")
                       if data.self_reported else "")]
+    if late:
+        parts.append(_section("Late hand-ins", table(TableView(
+            "Handed in after the due date or extension (the course's gradebook: the hub's "
+            "file times, the late policy)", ["student", "how late, and the penalty",
+                                             "points lost"], late))))
     if data.errors:
         parts.append(_section("Not graded", table(TableView(
             "Students whose regrade could not finish", ["student", "reason"],
@@ -79,7 +109,7 @@ def _section(heading: str, *body: str) -> str:
     return f"<section><h2>{html.escape(heading)}</h2>{''.join(body)}</section>"
 
 
-def _summary(data: ClassAnalytics) -> str:
+def _summary(data: ClassAnalytics, late: list[list[Cell]]) -> str:
     n = len(data.students)
     items = [f"{n} students regraded" + (f"; {len(data.errors)} could not be graded"
                                           if data.errors else "")
@@ -95,6 +125,10 @@ def _summary(data: ClassAnalytics) -> str:
         items.append(f"Most failed exercise: {ranked[0].id} ({ranked[0].title}), passed by "
                      f"{ranked[0].pass_rate:.0%}; most passed: {ranked[-1].id}, "
                      f"{ranked[-1].pass_rate:.0%}")
+    if late:
+        lost = sum(float(row[2] or 0) for row in late)
+        items.append(f"Late: {len(late)} students handed in after their due date or extension, "
+                     f"{lost:g} points taken off by the late policy (see Late hand-ins)")
     hardest = data.hardest(1)
     if hardest:
         items.append(f"Hardest check: {hardest[0].exercise_id} / {hardest[0].name}, failed by "

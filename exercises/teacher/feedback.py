@@ -46,10 +46,11 @@ def file_stem(student_id: str) -> str:
     return f"{prefix}~{digest}"
 
 
-def feedback_json(result: StudentResult) -> dict[str, Any]:
+def feedback_json(result: StudentResult, late: str = "") -> dict[str, Any]:
     return {
         "format": FEEDBACK_FORMAT, "student_id": result.student_id,
         "points": result.points, "points_possible": result.points_possible,
+        **({"late": late} if late else {}),
         "graded_at": result.graded_at, "error": result.error,
         "exercises": [{
             "id": e.id, "title": e.title, "points": e.points,
@@ -63,14 +64,14 @@ def feedback_json(result: StudentResult) -> dict[str, Any]:
     }
 
 
-def write_feedback(folder: Path, result: StudentResult, name: str | None = None
-                   ) -> tuple[Path, Path]:
+def write_feedback(folder: Path, result: StudentResult, name: str | None = None,
+                   late: str = "") -> tuple[Path, Path]:
     """Write `NAME.json` and `NAME.html` under `folder` (`name`: the row's own name, distinct
-    when two folders claim one id; default the student id); GradesError names a path that
-    failed."""
+    when two folders claim one id; default the student id; `late`: how late the work was and
+    what it cost, from the course's gradebook); GradesError names a path that failed."""
     stem = file_stem(name or result.student_id)
-    data = feedback_json(result)
-    page = write_text(folder / f"{stem}.html", feedback_html(result), "feedback page",
+    data = feedback_json(result, late)
+    page = write_text(folder / f"{stem}.html", feedback_html(result, late), "feedback page",
                       GradesError)
     doc = write_text(folder / f"{stem}.json", json.dumps(data, indent=2) + "\n",
                      "feedback file", GradesError)
@@ -142,9 +143,10 @@ details.exercise{{margin:.75rem 0}}summary{{cursor:pointer}}summary h2{{display:
 font-size:1.1em}}#overview{{margin-bottom:1.5rem}}"""
 
 
-def feedback_html(result: StudentResult) -> str:
+def feedback_html(result: StudentResult, late: str = "") -> str:
     summary = (f"<p id='summary'>{result.points:g} of {result.points_possible} points; "
                f"{result.passed} of {len(result.exercises)} exercises passed.</p>")
+    summary += f"<p id='late' class='problem'>Handed in late: {_e(late)}</p>" if late else ""
     if result.error:
         summary += f"<p class='problem'>Your work could not be graded: {_e(result.error)}</p>"
     body = _overview(result) + "".join(_exercise(e) for e in result.exercises)

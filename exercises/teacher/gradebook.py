@@ -4,7 +4,8 @@ Formats (`--format`), each one a published import layout:
 - `plain`: the roster id first, then name, email, section, points, points possible, exercises
   passed, a status ("ok", or why the student could not be graded), one column per exercise. A
   student graded nothing (no submission, grading failed) has 0 points and the status says why.
-  Graded with `--no-isolation`, its first row is a warning, above the header.
+  Graded with `--no-isolation`, its first row is a warning, above the header. A course whose
+  gradebook has an assignment adds `late`, `late_penalty_points` and `points_after_late` last.
 - `canvas`: Canvas's Gradebook import: `Student, ID, SIS User ID, SIS Login ID, Section`, then one
   column per assignment, and a `Points Possible` row under the header. The roster's LMS id
   (`lms_id`, else its id) goes in `SIS User ID`, which Canvas matches students on; the email in
@@ -82,6 +83,11 @@ class Row:
     student: Student
     result: StudentResult | None
     status: str
+    late: str = ""
+    """How late the work was handed in and what it cost, from the course's gradebook
+    (`routerlab.exercises.teacher.gradebook_grades`); "" when on time or there is no due date."""
+    late_points: float = 0.0
+    """The points the late policy takes off."""
 
     @property
     def graded(self) -> bool:
@@ -93,41 +99,53 @@ class Row:
         return self.result.points if self.result and not self.result.error else 0.0
 
     @property
+    def grade(self) -> float:
+        """The points after any late penalty: what an LMS is given."""
+        return round(max(0.0, self.points - self.late_points), 2)
+
+    @property
     def lms_id(self) -> str:
         return self.student.lms_id or self.student.id
 
 
 def csv_text(rows: list[Row], exercise_ids: list[str], total: int, fmt: str,
-             isolated: bool) -> str:
-    """The gradebook in `fmt`; rows keep the roster's order (see the module docstring)."""
+             isolated: bool, late: bool = False) -> str:
+    """The gradebook in `fmt`; rows keep the roster's order (see the module docstring).
+    `late` (the course's gradebook has an assignment): the plain layout ends with the columns
+    `late`, `late_penalty_points` and `points_after_late`; the LMS layouts' grade is always
+    the one after the penalty."""
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     lines: list[list[Any]] = []
     if fmt == "plain":
         lines += [] if isolated else [[UNISOLATED_NOTE]]
         lines.append(["id", "name", "email", "section", "points", "points_possible", "passed",
-                      "status", *exercise_ids])
+                      "status", *exercise_ids,
+                      *(("late", "late_penalty_points", "points_after_late") if late else ())])
         for row in rows:
             by_id = {e.id: e for e in (row.result.exercises if row.result else [])}
             lines.append([row.student.id, row.student.name, row.student.email,
                           row.student.section, grade_number(row.points), total,
                           sum(e.passed for e in by_id.values()), row.status,
                           *[grade_number(by_id[i].points) if i in by_id else "" for i in
-                            exercise_ids]])
+                            exercise_ids],
+                          *((row.late, grade_number(row.late_points), grade_number(row.grade))
+                            if late else ())])
     elif fmt == "canvas":
         lines.append([*CANVAS_COLUMNS, f"{ASSIGNMENT} ({total} points)"])
         lines.append(["Points Possible", "", "", "", "", total])
         for row in rows:
             s = row.student
             lines.append([s.name, "", row.lms_id, s.email, s.section,
-                          grade_number(row.points) if row.graded else ""])
+                          grade_number(row.grade) if row.graded else ""])
     else:
         lines.append([*MOODLE_COLUMNS, MOODLE_GRADE, MOODLE_FEEDBACK])
         for row in rows:
             first, _, last = row.student.name.partition(" ")
-            percent = grade_number(round(100 * row.points / total, 2)) if total else 0
+            percent = grade_number(round(100 * row.grade / total, 2)) if total else 0
+            said = ("" if row.status == "ok" else row.status, row.late)
             lines.append([row.lms_id, row.student.email, first, last,
-                          percent if row.graded else "", "" if row.status == "ok" else row.status])
+                          percent if row.graded else "", "; ".join(s for s in said if s)])
     out = io.StringIO(newline="")
     writer = csv.writer(out)
     for line in lines:

@@ -4,7 +4,10 @@
 secret (refused before anyone is graded), loads the catalog once, grades through the executor,
 writes the grades and the copy report, and records the run (and the roster) in the course's
 gradebook (`routerlab.exercises.teacher.gradebook_db`) when the course was released on this
-machine. The command renders what comes back.
+machine. When that gradebook has an assignment, each student's lateness against their due date or
+extension and the penalty it costs (`routerlab.exercises.teacher.gradebook_grades`) go into the
+run's own outputs too: the CSV, the late students' feedback and the class report (`regrade`'s
+`settle`). The command renders what comes back.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from ..catalog import Catalog
 from ..errors import GradesError
 from .class_variants import class_course
 from .classroom import GradeOptions, LocalExecutor, catalog_at
-from .regrade import Outputs, Plan, Progress, Summary, jail_failures, plan_class, regrade
+from .regrade import Late, Outputs, Plan, Progress, Summary, jail_failures, plan_class, regrade
 
 
 class NoJail(GradesError):
@@ -85,16 +88,44 @@ def recheck(request: RecheckRequest, progress: Progress | None = None,
     started = time.monotonic()
     executor = (DaskExecutor(request.scheduler) if request.scheduler
                 else LocalExecutor(request.jobs or workers()))
+    recorded: list[tuple[Path | None, str]] = []
+
+    def settle(graded: Summary) -> dict[str, Late] | None:
+        recorded.append(_record(course.id, plan, graded, catalog, request.roster is not None))
+        return lateness(course.id, plan) if recorded[0][0] is not None else None
+
     summary = regrade(plan, Outputs.beside(request.out, request.feedback), executor,
                       request.fmt, request.catalog_dir, GradeOptions(isolation=request.isolation),
-                      request.resume, progress, variants, catalog, course)
+                      request.resume, progress, variants, catalog, course, settle)
     pairs = find_pairs(summary.results.values(), catalog,
                        {sid: variants(sid) for sid in summary.results} if variants else None)
     similar = write_similar(similar_path(request.out), pairs)
     seconds = time.monotonic() - started
-    book, note = _record(course.id, plan, summary, catalog, request.roster is not None)
+    book, note = recorded[0]
     return RecheckOutcome(plan, summary, seconds, similar, len(pairs), course.summary(), book,
                           note, jail_failures(summary))
+
+
+def lateness(course: str, plan: Plan) -> dict[str, Late] | None:
+    """Each row's lateness as the course's gradebook computes it (the run just recorded, the
+    hub's file times, the due date or extension, the late policy); None when the gradebook has
+    no assignment, so the outputs keep their plain layout."""
+    from .gradebook_db import Gradebook, StudentRow
+    from .gradebook_grades import grade_of
+
+    with Gradebook.of_course(course) as book:
+        if not book.assignment_ids():
+            return None
+        out = {}
+        for planned in plan.rows:
+            late = [cell for cell in grade_of(book, StudentRow(planned.name, "", "", "", "")).late
+                    if cell.late_by]
+            out[planned.name] = Late("; ".join(
+                f"{cell.assignment}: {cell.late_by} late against "
+                f"{'the extension' if cell.extended else 'the due date'} {cell.due}: penalty "
+                f"{cell.penalty:g}% ({cell.points_lost:g} points off)" for cell in late),
+                round(sum(cell.points_lost for cell in late), 2))
+        return out
 
 
 def _make_parent(out: Path) -> None:

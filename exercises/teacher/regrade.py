@@ -12,10 +12,16 @@ No false zeros: while the run goes on (and after a crash) the CSV lists only the
 so far, each with its status; the students with no submission get their rows at the end. A
 student whose grading fails gets a row with the reason; nothing one student does stops the
 class. `resume=True` grades only the folders the journal does not hold yet.
+
+Lateness: once everyone is graded, `settle` (recheck's: it records the run in the course's
+gradebook) may say how late each row handed in and what it cost; the final CSV, each late
+student's feedback and `NAME.late.json` beside the journal (which `teacher report` shows) then
+say so.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -24,7 +30,7 @@ from typing import Any
 
 from ..catalog import Catalog
 from ..errors import GradesError
-from ..files import check_target, write_text
+from ..files import check_target, describe, write_text
 from .class_variants import ClassCourse
 from .classroom import (
     Executor,
@@ -154,6 +160,22 @@ class Outputs:
         return cls(csv, csv.with_suffix(".sha256"), csv.with_suffix(".jsonl"), feedback)
 
 
+@dataclass(frozen=True)
+class Late:
+    """How late one row handed in and what it cost (`Row.late`, `Row.late_points`)."""
+
+    text: str
+    points: float
+
+
+LATE_FORMAT = "routerlab-class-late"
+
+
+def late_path(journal: Path) -> Path:
+    """Where a run's lateness is kept beside its journal (`NAME.jsonl` -> `NAME.late.json`)."""
+    return journal.with_suffix(".late.json")
+
+
 @dataclass
 class Summary:
     results: dict[str, StudentResult]
@@ -162,6 +184,8 @@ class Summary:
     outputs: Outputs
     catalog_version: str
     resumed: int = 0
+    late: dict[str, Late] | None = None
+    """Each row's lateness by `Planned.name`, when the course has an assignment (None: none)."""
 
 
 def jail_failures(summary: Summary) -> list[str]:
@@ -183,19 +207,22 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
             catalog_dir: Path | None = None, options: GradeOptions | None = None,
             resume: bool = False, progress: Progress | None = None,
             variants: Callable[[str], dict[str, dict[str, Any]]] | None = None,
-            catalog: Catalog | None = None, course: ClassCourse | None = None) -> Summary:
+            catalog: Catalog | None = None, course: ClassCourse | None = None,
+            settle: Callable[[Summary], dict[str, Late] | None] | None = None) -> Summary:
     """Grade the plan's students and write every output (see the module docstring).
     `variants(student_id)`: that student's variants (a class course, `class_variants`);
     `catalog`: the one at `catalog_dir`, when the caller has it loaded already; `course`: the
     course the teacher named; a folder that is not that course's (`ClassCourse.problem`) gets
-    its row with the reason, and is not graded."""
+    its row with the reason, and is not graded; `settle`: called once all are graded, before
+    the final outputs, for each row's lateness."""
     options = options or GradeOptions()
     if fmt not in FORMATS:
         raise GradesError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     _one_row_per_lms_id(plan, fmt)
     for path, what in ((outputs.csv, "grades CSV"), (outputs.digest, "digest file"),
                        (outputs.journal, "resume file"),
-                       (plan_path(outputs.journal), "class file")):
+                       (plan_path(outputs.journal), "class file"),
+                       (late_path(outputs.journal), "lateness file")):
         check_target(path, what, GradesError)
     if outputs.feedback is not None:
         try:
@@ -226,10 +253,13 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     notes: dict[str, str] = {}  # a row's own trouble after grading (its feedback unwritten)
 
     def write_csv(final: bool) -> None:
-        summary.rows = [_row(p, results.get(p.name), notes.get(p.name, "")) for p in plan.rows
+        late = summary.late or {}
+        summary.rows = [_row(p, results.get(p.name), notes.get(p.name, ""), late.get(p.name))
+                        for p in plan.rows
                         if final or p.name in results]
         write_text(outputs.csv, csv_text(summary.rows, exercise_ids, catalog.total_points, fmt,
-                                         options.isolation), "grades CSV", GradesError)
+                                         options.isolation, summary.late is not None),
+                   "grades CSV", GradesError)
 
     def arrived(result: StudentResult) -> None:
         key = keys.get(result.submission, result.student_id)
@@ -256,6 +286,8 @@ def regrade(plan: Plan, outputs: Outputs, executor: Executor, fmt: str = "plain"
     from .classroom import grade_class
 
     grade_class(jobs, executor, arrived)
+    summary.late = settle(summary) if settle is not None else None
+    _write_late(plan, summary)
     write_csv(final=True)
     write_digest(outputs.digest, plan.submissions, results.values(), outputs.csv, version)
     return summary
@@ -284,7 +316,8 @@ def _where(folder: Path) -> str:
     return os.path.abspath(folder)
 
 
-def _row(planned: Planned, result: StudentResult | None, note: str = "") -> Row:
+def _row(planned: Planned, result: StudentResult | None, note: str = "",
+         late: Late | None = None) -> Row:
     """A CSV row, every text a student shaped in its printable form (`intake.printable`)."""
     student = planned.student
     if not student.name and result is not None:
@@ -292,7 +325,32 @@ def _row(planned: Planned, result: StudentResult | None, note: str = "") -> Row:
     student = replace(student, id=printable(student.id), name=printable(student.name),
                       email=printable(student.email))
     notes = "; ".join(n for n in (planned.note, note) if n)
-    return Row(student, result, printable(status(result, planned.flag, notes)))
+    return Row(student, result, printable(status(result, planned.flag, notes)),
+               late.text if late else "", late.points if late else 0.0)
+
+
+def _write_late(plan: Plan, summary: Summary) -> None:
+    """The lateness `settle` found: each late student's feedback rewritten with it, and the
+    class's in `NAME.late.json` (removed when there is none, so no old run's lateness is
+    shown beside this one's grades)."""
+    path = late_path(summary.outputs.journal)
+    late = {name: cell for name, cell in (summary.late or {}).items() if cell.text}
+    if summary.outputs.feedback is not None:
+        from .feedback import write_feedback
+
+        for name, cell in late.items():
+            if name in summary.results:
+                write_feedback(summary.outputs.feedback, summary.results[name], name, cell.text)
+    if summary.late is None:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as error:
+            raise GradesError(describe(error, "remove the old lateness file")) from None
+        return
+    rows = [{"id": p.student.id, "key": p.name, "late": late[p.name].text,
+             "points_lost": late[p.name].points} for p in plan.rows if p.name in late]
+    write_text(path, json.dumps({"format": LATE_FORMAT, "students": rows}) + "\n",
+               "lateness file", GradesError)
 
 
 def _planned_json(planned: Planned) -> dict[str, str]:

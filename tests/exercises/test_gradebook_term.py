@@ -51,9 +51,19 @@ def test_a_term_runs_from_the_docs_as_written(tmp_path: Path) -> None:
     term = tmp_path / "term"
     total = load_catalog().total_points
 
-    graded = {row[0]: row for row in _rows(term / "grades" / "grades.csv")[1:]}
+    header, *rows = _rows(term / "grades" / "grades.csv")
+    graded = {row[0]: row for row in rows}
     ben_graded = float(graded["ben"][4])
     assert float(graded["ada"][4]) == total, "ada's own variant's answers earn everything"
+    # recheck's own outputs show lateness too (issue 38 §2), before any override
+    assert header[-3:] == ["late", "late_penalty_points", "points_after_late"]
+    assert graded["ben"][-3].startswith("week-1: ") and "late against the due date" in \
+        graded["ben"][-3] and "penalty 10%" in graded["ben"][-3]
+    assert graded["ada"][-3] == "" and graded["ada"][-2] == "0", "within her extension"
+    assert float(graded["ben"][-1]) == round(ben_graded - float(graded["ben"][-2]), 2)
+    assert "Handed in late: week-1" in (term / "feedback" / "ben.html").read_text()
+    assert "id='late'" not in (term / "feedback" / "ada.html").read_text()
+    assert "Late hand-ins" in (term / "report.html").read_text()
 
     canvas = _rows(term / "grades" / "canvas.csv")
     assert canvas[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
