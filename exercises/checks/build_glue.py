@@ -183,7 +183,8 @@ def tour(sub: Subject, x: Any, scheme: str, start: int, whole: bool = True) -> O
     same = r.move(hop, cpu0, "native")
     seen.append(("a move onto cpu:0 of a tensor on cpu:0 returns that very tensor",
                  same is hop))
-    after("after the move onto its own device", same)
+    hop = same
+    after("after the move onto its own device", hop)
     for policy in ("reject", "legacy"):
         seen.append((f"{policy}: the move of the tensor on cpu:0 to cpu:1",
                      did(lambda p=policy: r.move(hop, cpu1, p))))  # type: ignore[misc]
