@@ -144,7 +144,8 @@ def tour(sub: Subject, x: Any, scheme: str, start: int, whole: bool = True) -> O
     """The tour's flow on the subject's router: upload on cpu:0, a clone, an add, a quantize;
     a shared and then a unique native move of the quantized tensor to cpu:1, a bytes move to
     the second peer, a requantize hop back to cpu:0 and a dequantize hop of a clone to cpu:1, a
-    move onto the device a tensor is already on, reject and legacy, and the last drops. Not
+    move onto the device a tensor is already on, reject and legacy, an f32 tensor moved under
+    requantize, and the last drops. Not
     `whole`: up to the bytes move (the first visible check)."""
     r = Router(sub, start)
     cpu0, cpu1, peer2 = (r.clients[d] for d in DEVICES)
@@ -189,7 +190,10 @@ def tour(sub: Subject, x: Any, scheme: str, start: int, whole: bool = True) -> O
         seen.append((f"{policy}: the move of the tensor on cpu:0 to cpu:1",
                      did(lambda p=policy: r.move(hop, cpu1, p))))  # type: ignore[misc]
         after(f"after {policy}", hop)
-    for tensor in (hop, far, back):
+    plain = r.move(r.upload(cpu0, data), cpu1, "requantize")
+    after("an f32 upload moved to cpu:1 under requantize (a plain tensor ignores the quantized "
+          "policies)", plain)
+    for tensor in (hop, far, back, plain):
         tensor.drop()
     seen.append(("the last references dropped: every registry and copy count", r.state()))
     return seen
@@ -207,7 +211,8 @@ def _(sub: Subject) -> Observation:
 
 
 @glue.visible("the rest of the flow: the requantize and dequantize hops, a move onto the "
-              "tensor's own device, reject, legacy's panic text, the last drops", hint=2)
+              "tensor's own device, reject, legacy's panic text, a plain move, the last drops",
+              hint=2)
 @traced
 def _(sub: Subject) -> Observation:
     return tour(sub, sub.param("x"), sub.param("scheme"), sub.param("start"))[6:]

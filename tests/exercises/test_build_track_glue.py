@@ -170,9 +170,13 @@ def test_the_checks_model_stores_what_routerlabs_runtime_stores(scheme: str) -> 
     hop = rt.to_device(shared, "cpu:0", policy="requantize")
     stored.append(_held(rt, hop))
     stored.append(_held(rt, rt.to_device(rt.clone(hop), "cpu:1", policy="dequantize")))
+    plain = rt.to_device(rt.from_data(TensorData.from_array(np.asarray(x, dtype=np.float32)),
+                                      "cpu:0"), "cpu:1", policy="requantize")
     seen = to_data(build_glue.tour(build_glue.glue.model_subject({}), x, scheme, 0))
     checked = [value[1][:3] + [value[1][4]] for _label, value in seen[2:8]]
     assert checked == stored
+    assert dict(seen)[next(k for k, _ in seen if k.startswith("an f32 upload"))][1] == [
+        rt.handle(plain.device, int(plain.id)).array.tolist(), "f32", "cpu:1"]
 
 
 def test_the_sandbox_passes_the_reference_and_fails_a_wrong_path(tmp_path: Path) -> None:

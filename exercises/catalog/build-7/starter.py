@@ -59,7 +59,8 @@ def to_device(tensor: Any, target: Any, policy: str) -> Any:
     Checked (visible, on your variant's numbers): the tour's flow on cpu:0, cpu:1 and
     peer2/cpu:0: an upload and a clone, an add, a quantize, a native move of a shared quantized
     tensor and then of its last reference to cpu:1, a move across peers, a requantize hop back
-    to cpu:0, a move onto the device a tensor is on, reject and legacy, and the last drops;
+    to cpu:0, a dequantize hop of a clone to cpu:1, a move onto the device a tensor is on,
+    reject and legacy, an f32 tensor moved under requantize, and the last drops;
     after each step the tensor, what its device stores (words, scales, global), every registry,
     every copy count and the counts of the clones kept. The hidden check runs the flow on
     seeded random tensors and schemes. Every check names the first function of RouterLab's
