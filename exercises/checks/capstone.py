@@ -26,7 +26,16 @@ from typing import Any
 
 import numpy as np
 
-from ...core import HandleKind, Kind, RouterTensor, Runtime, TensorId, TensorInterpreter
+from ...core import (
+    HandleContainer,
+    HandleKind,
+    Kind,
+    RouterTensor,
+    Runtime,
+    TensorId,
+    TensorInterpreter,
+    make_backend,
+)
 from ...core.fix import can_move_to_device as model_can_move
 from ...core.fix import is_quantized_handle as model_is_quantized
 from ...core.fix import q_to_device as model_q_to_device
@@ -245,3 +254,23 @@ def _(sub: Subject) -> Observation:
         shares = bool(np.shares_memory(one.values, other.values)
                       or np.shares_memory(one.scales, other.scales))
     return [("the copy on cpu:1 shares memory with the source's", shares)]
+
+
+@capstone.hidden("a tensor already on the target device is registered as it is", hint=2)
+def _(sub: Subject) -> Observation:
+    """Burn's router never copies a tensor onto the device it is on: `float_to_device` returns
+    the tensor itself when `tensor.client.device() == device` (crates/burn-router/src/ops/
+    tensor.rs:89-94; int_tensor.rs:45-48 and bool_tensor.rs:84-87 alike). The arm, handed a
+    primitive already on its backend's device, registers that primitive: no copy, no bytes."""
+    rt = Runtime(["cpu:0@cubecl"])
+    q = rt.quantize(rt.tensor(flow_values(1, 2), "cpu:0@cubecl", "f32"), FLOW_SCHEME)
+    primitive = rt.handle("cpu:0@cubecl", q.id)
+    backend = make_backend(primitive.device)  # a backend of the device the tensor is on
+    handles = HandleContainer("cpu:0")
+    arm = model_register if sub.is_model else sub.function(ARM)
+    arm(backend, handles, TensorId(7), primitive)
+    registered = handles.get_handle_ref(TensorId(7))
+    return [("register_quantized onto the device q is on: ids registered",
+             [int(i) for i in handles.handle_ids()]),
+            ("the handle registered under 7 is q itself (not a copy)", registered is primitive),
+            ("bytes copied by the backend", backend.bytes_copied)]

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from routerlab.core import Runtime
 from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks.base import Submission, to_data
@@ -86,3 +87,28 @@ def test_a_piece_that_raises_stops_the_router_with_its_error_not_a_traceback(
     stopped = your_router(status_for, pieces["register_quantized"])
     assert not stopped.exact and stopped.stopped.startswith("KeyError")
     assert "Your router stopped" in repr(stopped)
+
+
+
+def test_an_arm_that_copies_onto_the_device_the_tensor_is_on_fails_a_hidden_check() -> None:
+    """Burn's router returns the tensor itself when its device is the target
+    (crates/burn-router/src/ops/tensor.rs:89-94): the model's runtime does, and the sealed
+    solution without that shortcut in its arm (a copy onto the same device) fails the hidden
+    check that hands the arm such a tensor, and no other check (the runtime never does)."""
+    rt = Runtime(["cpu:0"])
+    q = rt.quantize(rt.tensor(np.linspace(-1, 1, 8, dtype=np.float32), "cpu:0", "f32"), "q8s")
+    before = rt.bytes_copied()
+    assert rt.to_device(q, "cpu:0", policy="native") is q and rt.bytes_copied() == before
+
+    shortcut = ("    if q.device == backend.device:\n"
+                "        handles.register(tensor_id, q)  # same device: nothing to copy\n"
+                "        return\n")
+    source = open_solution(load_catalog().get("capstone-1"))
+    assert shortcut in source
+    space: dict[str, Any] = {}
+    exec(compile(source.replace(shortcut, ""), "solution", "exec"), space)  # noqa: S102
+    sub = Submission(SimpleNamespace(**{p.name: space[p.name] for p in PIECES}), PARAMS)
+    model = capstone.model_subject(PARAMS)
+    failed = [check.name for check in capstone.checks
+              if to_data(check.probe(sub)) != to_data(check.probe(model))]
+    assert failed == ["a tensor already on the target device is registered as it is"]

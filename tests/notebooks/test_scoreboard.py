@@ -89,3 +89,28 @@ def test_a_costs_only_board_does_not_say_what_the_move_left_behind() -> None:
     assert board.view().columns == ["move", "path", "host bytes", "device bytes", "copies"]
     assert [r[2] for r in board.view().rows] == [80, None]  # 40 bytes out, 40 in
     assert board.rows[0]["source"] == "copied"  # still scored, only not shown
+
+
+def test_the_transfer_4_experiment_shows_nothing_to_divide_until_n_is_set() -> None:
+    """transfer-4's answers are bytes per value (issue 39, item 5): a shipped cell that moved N
+    values would show them as its totals divided by N. As shipped, the experiment's own cell in
+    notebook 03 moves no value, so its board shows no byte at all; the learner sets N to
+    measure, and then the totals grow with it."""
+    import json
+    from pathlib import Path
+
+    notebook = Path(__file__).resolve().parents[2] / "notebooks" / "03-moving-tensors.ipynb"
+    cells = ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"]]
+    source = next(c for c in cells if "ex_board = Scoreboard(" in c)
+
+    def board_for(edit: str) -> list[list[object]]:
+        space: dict[str, object] = {"np": np, "Runtime": Runtime, "Scoreboard": Scoreboard}
+        exec(compile(edit, "notebook 03", "exec"), space)  # noqa: S102 (the shipped cell)
+        board = space["ex_board"]
+        assert isinstance(board, Scoreboard)
+        return [row[2:4] for row in board.view().rows]
+
+    assert board_for(source) == [[None, None], [None, None]]
+    first_line = source.splitlines()[0]
+    assert first_line.startswith("N = ")
+    assert board_for(source.replace(first_line, "N = 3", 1)) == [[24, None], [None, 12]]

@@ -1,6 +1,8 @@
 """build-2: burn-router's RouterTensor, written by you. Read crates/burn-router/src/tensor.rs:
 11-158 (Burn 2c06be3): the struct (11-18), new (52-60), into_ir (67-87), to_ir_out (89-96),
-status (98-104), Clone (122-134) and Drop (136-157)."""
+status (98-104), Clone (122-134) and Drop (136-157).
+The visible checks: clones share one count and a clone sends nothing; only the last reference
+sends Drop; an op's output is NotInit and a consumed or dropped reference is refused."""
 
 from typing import Any
 

@@ -1,6 +1,8 @@
 """build-3: the interpreter's transfer arms and the same-peer rendezvous, written by you. Read
 crates/burn-router/src/interpreter.rs:88-127, crates/burn-remote/src/server/local_comm.rs:14-79
-and crates/burn-remote/src/server/worker.rs:280-310 (Burn 2c06be3)."""
+and crates/burn-remote/src/server/worker.rs:280-310 (Burn 2c06be3).
+The visible checks: the float, int and bool arms (a shared use copied, the last use moved); the
+quantized arm, bit for bit; a move onto the device the tensor is on; the rendezvous both ways."""
 
 from typing import Any  # noqa: F401 (your HandleContainer's annotations)
 

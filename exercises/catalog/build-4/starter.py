@@ -1,6 +1,8 @@
 """build-4: the bytes path across peers, written by you. Read crates/burn-router/src/
 interpreter.rs:162-178 and 2139-2176, and crates/burn-std/src/tensor/quantization.rs:198-360
-(Burn 2c06be3) for the canonical layout; docs/burn.md section 14 draws it."""
+(Burn 2c06be3) for the canonical layout; docs/burn.md section 14 draws it.
+The visible checks: f32, i32 and bool tensors crossing as bytes; a quantized tensor crossing in
+the canonical layout (values, scales in their own dtype, the global scale)."""
 
 from typing import Any  # noqa: F401 (your HandleContainer's annotations)
 

@@ -1,6 +1,8 @@
 """build-5: the guard and the five transfer policies, written by you. Read
 crates/burn-router/src/interpreter.rs:88-127 and crates/burn-router/src/ops/qtensor.rs:34-39
-(Burn 2c06be3), and docs/transfers.md for the three fixes."""
+(Burn 2c06be3), and docs/transfers.md for the three fixes.
+The visible checks: which kinds the guard lets move under which policy; what native, dequantize
+and requantize deliver and cost; reject refusing before any copy, legacy meeting Burn's todo!()."""
 
 from typing import Any  # noqa: F401
 

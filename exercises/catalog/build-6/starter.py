@@ -1,5 +1,7 @@
 """build-6: burn-router's RouterClient, written by you. Read crates/burn-router/src/client/
-base.rs:20-60 and crates/burn-router/src/ops/tensor.rs:20-31 (Burn 2c06be3)."""
+base.rs:20-60 and crates/burn-router/src/ops/tensor.rs:20-31 (Burn 2c06be3).
+The visible checks: ids from one counter and float_from_data's register then Init; register's
+outputs before the op reaches the FIFO; the last Drop after every op before it."""
 
 from collections.abc import Callable
 from typing import Any
