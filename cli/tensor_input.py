@@ -53,7 +53,7 @@ def read_tensor(values: str | None, shape: str | None, random: str | None, seed:
 def _packing_dim(scheme: Any, shape: tuple[int, ...]) -> None:
     import typer
 
-    from ..core.quant.notation import parse_scheme
+    from ..core.quant import parse_scheme
 
     if isinstance(scheme, str):  # the option's text (its callback checked the syntax)
         scheme = parse_scheme(scheme)

@@ -41,14 +41,14 @@ from .scoreboard import Scoreboard, byte_regions, graph_board
 from .sliders import Sliders, sliders
 from .stepping import Stepper, Tape, handoff, stepper
 from .timelines import registry_timeline, swimlane
-from .wire import batch_table, drain_table, wire_lanes
+from .wire import batch_table, drain_table, replay_flow, wire_lanes
 
 __all__ = [
     "INK", "PALETTE", "Callout", "Caught", "Diagram", "Lesson", "Reorder", "Scoreboard",
     "Sliders", "Stepper", "Tape", "banner", "batch_table", "byte_regions", "catch_panic",
     "drain_table", "gpu_pair", "graph_board", "handoff", "html_of", "lesson", "plot_theme",
-    "register_formatters", "registry_timeline", "show", "sliders", "stepper", "swimlane",
-    "text_of", "wire_lanes",
+    "register_formatters", "registry_timeline", "replay_flow", "show", "sliders", "stepper",
+    "swimlane", "text_of", "wire_lanes",
 ]
 
 register_formatters()

@@ -19,7 +19,6 @@ from typing import Annotated
 
 import typer
 
-from ...core.base.safe_io import shorten
 from .. import options
 
 OPEN_WARNING = ("warning: serving on {host} without encryption: the token and every tensor "
@@ -51,6 +50,8 @@ def _origins(values: list[str] | None) -> list[str] | None:
     empty one or `*` matches no Origin header the gate compares, so the teacher who typed it
     would believe pages allowed that are refused (or, for `*`, every page on the web allowed):
     a usage error, exit 2."""
+    from ...core.base.safe_io import shorten
+
     for value in values or []:
         if value.strip() == "*":
             raise typer.BadParameter("'*' would let every web page connect; name each origin "

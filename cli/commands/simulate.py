@@ -1,7 +1,7 @@
 """`routerlab simulate SCENARIO`: run a scenario file step by step and show every registry.
 
 The core validates and runs the file and returns data, in one call
-(`routerlab.core.scenario.simulation.simulate`); this command only renders it: a heading per
+(`routerlab.core.scenario.simulate`); this command only renders it: a heading per
 step, then one rich table per device (`--plain` / NO_COLOR drop the colour), or one JSON document
 with `--json`. A long run draws its first and last steps and
 one line for those between (`present/window.py`; `--all` draws every one). A bad file or a
@@ -54,7 +54,7 @@ def simulate(
     peer: options.ScenarioPeers = None, fault: options.Faults = None, trace: Events = False,
     policy: RunPolicy = None, every: Every = False,
 ) -> None:
-    from ...core.scenario.simulation import simulate as start
+    from ...core.scenario import simulate as start
     from ...teaching.scenarios import scenario_titles
     from ..render import make_console
 

@@ -204,9 +204,9 @@ class WireQueue:
         self.drained.append(drained)
         self._on_drain(drained)
         for task in tasks:
-            reason = push(self.batch, task)
-            if reason is not None:
-                self.flush(reason)
+            leaves = push(self.batch, task)
+            if leaves is not None:
+                self.flush(leaves)
 
     def flush(self, reason: Flush) -> Batch | None:
         """Send what the batch holds as one frame (a no-op when it is empty, service.rs:648-660)."""

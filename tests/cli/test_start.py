@@ -52,7 +52,7 @@ def test_help_imports_only_typer_and_the_cli_modules() -> None:
                 for name in [*app_module.COMMAND_MODULES, *teacher.CLASS_MODULES]}
     assert extra == {"routerlab", "routerlab.cli", "routerlab.cli.app", "routerlab.cli.help",
                      "routerlab.cli.options", "routerlab.cli.tensor_input",
-                     "routerlab.cli.commands"} | commands
+                     "routerlab.cli.commands", "routerlab.cli.commands.teacher_options"} | commands
 
 
 def test_quantize_json_imports_neither_rich_nor_the_router_model() -> None:

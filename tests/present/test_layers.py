@@ -67,9 +67,16 @@ PUBLIC_MODEL = {"routerlab.core", "routerlab.core.quant", "routerlab.core.scenar
 FACES = ("cli", "exercises", "notebook", "teaching", "present")
 
 
+BESIDE_THE_MODEL = "build_"
+"""The build track's checks (`exercises/checks/build_*.py`) put the model's own router classes
+beside the learner's, class for class (docs/exercises.md, "The build track"): they name the
+modules those classes live in, and are the one face that may."""
+
+
 def _face_files() -> list[Path]:
     return [p for face in FACES for p in (ROOT / face).rglob("*.py")
-            if "catalog" not in p.parts]  # student starters and solutions are the learner's
+            if "catalog" not in p.parts  # student starters and solutions are the learner's
+            and not (p.parent.name == "checks" and p.name.startswith(BESIDE_THE_MODEL))]
 
 
 def _notebook_imports(path: Path) -> set[str]:

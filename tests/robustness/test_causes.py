@@ -114,6 +114,7 @@ def test_cause_memory_error(invoke, monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(quant_ops, "quantize_dynamic", exhausted)
     monkeypatch.setattr("routerlab.core.quant.quantize_dynamic", exhausted)  # the public name
+    monkeypatch.setattr("routerlab.core.quant.report.quantize_dynamic", exhausted)  # the CLI's
     outcome = invoke("quantize", "--values", "[1, 2]")
     outcome.assert_refused()
     assert "out of memory" in outcome.err

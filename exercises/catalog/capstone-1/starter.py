@@ -13,10 +13,8 @@ from routerlab.core.router.backend import Backend, HandleKind, Kind, Primitive, 
 from routerlab.core.router.handles import HandleContainer
 from routerlab.core.router.ir import READ_ONLY, READ_WRITE, TensorId, TensorIr, TensorStatus  # noqa: F401
 
-# quant-2's helpers, as its starter gives them (your round_up may use them).
-MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "ue4m3": 448.0}
-DIGITS = {"f16": 11, "bf16": 8, "ue4m3": 4}
-SUBNORMAL = {"f16": (2.0**-14, 2.0**-24), "ue4m3": (2.0**-6, 2.0**-9)}  # (min normal, spacing)
+# quant-2's bit helpers, as its starter gives them; the constants your round_up reads from Burn's
+# source (each dtype's max, mantissa digits and subnormal grid) come with it.
 
 
 def f32_bits(value: float) -> int:
