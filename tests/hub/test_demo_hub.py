@@ -142,7 +142,7 @@ def test_a_class_on_the_demo_hub_from_login_to_grades(demo_hub: DemoHub, tmp_pat
                       "student2,Bob,bob@example.org\nstudent3,Cy,cy@example.org\n")
     regraded = subprocess.run(
         [sys.executable, "-m", "routerlab", "teacher", "recheck", "--roster", str(roster),
-         str(out), "--out", str(grades), "--plain", *isolation],
+         str(out), "--course", "routerlab-demo", "--out", str(grades), "--plain", *isolation],
         capture_output=True, text=True, timeout=600)
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
     lines = grades.read_text().splitlines()
