@@ -140,6 +140,7 @@ def _make_parent(out: Path) -> None:
 def _record(course: str, plan: Plan, summary: Summary, catalog: Catalog,
             roster: bool) -> tuple[Path | None, str]:
     """The run (and with a roster, the roster) in the course's gradebook, if it has one here."""
+    from .gradebook import status
     from .gradebook_db import db_path
     from .gradebook_term import record_roster, record_run
 
@@ -147,8 +148,8 @@ def _record(course: str, plan: Plan, summary: Summary, catalog: Catalog,
         if roster:
             record_roster(course, [p.student for p in plan.rows])
         record_run(course, catalog, summary.catalog_version,  # two folders of one id: two rows
-                   [(replace(p.student, id=p.name), summary.results.get(p.name), row.status)
-                    for p, row in zip(plan.rows, summary.rows, strict=True)])
+                   [(replace(p.student, id=p.name), summary.results.get(p.name),
+                     status(summary.results.get(p.name), p.flag, p.note)) for p in plan.rows])
     except GradesError as error:
         return None, f"not recorded in a gradebook: {error}"
     return db_path(course), ""
