@@ -85,7 +85,8 @@ def test_a_hard_link_to_a_teachers_file_earns_nothing_and_never_reaches_the_feed
     assert not [text for text in everything if SECRET in text]
 
 
-MODEL_DEPS = ("numpy", "numpy.libs", "ml_dtypes", "msgpack", "websockets")
+MODEL_DEPS = ("numpy", "numpy.libs", "ml_dtypes", "msgpack", "websockets", "cryptography",
+              "cffi", "_cffi_backend", "pycparser")
 """What the model imports in the jail: in a pip install they sit beside RouterLab."""
 
 
@@ -127,8 +128,12 @@ def test_an_installed_wheel_grades_the_quickstart_class_as_a_checkout_does(
                                check=False)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     here = Path(sysconfig.get_paths()["purelib"])
-    for name in MODEL_DEPS:  # beside RouterLab, as pip puts them
-        shutil.copytree(here / name, site / name, symlinks=True)
+    for entry in here.iterdir():  # beside RouterLab, as pip puts them
+        if entry.name.split(".")[0] in MODEL_DEPS or entry.name in MODEL_DEPS:
+            if entry.is_dir():
+                shutil.copytree(entry, site / entry.name, symlinks=True)
+            else:
+                shutil.copy2(entry, site / entry.name)
     (site / "zz_deps.pth").write_text(str(_deps_without_numpy(tmp_path / "deps")) + "\n")
     home = tmp_path / "home"
     home.mkdir()
