@@ -19,16 +19,21 @@ from ...core.base.data import TensorData
 from ...core.fix.qtensor import QPrimitive
 from .base import CheckFailure, Observation, Subject, Suite
 from .build_common import traced
+from .build_handles import ModelHandles
 from .build_interpreter import (
+    CONTAINER,
+    SAME_PEER_MOVES,
     Bench,
     ModelInterpreter,
     arrived,
     bench,
+    container_sequences,
     copied,
     plain,
     put,
     quantized,
     registry,
+    same_peer_moves,
     shares,
 )
 
@@ -37,7 +42,7 @@ from .build_interpreter import (
 # quantization.rs:198-360 (QuantizedBytes), docs/burn.md section 14.
 
 bytes_path = Suite("build-4")
-bytes_path.model(TensorInterpreter=ModelInterpreter)
+bytes_path.model(TensorInterpreter=ModelInterpreter, HandleContainer=ModelHandles)
 
 PEERS = ("cpu:0", "peer2/cpu:0")
 """A device on this peer and one on another: only bytes cross between them."""
@@ -130,3 +135,8 @@ def _(sub: Subject) -> Observation:
                      [registry(b, PEERS[0]), registry(b, PEERS[1]), copied(b, PEERS[0]),
                       copied(b, PEERS[1]), arrived(b, PEERS[0], 9)]))
     return seen
+
+
+# The same-peer halves and the container, carried over from build-3, graded again (hidden).
+bytes_path.hidden(SAME_PEER_MOVES)(same_peer_moves)
+bytes_path.hidden(CONTAINER)(container_sequences)
