@@ -1422,6 +1422,20 @@ def _() -> None:
     assert len(registry) == 1 and registry["add_twice"] is _add_twice
 
 
+@row("custom-scenario-step", "a scenario's custom step runs the handler its file names from the "
+     "example table, and an id it does not name meets the missing-handler panic, as a server "
+     "whose builder registered only that handler (`builder.rs:110-126`)",
+     "crates/burn-router/src/interpreter.rs:2107-2114")
+def _() -> None:
+    from routerlab.core.scenario import load_scenario, run_scenario
+
+    results = list(run_scenario(load_scenario(ROOT / "scenarios" / "custom-op.toml")))
+    assert results[4].description == "read y = [22.0, 11.0, -33.0]"
+    assert results[5].error is not None and (
+        "No custom-op handler registered for `fused_matmul_add_relu`. Register one on the server "
+        "via `CustomOpRegistry`/the server builder before starting it.") in results[5].error
+
+
 def _params() -> list[Any]:
     return [pytest.param(r, id=r.id, marks=[pytest.mark.xfail(strict=True, reason=r.pending)]
                          if r.pending else []) for r in ROWS]
