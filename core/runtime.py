@@ -301,13 +301,10 @@ class Runtime:
                scalars: Sequence[float] = ()) -> list[RouterTensor]:
         """A backend extension's custom op (core/router/custom_op.py): the inputs consumed, one
         tensor per declared `(shape, dtype)` output. The server's handler for `op_id` runs it
-        (`Runtime(custom_ops=...)`); with none, the session panics with Burn's text."""
+        (`Runtime(custom_ops=...)`; a served peer's are the example handlers,
+        core/router/custom_examples.py); with none, the session panics with Burn's text."""
         if not inputs:
             raise RouterLabError(f"custom op {op_id!r}: give it at least one input tensor")
-        client = inputs[0].client
-        if self.served(client.device):
-            raise RouterLabError(f"custom op {op_id!r}: RouterLab's served peers carry no custom "
-                                 "op on the wire; run it on an in-process device")
         declared = [(tuple(shape), DType.parse(d) if isinstance(d, str) else d)
                     for shape, d in outputs]
         return self.atomic(Detail("custom {}", op_id), lambda: build_custom(

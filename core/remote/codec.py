@@ -4,11 +4,12 @@ burn-remote serialises its `Task`s with serde into MessagePack (`rmp_serde`,
 `crates/burn-remote/src/server/pump.rs:95`, `crates/burn-communication/src/external_comm.rs:107`).
 RouterLab's ops are dataclasses, so the codec writes each one as a map of its fields under the
 op's class name, and reads it back through a *fixed table* of the op classes
-`core/router/ir.py` defines: a name that is not in the table, a field the class does not have,
-or a value of the wrong shape is a `CodecError` (one line), never an `eval`, an import or a
-pickle. Values inside a field are tagged maps (`{"~": "tir", ...}`) for the few model types that
-travel: `TensorIr`, dtypes, quantization schemes, `TensorData`, `TransferRequest` and
-`QuantizeParams`.
+`core/router/ir.py` defines and the custom op (`core/router/custom_op.py`, carried as data
+only: an id, tensor uses and numbers; the peer's own registry decides what runs): a name that
+is not in the table, a field the class does not have, or a value of the wrong shape is a
+`CodecError` (one line), never an `eval`, an import or a pickle. Values inside a field are
+tagged maps (`{"~": "tir", ...}`) for the few model types that travel: `TensorIr`, dtypes,
+quantization schemes, `TensorData`, `TransferRequest` and `QuantizeParams`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..quant.scheme import (
     ScaleDtype,
     StoreKind,
 )
+from ..router.custom_op import CustomOp
 from ..router.ir import (
     AddOp,
     CastOp,
@@ -65,8 +67,12 @@ from .readback import Readback
 OPS: dict[str, type[OperationIr]] = {cls.__name__: cls for cls in (
     InitOp, DropOp, RegisterDataOp, ReadOp, AddOp, MulOp, MatmulOp, ReshapeOp, SwapDimsOp,
     CastOp, QuantizeOp, DequantizeOp, ExposeLocalOp, RegisterLocalOp, ExposeRemoteOp,
-    RegisterRemoteOp)}
+    RegisterRemoteOp, CustomOp)}
 """Every op and task that may cross the wire, by class name (the only names decoded)."""
+MAX_CUSTOM_TENSORS = 64
+"""The most inputs, outputs or scalars a custom op may carry (a decoded list is bounded)."""
+MAX_CUSTOM_ID = 128
+"""The longest custom op id decoded."""
 
 _TASK_KINDS: dict[type, str] = {
     RegisterDataOp: P.REGISTER_TENSOR, ReadOp: P.READ_TENSOR,
@@ -227,6 +233,10 @@ def encode_op(op: OperationIr) -> dict[str, Any]:
     name = type(op).__name__
     if OPS.get(name) is not type(op):
         raise CodecError(f"op {name} is not one the wire protocol carries")
+    if isinstance(op, CustomOp):  # `CustomOpIr { id, inputs, outputs, scalars }`: lists
+        return {"op": name, "id": op.id, "ins": [encode_value(t) for t in op.ins],
+                "outs": [encode_value(t) for t in op.outs],
+                "scalars": [float(s) for s in op.scalars]}
     fields = {f.name: encode_value(getattr(op, f.name)) for f in dataclasses.fields(op)}
     return {"op": name, **fields}
 
@@ -242,12 +252,38 @@ def decode_op(raw: Any) -> OperationIr:
     given = set(raw) - {"op"}
     if given != names:
         raise CodecError(f"op {raw['op']} takes fields {sorted(names)}, got {sorted(given)}")
+    if cls is CustomOp:
+        return _guarded(_custom_op, raw, raw["op"])  # type: ignore[no-any-return]
     op = _guarded(lambda r: cls(**{k: decode_value(v) for k, v in r.items() if k != "op"}),
                   raw, raw["op"])
     for tensor in (*cls._inputs, *cls._outputs):
         if not isinstance(getattr(op, tensor), TensorIr):
             raise CodecError(f"op {raw['op']}: field {tensor!r} must be a tensor use")
     return op
+
+
+def _custom_op(raw: dict[str, Any]) -> CustomOp:
+    """A custom op as data only: an id (a bounded string), lists of tensor uses and of numbers,
+    each at most `MAX_CUSTOM_TENSORS` long. Nothing in it names code: the peer's registry
+    decides what runs (core/router/custom_op.py)."""
+    op_id = raw["id"]
+    if not isinstance(op_id, str) or not 0 < len(op_id) <= MAX_CUSTOM_ID:
+        raise CodecError(f"a custom op id is a string of 1 to {MAX_CUSTOM_ID} characters, got "
+                         f"{_brief(op_id)}")
+    lists = {}
+    for key in ("ins", "outs", "scalars"):
+        value = raw[key]
+        if not isinstance(value, list) or len(value) > MAX_CUSTOM_TENSORS:
+            raise CodecError(f"custom op {key}: expected a list of at most "
+                             f"{MAX_CUSTOM_TENSORS}, got {_brief(value)}")
+        lists[key] = value
+    tensors = {key: tuple(decode_value(t) for t in lists[key]) for key in ("ins", "outs")}
+    if not all(isinstance(t, TensorIr) for t in (*tensors["ins"], *tensors["outs"])):
+        raise CodecError("custom op: every input and output must be a tensor use")
+    if not all(isinstance(s, int | float) and not isinstance(s, bool) for s in lists["scalars"]):
+        raise CodecError("custom op scalars: expected numbers")
+    return CustomOp(op_id, tensors["ins"], tensors["outs"],
+                    tuple(float(s) for s in lists["scalars"]))
 
 
 # --- errors ----------------------------------------------------------------------------------

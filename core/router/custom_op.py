@@ -17,8 +17,8 @@ it is built.
 
 In RouterLab the registry is a value the `Runtime` is built with (`Runtime(custom_ops=...)`),
 as the other extension points are, and every in-process interpreter gets it. A served peer runs
-its own interpreters and has no custom ops: a custom op cannot cross the wire to it.
-"""
+its own interpreters with its own registry (the example handlers, core/router/custom_examples.py);
+the op crosses the wire as data (core/remote/codec.py)."""
 
 from __future__ import annotations
 

@@ -76,6 +76,15 @@ def _run_cast(ctx: RunContext, step: Step) -> str:
     return _op(ctx, step, out, step["tensor"])
 
 
+def _run_custom(ctx: RunContext, step: Step) -> str:
+    """A backend extension's custom op: the runtime's handler for its id (the example handlers
+    the file names, core/router/custom_examples.py), or Burn's missing-handler panic."""
+    inputs = [ctx.tensor(label) for label in step["inputs"]]
+    (out,) = ctx.runtime.custom(step["id"], *inputs, outputs=[(step["shape"], step["dtype"])],
+                                scalars=step.get("scalars", ()))
+    return f"custom {step['id']!r}({', '.join(step['inputs'])}): " + _define(ctx, step, out)
+
+
 # --- quantized tensors ---------------------------------------------------------------------------
 
 
@@ -168,6 +177,12 @@ def _steps() -> StepKinds:
                  consumes=one, defines="name", help="swap two dims"),
         StepKind("cast", {"tensor": f.TENSOR, "dtype": f.DTYPE, "name": f.NAME}, _run_cast,
                  consumes=one, defines="name", help="convert to another dtype"),
+        StepKind("custom", {"id": f.Field((str,), help="the custom op's id (its handler's)"),
+                            "inputs": f.TENSORS, "shape": f.Field((list,), help="the output's "
+                                                                  "shape", check=f.shape_problem),
+                            "dtype": f.DTYPE, "scalars": f.FLOATS, "name": f.NAME},
+                 _run_custom, consumes=("inputs",), defines="name",
+                 help="a backend extension's custom op (inputs consumed, one output)"),
         StepKind("drop", {"tensor": f.TENSOR}, _run_drop, consumes=("tensor",),
                  help="end one reference"),
         StepKind("read", {"tensor": f.TENSOR,

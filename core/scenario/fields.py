@@ -73,6 +73,11 @@ def shape_problem(value: Any) -> str | None:
     return None if ok else "expected a list of non-negative integers"
 
 
+def labels_problem(value: Any) -> str | None:
+    ok = all(isinstance(label, str) for label in value)
+    return None if ok and value else "expected a non-empty list of tensor labels"
+
+
 def parse_problem(parse: Callable[[str], Any]) -> Callable[[Any], str | None]:
     """A check that a name parses (a dtype, a scheme, a policy, …): its error is the problem."""
     def check(value: Any) -> str | None:
@@ -111,6 +116,7 @@ PEERS = Field((dict,), False, "served peers by name: a table of NAME = \"ws://HO
 TRANSPORT = Field((str,), False, "how a cross-peer download travels: "
                   + ", ".join(str(t) for t in Transport), parse_problem(Transport.parse))
 TENSOR = Field((str,), help="label of the input tensor")
+TENSORS = Field((list,), help="labels of the input tensors, in order", check=labels_problem)
 NAME = Field((str,), help="label for the result")
 DEVICE = Field((str,), help="a device string, one of the file's devices",
                check=parse_problem(parse_device), device=True)

@@ -90,6 +90,18 @@ class StepKind:
     def inputs(self) -> tuple[str, ...]:
         return self.consumes + self.reads
 
+    def input_labels(self, step: Step) -> list[str]:
+        """The labels of the tensors `step` takes, in order: a field names one label, or a list
+        of them (a custom op's `inputs`)."""
+        labels: list[str] = []
+        for name in self.inputs:
+            value = step.get(name)
+            if isinstance(value, list):
+                labels.extend(value)
+            elif value is not None:
+                labels.append(value)
+        return labels
+
 
 class StepKinds(Mapping[str, StepKind]):
     """An immutable set of step kinds, by name."""

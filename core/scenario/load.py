@@ -19,6 +19,8 @@ from ..base.policies import Policy, spelled_policy
 from ..base.request import DEFAULT_TRANSPORT, Arrival, Transport
 from ..base.safe_io import parse_toml, read_text
 from ..remote.address import check_peers
+from ..router.custom_examples import EXAMPLES, example_registry, unknown_examples
+from ..router.custom_op import CustomOpRegistry
 from ..serving.faults import Fault, FaultKind, fault_from_table
 from . import fields as f
 from .builtin import BUILTIN
@@ -36,6 +38,9 @@ TOP_FIELDS = {
     "peers": f.PEERS,
     "faults": f.Field((list,), False, "faults injected into served peers ([[faults]], "
                                       "docs/faults.md)"),
+    "custom_ops": f.Field((list,), False, "the example custom-op handlers the runtime registers, "
+                                          "by id (docs/scenarios.md); no code, ever",
+                          f.labels_problem),
     "fusion": f.Field((bool,), False, "the client is built with Burn's fusion feature: a legacy "
                                       "quantize then reaches the server's todo!() and ends the "
                                       "session, instead of the bare router's unimplemented!()"),
@@ -62,7 +67,13 @@ class Scenario:
     `routerlab serve` processes (docs/remote.md)."""
     faults: tuple[Fault, ...] = ()
     """Faults injected before their steps run (`[[faults]]`, `--fault`; docs/faults.md)."""
+    custom_ops: tuple[str, ...] = ()
+    """The example custom-op handlers its runtime registers (core/router/custom_examples.py)."""
     kinds: StepKinds = field(default_factory=lambda: BUILTIN, repr=False, compare=False)
+
+    def custom_registry(self) -> CustomOpRegistry | None:
+        """The registry its runtime (and `validate`'s twin) is built with."""
+        return example_registry(self.custom_ops)
 
     @property
     def legacy(self) -> bool:
@@ -115,7 +126,18 @@ def parse_scenario(text: str, source: str = "<scenario>", kinds: StepKinds = BUI
                     Arrival.parse(doc.get("arrival", Arrival.SOURCE_FIRST)).value,
                     doc.get("fusion", False),
                     Transport.parse(doc.get("transport", DEFAULT_TRANSPORT)).value,
-                    check_peers(doc.get("peers", {})), _faults(doc, source), kinds)
+                    check_peers(doc.get("peers", {})), _faults(doc, source),
+                    _custom_ops(doc, source), kinds)
+
+
+def _custom_ops(doc: Mapping[str, Any], source: str) -> tuple[str, ...]:
+    names = tuple(doc.get("custom_ops", ()))
+    unknown = unknown_examples(names)
+    if unknown:
+        raise ScenarioError(f"{source}: field 'custom_ops': unknown example handler(s) "
+                            f"{', '.join(map(repr, unknown))}; expected one of: "
+                            f"{', '.join(EXAMPLES)}")
+    return names
 
 
 def _faults(doc: Mapping[str, Any], source: str) -> tuple[Fault, ...]:
@@ -173,8 +195,10 @@ def _check_step(step: Any, number: int, labels: set[str], source: str, devices: 
                 raise ScenarioError(f"{where}: field '{name}': device {step[name]!r} is not in "
                                     "the file's 'devices' (" + ", ".join(map(str, devices)) + ")")
     for name in kind.inputs:
-        if name in step and step[name] not in labels:
-            raise ScenarioError(f"{where}: field '{name}': unknown tensor label {step[name]!r}")
+        named = step.get(name, [])
+        for label in named if isinstance(named, list) else [named]:
+            if label not in labels:
+                raise ScenarioError(f"{where}: field '{name}': unknown tensor label {label!r}")
     if kind.defines is not None and kind.defines in step:
         labels.add(step[kind.defines])
 

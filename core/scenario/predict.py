@@ -129,7 +129,8 @@ def validate_flow(scenario: Scenario, policy: Policy | str | None = None) -> Flo
     # (docs/remote.md), so the rehearsal touches nothing a real run holds.
     with Runtime(scenario.devices, policy=run_policy(scenario, override),
                  arrival=scenario.arrival, fusion=scenario.fusion, transport=scenario.transport,
-                 backends=twin_backend, peers=scenario.peers or None) as twin:
+                 backends=twin_backend, peers=scenario.peers or None,
+                 custom_ops=scenario.custom_registry()) as twin:
         for played in play(scenario, twin, override, faults=False):  # faults: simulate only
             report.add(played, scenario.steps[played.step - 1])
     return FlowReport(scenario.source, scenario.title, override, tuple(report.transfers),

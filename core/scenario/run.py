@@ -143,7 +143,8 @@ def run_scenario(scenario: Scenario, runtime: Runtime | None = None,
     try:  # creates every listed device: a `cuda:N` one needs a usable GPU
         rt = runtime or Runtime(scenario.devices, policy=chosen, arrival=scenario.arrival,
                                 fusion=scenario.fusion, transport=scenario.transport,
-                                peers=scenario.peers or None, wire=wire)
+                                peers=scenario.peers or None, wire=wire,
+                                custom_ops=scenario.custom_registry())
     except RouterLabError as failure:
         raise ScenarioRunError(scenario.source, None, None, type(failure).__name__,
                                str(failure)) from failure

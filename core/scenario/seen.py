@@ -44,8 +44,8 @@ def define(scenario: Scenario, step: Step, where: dict[str, str]) -> None:
         return
     if "device" in kind.fields and "device" in step:
         where[step[kind.defines]] = str(parse_device(step["device"]))
-    elif kind.inputs and kind.inputs[0] in step and step[kind.inputs[0]] in where:
-        where[step[kind.defines]] = where[step[kind.inputs[0]]]
+    elif (inputs := kind.input_labels(step)) and inputs[0] in where:
+        where[step[kind.defines]] = where[inputs[0]]
 
 
 def seen_at(scenario: Scenario, failed: int, error: BaseException | None) -> Seen | None:
@@ -68,7 +68,7 @@ def seen_at(scenario: Scenario, failed: int, error: BaseException | None) -> See
                                     f"of {error.session}, whose session is dead")
         define(scenario, step, where)
         kind = scenario.kinds[step["op"]]
-        inputs = [step[name] for name in kind.inputs if name in step]
+        inputs = kind.input_labels(step)
         if number > failed and kind.defines is not None and kind.defines in step and any(
                 i in lost or where.get(i) == error.session for i in inputs):
             lost.add(step[kind.defines])  # made from what the dead session never hands over

@@ -57,6 +57,7 @@ from ..remote.transfers import (
     PushedSource,
     answer_download,
 )
+from ..router.custom_examples import EXAMPLES, example_registry
 from ..router.ir import ExposeOp, ExposeRemoteOp, OperationIr, ReadOp, RegisterRemoteOp
 from ..router.session import Reply, Session
 from ..runtime import Runtime
@@ -110,7 +111,8 @@ class ServedClient:
         """This client's own thread: its steps run there (`worker`)."""
         self.quantized = ServedTransfers(asyncio.get_running_loop())
         self.rt = Runtime(policy=policy, cubecl_legacy=cubecl_legacy, server=NetworkServer,
-                          backends=self._backend, quantized=self.quantized)
+                          backends=self._backend, quantized=self.quantized,
+                          custom_ops=example_registry(EXAMPLES))  # the builder's handlers
         self.server: NetworkServer = self.rt.server  # type: ignore[assignment]
         self.server.on_fetch = host.faults.reached
         self.server.legacy = self.rt.legacy

@@ -1422,6 +1422,46 @@ def _() -> None:
     assert len(registry) == 1 and registry["add_twice"] is _add_twice
 
 
+@row("custom-scenario-step", "a scenario's custom step runs the handler its file names from the "
+     "example table, and an id it does not name meets the missing-handler panic, as a server "
+     "whose builder registered only that handler (`builder.rs:110-126`)",
+     "crates/burn-router/src/interpreter.rs:2107-2114")
+def _() -> None:
+    from routerlab.core.scenario import load_scenario, run_scenario
+
+    results = list(run_scenario(load_scenario(ROOT / "scenarios" / "custom-op.toml")))
+    assert results[4].description == "read y = [22.0, 11.0, -33.0]"
+    assert results[5].error is not None and (
+        "No custom-op handler registered for `fused_matmul_add_relu`. Register one on the server "
+        "via `CustomOpRegistry`/the server builder before starting it.") in results[5].error
+
+
+@row("custom-served-peer", "a custom op crosses the wire as data to a served peer whose builder "
+     "registered the example handlers: its result equals the in-process one bit for bit, and an "
+     "id the peer has no handler for panics there with Burn's text, which crosses the wire",
+     "crates/burn-router/src/interpreter.rs:2107-2114")
+def _() -> None:
+    from routerlab.core.router.custom_examples import example_registry
+    from routerlab.core.serving import LocalPeers
+
+    def fused(rt: Runtime, device: str) -> bytes:
+        a, b, c = (rt.tensor(v, device, "f32") for v in ([0.1, -2.5], [0.2, 7.25], [3.0, 0.3]))
+        (y,) = rt.custom("fused_add_mul", a, b, c, outputs=[((2,), "f32")])
+        return rt.read(y).tobytes()
+
+    with Runtime(["cpu:0@flex"], custom_ops=example_registry(["fused_add_mul"])) as local:
+        expected = fused(local, "cpu:0@flex")
+    with LocalPeers(1) as peers, Runtime(peers=peers.addresses) as rt:
+        assert fused(rt, "peer1/cpu:0") == expected
+        x = rt.tensor([1.0], "peer1/cpu:1", "f32")
+        with pytest.raises(BurnPanic) as info:
+            (z,) = rt.custom("fused_matmul_add_relu", x, outputs=[((1,), "f32")])
+            rt.read(z)
+    assert info.value.message.startswith("No custom-op handler registered for "
+                                         "`fused_matmul_add_relu`.")
+    assert info.value.session == "peer1/cpu:1"
+
+
 def _params() -> list[Any]:
     return [pytest.param(r, id=r.id, marks=[pytest.mark.xfail(strict=True, reason=r.pending)]
                          if r.pending else []) for r in ROWS]

@@ -24,6 +24,7 @@ from routerlab.core.remote.codec import (
     encode_op,
     task_kind,
 )
+from routerlab.core.router.custom_op import CustomOp
 from routerlab.core.router.ir import (
     AddOp,
     CastOp,
@@ -69,6 +70,8 @@ EVERY_OP = [
     DequantizeOp(_ir(1, Q), _ir(2)), ExposeLocalOp(_ir(1, Q), 7, REQUEST),
     RegisterLocalOp(7, _ir(2, Q, TensorStatus.NOT_INIT), REQUEST),
     ExposeRemoteOp(_ir(1), 8), RegisterRemoteOp(8, _ir(2), REQUEST),
+    CustomOp("fused_add_mul", (_ir(1), _ir(2, status=TensorStatus.READ_ONLY), _ir(3)),
+             (_ir(4, status=TensorStatus.NOT_INIT),), (0.5, 2.0)),
 ]
 
 
