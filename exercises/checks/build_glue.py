@@ -36,12 +36,14 @@ from .build_common import did, traced
 from .build_handles import ModelHandles
 from .build_interpreter import (
     CONTAINER,
+    SAME_PEER_MOVES,
     Bench,
     ModelInterpreter,
     arrived,
     container_sequences,
     copied,
     registry,
+    same_peer_moves,
 )
 from .build_policies import model_move
 
@@ -245,3 +247,7 @@ def _(sub: Subject) -> Observation:
 # The container the learner carries over from build-1, graded again (hidden), as build-3 and
 # build-4 do: every registry the glue compares is kept in it.
 glue.hidden(CONTAINER)(container_sequences)
+# The same-peer halves carried over from build-3 (its quantized arm's same-device return among
+# them, which the glue's own same-device move never reaches), graded again (hidden), as build-4
+# does.
+glue.hidden(SAME_PEER_MOVES)(same_peer_moves)
