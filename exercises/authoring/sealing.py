@@ -129,8 +129,14 @@ def _prove(exercise: Exercise, solution_file: Path) -> None:
         failing = [f"{o.name}: {o.message}" for o in report.failures]
         raise CatalogError(f"{solution_file} does not pass {exercise.id}: {failing}; nothing "
                            "was sealed")
+    try:
+        wrong = open_wrong(exercise)
+    except ValueError:  # kept from the last seal, under a key the changed checks no longer give
+        raise CatalogError(f"{exercise.id}: its sealed wrong submissions no longer open (the "
+                           "checks changed since they were sealed); seal again with every wrong "
+                           "submission: --wrong FILE ...; nothing was sealed") from None
     with tempfile.TemporaryDirectory(prefix="routerlab-seal-wrong-") as scratch:
-        problems = wrong_problems(exercise, open_wrong(exercise), Path(scratch))
+        problems = wrong_problems(exercise, wrong, Path(scratch))
     if problems:
         raise CatalogError(f"{exercise.id}: {'; '.join(problems)}; nothing was sealed")
 

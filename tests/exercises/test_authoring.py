@@ -100,3 +100,21 @@ def test_upgrade_lists_each_pass_a_changed_exercise_takes_away_and_keeps_the_fil
     status = Course(workspace, catalog).status("quant-3")
     assert not status.done and status.record.passed_ever, "the history is kept"
     assert status.label.startswith("changed since your pass")
+
+
+def test_kept_wrong_submissions_that_no_longer_open_are_one_line_and_nothing_is_sealed(
+        tmp_path: Path) -> None:
+    """Checks changed since the last seal: the wrong submissions kept from it are under a key
+    the model no longer gives. Sealing without --wrong says so in one line and writes nothing."""
+    course = tmp_path / "course"
+    shutil.copytree(Path(str(catalog_root())), course)
+    sealed = course / "registry-3" / "sealed.json"
+    document = json.loads(sealed.read_text())
+    document["wrong"] = seal("[]", "a key the model does not give")
+    sealed.write_text(json.dumps(document, indent=2) + "\n")
+    before = sealed.read_bytes()
+    solution = tmp_path / "solution.py"
+    solution.write_text(open_solution(load_catalog().get("registry-3")))
+    with pytest.raises(CatalogError, match="no longer open .* --wrong FILE"):
+        seal_into(course, "registry-3", solution)
+    assert sealed.read_bytes() == before
