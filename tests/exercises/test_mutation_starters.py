@@ -37,6 +37,7 @@ GIVEAWAYS: dict[str, tuple[str, ...]] = {
     "wire-4": ("get_tensor_handle(", "backend.add(", "backend.mul(", "op.outs[0].id",
                "read the three inputs through"),
     "build-1": (), "build-2": (), "build-3": (), "build-4": (), "build-5": (), "build-6": (),
+    "build-7": ("source.peer == target.peer", "if tensor.client is target"),
 }
 """Per exercise, text of the answer its starter or hint 3 handed over before (issue 39)."""
 

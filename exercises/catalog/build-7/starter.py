@@ -56,7 +56,7 @@ def to_device(tensor: Any, target: Any, policy: str) -> Any:
     between two devices of one peer and what crosses between peers; and who names the new
     tensor.
 
-    Checked (visible, on your variant's numbers): the tour's flow on cpu:0, cpu:1 and
+    The visible checks (on your variant's numbers): the tour's flow on cpu:0, cpu:1 and
     peer2/cpu:0: an upload and a clone, an add, a quantize, a native move of a shared quantized
     tensor and then of its last reference to cpu:1, a move across peers, a requantize hop back
     to cpu:0, a dequantize hop of a clone to cpu:1, a move onto the device a tensor is on,
