@@ -12,13 +12,12 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from routerlab.exercises.authoring.secret import ensure_secret
-from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.catalog import Catalog, load_catalog
 from routerlab.exercises.errors import GradesError
 from routerlab.exercises.teacher import gradebook_term as term
 from routerlab.exercises.teacher.gradebook_db import (
@@ -35,19 +34,9 @@ COURSE = "term-2027"
 
 
 @pytest.fixture
-def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A released course (its secret in a data folder of the test's own) with two students
-    graded once: ada everything, ben one exercise."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    ensure_secret(COURSE, True, tmp_path / "bundle")
-    term.record_roster(COURSE, [Student("ada", "Ada L", "ada@x.org", "A", "L-1"),
-                                Student("ben", "Ben M", "ben@x.org", "B", "L-2")])
-    catalog = load_catalog()
-    with Gradebook.of_course(COURSE) as book:
-        book.add_run("test", "v1", {e.id: e.points for e in catalog}, [
-            ("ada", True, "ok", {e.id: (float(e.points), f"exercises/{e.file_name}")
-                                 for e in catalog}),
-            ("ben", True, "ok", {"quant-1": (10.0, "exercises/quant_1.py")})])
+def course(graded_course: Callable[[str, dict[str, float]], Catalog]) -> Iterator[str]:
+    """A released course with two students graded once: ada everything, ben one exercise."""
+    graded_course(COURSE, {"quant-1": 10.0})
     yield COURSE
 
 

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from routerlab.exercises.authoring.secret import ensure_secret
-from routerlab.exercises.catalog import load_catalog
+from routerlab.exercises.catalog import Catalog, load_catalog
 from routerlab.exercises.errors import GradesError
 from routerlab.exercises.teacher import gradebook_term as term
-from routerlab.exercises.teacher.gradebook_db import Gradebook
 from routerlab.exercises.teacher.roster import Student
 
 LMS = Path(__file__).parent / "lms"
@@ -27,19 +25,9 @@ COURSE = "lms-2027"
 
 
 @pytest.fixture
-def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def course(graded_course: Callable[[str, dict[str, float]], Catalog]) -> Iterator[str]:
     """ada graded in full; ben on quant-1 only, collected two days after hw1's due date."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    ensure_secret(COURSE, True, tmp_path / "bundle")
-    term.record_roster(COURSE, [Student("ada", "Ada L", "ada@x.org", "A", "L-1"),
-                                Student("ben", "Ben M", "ben@x.org", "B", "L-2")])
-    catalog = load_catalog()
-    with Gradebook.of_course(COURSE) as book:
-        book.add_run("test", "v1", {e.id: e.points for e in catalog}, [
-            ("ada", True, "ok", {e.id: (float(e.points), f"exercises/{e.file_name}")
-                                 for e in catalog}),
-            ("ben", True, "ok", {"quant-1": (10.0, "exercises/quant_1.py"),
-                                 "quant-2": (10.0, "exercises/quant_2.py")})])
+    catalog = graded_course(COURSE, {"quant-1": 10.0, "quant-2": 10.0})
     term.set_assignment(COURSE, "hw1", ["quant-1"], catalog, "2027-03-01", late="10%/day")
     term.record_collection(COURSE, "ben", "http://127.0.0.1:1", "",
                            {"exercises/quant_1.py": ("0" * 64, "2027-03-03T08:00:00+00:00")})

@@ -4,12 +4,12 @@ source, read back equal, held to the seal on every read, pruned to the sources u
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.engine import judge
 from routerlab.exercises.teacher import truths
 from routerlab.exercises.teacher.classroom import grade_student
 from routerlab.exercises.teacher.truths import TruthStore
@@ -17,24 +17,12 @@ from routerlab.exercises.teacher.truths import TruthStore
 IDS = ("flow-2", "quant-3")  # a predict exercise and an implement one
 
 
-def _forbid_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    asked: list[str] = []
-    model = judge.expected.__wrapped__  # uncached: each call really computes
-
-    def counted(exercise_id: str, catalog: str = "", params: str = "") -> judge.Expected:
-        asked.append(exercise_id)
-        return model(exercise_id, catalog, params)
-
-    monkeypatch.setattr(truths.judge, "expected", counted)
-    return asked
-
-
 def test_results_are_computed_once_and_read_back_equal(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, count_model: Callable[[], list[str]]) -> None:
     catalog = load_catalog()
     first = {i: TruthStore(tmp_path).expected(catalog.get(i)) for i in IDS}
     assert len(list(tmp_path.glob("*.json"))) == len(IDS)
-    asked = _forbid_model(monkeypatch)
+    asked = count_model()
     again = {i: TruthStore(tmp_path).expected(catalog.get(i)) for i in IDS}  # a new process
     assert asked == [], "a warm store computes nothing"
     for exercise_id in IDS:
@@ -44,14 +32,14 @@ def test_results_are_computed_once_and_read_back_equal(
 
 
 def test_an_entry_edited_to_another_answer_is_recomputed_not_believed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, count_model: Callable[[], list[str]]) -> None:
     exercise = load_catalog().get("flow-2")
     right = TruthStore(tmp_path).expected(exercise).answers
     (entry,) = tmp_path.glob("*.json")
     document = json.loads(entry.read_text())
     document["answers"] = {name: 99 for name in document["answers"]}
     entry.write_text(json.dumps(document))
-    asked = _forbid_model(monkeypatch)
+    asked = count_model()
     assert TruthStore(tmp_path).expected(exercise).answers == right
     assert asked == ["flow-2"]
     entry.write_text("[" * 100_000)  # and a damaged one
