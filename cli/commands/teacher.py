@@ -5,6 +5,7 @@ Thin: the work is in `routerlab.exercises.authoring` (lint, sealing, bundle) and
 `routerlab.exercises.teacher`; this module renders.
 """
 
+import functools
 import importlib
 import sys
 from pathlib import Path
@@ -43,9 +44,17 @@ CLASS_MODULES = ["teacher_collect", "teacher_report", "teacher_term"]
 
 
 def register(app: typer.Typer) -> None:
+    app.add_typer(_with_class_commands())
+
+
+@functools.cache
+def _with_class_commands() -> typer.Typer:
+    """`teacher_app` with the class's commands, added once per process: a process that builds
+    the app again (every `main()` in a test, a notebook) would otherwise add them again, and
+    Typer inspects every copy's signature on each start (the app grew by 7 commands a build)."""
     for name in CLASS_MODULES:
         importlib.import_module(f"routerlab.cli.commands.{name}").register(teacher_app)
-    app.add_typer(teacher_app)
+    return teacher_app
 
 
 def _catalog(folder: Path | None) -> "Catalog":

@@ -88,3 +88,18 @@ def test_a_run_of_one_command_builds_that_command_alone_with_the_same_face() -> 
         assert len(alone.registered_commands) + len(alone.registered_groups) == 1
         assert (runner.invoke(alone, [name, "--help"], env={"NO_COLOR": "1"}).output
                 == runner.invoke(whole, [name, "--help"], env={"NO_COLOR": "1"}).output)
+
+
+def test_building_the_app_again_adds_no_command_twice() -> None:
+    """A process that runs `main()` many times (the fuzz suite, a notebook) builds the app each
+    time; the teacher group's class commands are added once, so a start does not slow down."""
+    def names() -> list[str]:
+        teacher = next(g.typer_instance for g in app_module.build().registered_groups
+                       if g.typer_instance is not None and g.typer_instance.info.name == "teacher")
+        return [c.name or c.callback.__name__ for c in teacher.registered_commands
+                if c.callback is not None]
+
+    first = names()
+    assert {"collect", "report", "override", "history", "export"} <= set(first)
+    assert len(first) == len(set(first))
+    assert names() == first
