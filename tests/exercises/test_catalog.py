@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
-from routerlab.exercises.authoring.lint import lint, lint_exercise
+from routerlab.exercises.authoring.lint import lint, lint_exercise, mutation_score
+from routerlab.exercises.authoring.mutation import GOAL_ALL
 from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import Kind, catalog_root, load_catalog
 from routerlab.exercises.checks import suite_for
@@ -26,10 +27,17 @@ def test_at_least_twelve_ordered_exercises_of_both_kinds() -> None:
 
 
 def test_teacher_lint_passes_over_the_whole_catalog() -> None:
-    """Its speed is benchmarks/classroom.py's goal, not this test's."""
+    """Lint as `teacher lint` runs it, mutation testing included: every implement check kills
+    at least GOAL_EACH of its solution's mutants (a lower score is a lint problem) and all of
+    them together GOAL_ALL (issue 39). Its speed is benchmarks/classroom.py's goal, not this
+    test's."""
     results = lint(load_catalog())
     assert all(r.ok for r in results), {r.exercise.id: r.problems for r in results if not r.ok}
     assert all(r.hidden >= 1 for r in results)
+    assert sum(r.mutation is not None for r in results) == sum(
+        r.exercise.kind is Kind.IMPLEMENT for r in results)
+    score = mutation_score(results)
+    assert score is not None and score >= GOAL_ALL, score
 
 
 def test_lint_reports_a_starter_that_passes_and_missing_hints(tmp_path: Path) -> None:
