@@ -7,6 +7,8 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from routerlab.exercises.answers import canonical, seal, unlock_key, unseal
 from routerlab.exercises.authoring.lint import lint, lint_exercise, mutation_score
 from routerlab.exercises.authoring.mutation import GOAL_ALL
@@ -26,6 +28,7 @@ def test_at_least_twelve_ordered_exercises_of_both_kinds() -> None:
     assert all(e.id.split("-")[0] in TOPICS and e.points > 0 and e.concept for e in catalog)
 
 
+@pytest.mark.slow  # every exercise in the jail, 60 mutants of each implement solution
 def test_teacher_lint_passes_over_the_whole_catalog() -> None:
     """Lint as `teacher lint` runs it, mutation testing included: every implement check kills
     at least GOAL_EACH of its solution's mutants (a lower score is a lint problem) and all of

@@ -50,6 +50,7 @@ def _student(tmp_path: Path, name: str, solved: list[str], hints: list[str], sol
     return results(course)
 
 
+@pytest.mark.slow  # three students' whole hand-ins, every exercise graded
 def test_grades_merge_a_folder_into_a_csv_and_a_summary(tmp_path: Path, solve: Solve) -> None:
     inbox = tmp_path / "inbox"
     inbox.mkdir()
