@@ -18,7 +18,8 @@ from ...core.base.data import TensorData
 from ...core.base.devices import Device
 from ...core.base.dtypes import QFloat
 from ...core.base.errors import BurnPanic, SessionEnded
-from ...core.quant import parse_scheme
+from ...core.fix.qtensor import QuantizeParams
+from ...core.quant import parse_scheme, quantize_dynamic
 from ...core.router.custom_op import CustomOp
 from ...core.router.ir import (
     AddOp,
@@ -147,7 +148,7 @@ def op(client: Any, kind: type, *inputs: Any, shape: tuple[int, ...] | None = No
                           shape if shape is not None else tuple(irs[0].shape), dtype)
     built: OperationIr
     if kind is QuantizeOp:
-        built = QuantizeOp(irs[0], dtype.scheme, out)
+        built = QuantizeOp(irs[0], dtype.scheme, out, fields.get("params"))
     elif kind in (AddOp, MulOp, MatmulOp):
         built = kind(irs[0], irs[1], out)
     elif kind is SwapDimsOp:
@@ -194,13 +195,19 @@ def fifo(sub: Subject, x: Any, scheme: str, start: int) -> Observation:
     cpu0.sync()
     seen.append(("after a sync: every registry and copy count, what the cast holds",
                  [r.raw_state(), r.holds(half)]))
-    q = op(cpu0, QuantizeOp, s, dtype=quantized_dtype(r, scheme))
+    qtype = quantized_dtype(r, scheme)
+    given = quantize_dynamic(values * 3, qtype.scheme)  # scales for a static quantize
+    fixed = op(cpu0, QuantizeOp, s.clone(), dtype=qtype, params=QuantizeParams(
+        tuple(float(v) for v in np.asarray(given.scales, dtype=np.float32).ravel()),
+        None if given.global_scale is None else float(given.global_scale)))
+    q = op(cpu0, QuantizeOp, s, dtype=qtype)
     back = op(cpu0, DequantizeOp, q.clone())
-    seen.append(("quantize and dequantize submitted: the registries as they were",
-                 r.raw_state()))
-    seen.append(("reads of the dequantized tensor, the quantized one (its last reference), a "
-                 "clone of the cast and the cast: the bytes, every registry and copy count",
-                 [[data_of(into_data(sub, t)) for t in (back, q, half.clone(), half)],
+    seen.append(("quantize with given scales, quantize calibrated, dequantize submitted: the "
+                 "registries as they were", r.raw_state()))
+    seen.append(("reads of the dequantized tensor, the quantized one (its last reference), the "
+                 "one quantized with given scales, a clone of the cast and the cast: the bytes, "
+                 "every registry and copy count",
+                 [[data_of(into_data(sub, t)) for t in (back, q, fixed, half.clone(), half)],
                   r.raw_state()]))
     a.drop()
     seen.append(("the last upload dropped, the drop still queued, then a sync",

@@ -63,8 +63,9 @@ from routerlab.core.router.ir import (  # noqa: F401 (the ops and irs your class
 #
 # - TensorInterpreter.register_op(self, op: OperationIr) -> None (interpreter.rs:216): the arms
 #   for InitOp, DropOp, AddOp, MulOp, MatmulOp, ReshapeOp, SwapDimsOp, CastOp, QuantizeOp,
-#   DequantizeOp and CustomOp (this server registers no custom op). The visible checks: what
-#   each device's registry holds after its session ran, word for word.
+#   DequantizeOp and CustomOp (this server registers no custom op); a QuantizeOp's `params`
+#   hold given scales (crates/burn-ir/src/operation.rs:1526-1541) or are None (calibrate). The
+#   visible checks: what each device's registry holds after its session ran, word for word.
 # - RouterTensor.into_data(self) -> TensorData (tensor.rs:62-64) and
 #   RouterClient.read_tensor(self, tensor: TensorIr) -> TensorData (runner.rs:32-52), and
 #   RouterClient.sync(self) -> None (base.rs:44). Checked: the bytes each read returns and the
