@@ -1,23 +1,23 @@
 """build-8, the server (issue 39 items 1-2): the learner's `Session` runs their interpreter's op
-arms in FIFO order, so the tour's add, quantize, drops and reads run on the learner's code too;
-any model class in place of the learner's fails and the call trace names it; the model side of
-the check agrees with RouterLab's own session and interpreter."""
+arms in FIFO order, so the tour's add, quantize, drops and reads run on the learner's code too
+(test_build_track.py puts each model piece in place of the learner's and sees the call trace
+name it); the model side of the check agrees with RouterLab's own Runtime."""
 
 from __future__ import annotations
 
-import types
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from build_substitutes import observed
 
 from routerlab.core.base.data import TensorData
 from routerlab.core.runtime import Runtime
 from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.checks import build_server, suite_for
-from routerlab.exercises.checks.base import Submission, to_data
+from routerlab.exercises.checks import build_server
+from routerlab.exercises.checks.base import to_data
 from routerlab.exercises.checks.build_common import TRACE
 from routerlab.exercises.engine.runner import Candidate, run_checks
 
@@ -27,79 +27,13 @@ def _solution() -> str:
 
 
 def _observed(source: str) -> tuple[list[Any], list[Any]]:
-    """Every check's observations of `source` and of the model, on the catalog's variant; a
-    probe that raised is recorded as what it raised (the harness fails that check)."""
-    exercise = load_catalog().get("build-8")
-    suite, params = suite_for(exercise), exercise.variant.defaults()
-    module = types.ModuleType("submission")
-    exec(compile(source, "submission.py", "exec"), module.__dict__)  # noqa: S102
-    mine, model = Submission(module, params), suite.model_subject(params)
-
-    def probed(probe: Any, subject: Any) -> Any:
-        try:
-            return to_data(probe(subject))
-        except Exception as error:  # noqa: BLE001 (a submission's failure is a result here)
-            return [["raised", type(error).__name__, getattr(error, "got", None)]]
-
-    return ([probed(c.probe, mine) for c in suite.checks if c.probe],
-            [probed(c.probe, model) for c in suite.checks if c.probe])
+    return observed("build-8", source)
 
 
 def test_the_reference_server_runs_every_check_as_the_model_with_a_clean_trace() -> None:
     mine, model = _observed(_solution())
     assert mine == model
     assert all(seen[-1] == [TRACE, None] for seen in mine[:4])
-
-
-MODEL_CLASSES = {
-    "Session": ("""
-from routerlab.core.router.session import Session as _Model
-
-
-class Session(_Model):
-    def __init__(self, device, interpreter):
-        super().__init__(interpreter, None)
-
-    def run(self):
-        while self.queue:
-            self.run_one()
-
-    def close(self):
-        self.run()
-        self.end("closed")
-""", "routerlab.core.router.session:Session.__init__"),
-    "TensorInterpreter.register_op": ("""
-from routerlab.core.router.interpreter import TensorInterpreter as _Model
-
-TensorInterpreter.register_op = lambda self, op: _Model.register_op(self, op)
-""", "routerlab.core.router.interpreter:TensorInterpreter.register_op"),
-    "RouterClient.read_tensor": ("""
-from routerlab.core.router.client import RouterClient as _Model
-
-
-def _read(self, tensor):
-    self.server = self.session
-    self.drain = lambda: None
-    self._synced = lambda: None
-    self.wire = None
-    return _Model.read_tensor(self, tensor)
-
-
-RouterClient.read_tensor = _read
-""", "routerlab.core.router.client:RouterClient.read_tensor"),
-}
-"""Pieces of the learner's server replaced by the model's (appended to the reference solution,
-as a learner would paste them), and the function the trace must name."""
-
-
-@pytest.mark.parametrize("piece", sorted(MODEL_CLASSES))
-def test_any_model_piece_in_place_of_the_learners_fails_and_the_trace_names_it(
-        piece: str) -> None:
-    code, named = MODEL_CLASSES[piece]
-    mine, model = _observed(_solution() + code)
-    assert mine != model
-    told = [seen[-1] for seen in mine]
-    assert [TRACE, named] in told or ["raised", "CheckFailure", named] in told
 
 
 def test_an_eager_session_fails_the_fifo_check() -> None:
