@@ -1,6 +1,6 @@
 """build-8: the server (crates/burn-remote/src/server/worker.rs:9-18, 136-180, 192-330: one FIFO
 per device session, run in submission order; crates/burn-router/src/interpreter.rs:216-235,
-356-360, 767-770, 1366-1369, 1390-1391, 2107-2120: the op arms; tensor.rs:62-64 and
+356-360, 767-770, 1367-1369, 1390-1391, 2107-2120: the op arms; tensor.rs:62-64 and
 burn-remote's client/runner.rs:32-52: a read joins the FIFO). The learner's `Session` runs
 their interpreter's `register_op`, so the tour's add, quantize and drops, and every read, run
 on the learner's code too; beside it, the model's interpreter behind a FIFO of the same shape."""

@@ -2,7 +2,7 @@
 the interpreter's arms that execute them. Read crates/burn-remote/src/server/worker.rs:9-18,
 136-180 (one FIFO per session, run in submission order; what a panic and a close end) and
 192-330 (each task); crates/burn-router/src/interpreter.rs:216-235 (register_op, Reshape,
-SwapDims), 356-360 (Cast), 767-770 (Add, through ops/binary.rs:3-13), 1366-1369 (Matmul),
+SwapDims), 356-360 (Cast), 767-770 (Add, through ops/binary.rs:3-13), 1367-1369 (Matmul),
 1390-1391 (Quantize and Dequantize: todo!()), 2107-2120 (Custom, Init, Drop);
 crates/burn-router/src/tensor.rs:62-64 (into_data), crates/burn-router/src/client/
 base.rs:42-44 and crates/burn-remote/src/client/runner.rs:32-52 (read_tensor_async, sync), all
