@@ -62,6 +62,10 @@ class Lesson:
             return Callout("error", f"{exercise_id}: no such answer", refused)
         unanswered = [name for name, value in values.items() if value is ...]
         stubs = [item.__name__ for item in code if unwritten(item)]
+        if not code and not values and (untouched := self._untouched(exercise_id)):
+            return Callout("info", f"{exercise_id}: not answered yet",
+                           f"Write your code in {untouched} (lab.show(\"{exercise_id}\") prints "
+                           "the statement) and run the cell again.")
         if unanswered or stubs:
             what = (f"Replace the ... of {', '.join(unanswered)} with your prediction" if unanswered
                     else f"Write the body of {', '.join(stubs)}")
@@ -71,6 +75,23 @@ class Lesson:
             return face.check(exercise_id, *code, dir=self.workspace.root, **values)
         except ExerciseError as error:  # the learner's cell and line, never RouterLab's frames
             return Callout("error", f"{exercise_id}: not checked", str(error), pre=True)
+
+    def _untouched(self, exercise_id: str) -> Path | None:
+        """The workspace file of an exercise graded from its file (a build checkpoint's whole
+        router), when it is still the starter or absent: checking it would only count an
+        attempt. None when the learner has written in it."""
+        course = Course(self.workspace)
+        exercise = course.catalog.get(exercise_id)  # an unknown id is refused here
+        path = course.workspace.file_for(exercise)
+        try:
+            written = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return path
+        return path if written == exercise.starter() else None
+
+    def show(self, exercise_id: str) -> TextView:
+        """The statement, and where the exercise's file is in the workspace."""
+        return face.show(exercise_id, dir=self.workspace.root)
 
     def hint(self, exercise_id: str, level: int | None = None) -> TextView:
         """The next hint (1 nudge, 2 concept, 3 near solution), or the given level."""

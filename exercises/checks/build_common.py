@@ -9,7 +9,8 @@ reference solution". Every probe runs under the call trace (`traced`, over
 `build_trace.watching`), which names the first function of the model's router logic a
 submission ran. One module per checkpoint: `build_handles` (build-1), `build_tensors` (build-2),
 `build_interpreter` (build-3), `build_bytes` (build-4), `build_policies` (build-5),
-`build_client` (build-6), `build_glue` (build-7: `to_device` on the learner's whole router)."""
+`build_client` (build-6), `build_glue` (build-7: `to_device` on the learner's whole router),
+`build_server` (build-8: the learner's session FIFO and op arms under that flow)."""
 
 from __future__ import annotations
 

@@ -131,35 +131,61 @@ glue.model(TensorInterpreter=ModelInterpreter, RouterClient=model_client,
 
 
 class Router:
-    """The subject's router on the three devices: an interpreter and a client each, one id
-    counter, the subject's `to_device`."""
+    """The subject's router on the three devices: an interpreter, a session and a client each,
+    one id counter, the subject's `to_device`. `session` makes a device's session from its name
+    and interpreter: this module's `Session` (build-7), or the learner's own FIFO (build-8,
+    routerlab.exercises.checks.build_server), which runs only when asked."""
 
-    def __init__(self, sub: Subject, start: int) -> None:
+    def __init__(self, sub: Subject, start: int,
+                 session: Callable[[Any, Any], Any] | None = None) -> None:
         new_id = counter(start)
         interp, client = sub.function("TensorInterpreter"), sub.function("RouterClient")
         self.bench = Bench({d: interp(make_backend(parse_device(d))) for d in DEVICES})
-        self.clients = {d: client(Session(d, self.bench.interps[d]), new_id) for d in DEVICES}
+        self.sessions: dict[str, Any] = {
+            d: session(parse_device(d), self.bench.interps[d]) if session
+            else Session(d, self.bench.interps[d]) for d in DEVICES}
+        self.clients = {d: client(self.sessions[d], new_id) for d in DEVICES}
         self.upload: Callable[..., Any] = sub.function("float_from_data")
-        self.move: Callable[..., Any] = sub.function("to_device")
+        self._move: Callable[..., Any] = sub.function("to_device")
+
+    def settle(self) -> None:
+        """Run every session's queue: what a program reads, and the halves of a move, come
+        after every task submitted before them (worker.rs:9-18)."""
+        for session in self.sessions.values():
+            session.run()
+
+    def move(self, tensor: Any, target: Any, policy: str) -> Any:
+        """The subject's `to_device`, once the sessions ran what was submitted before it."""
+        self.settle()
+        return self._move(tensor, target, policy)
 
     def state(self) -> list[Any]:
         """Every registry, and the (copies, bytes) each backend counted."""
+        self.settle()
+        return self.raw_state()
+
+    def raw_state(self) -> list[Any]:
+        """The registries and copy counts as they are, whatever is still queued."""
         return [[registry(self.bench, d) for d in DEVICES],
                 [copied(self.bench, d) for d in DEVICES]]
 
     def holds(self, tensor: Any) -> Any:
         """What the tensor's device holds under its id: stored words, scales, global, scheme."""
+        self.settle()
         return arrived(self.bench, str(tensor.client.device), int(tensor.id))
 
 
-def tour(sub: Subject, x: Any, scheme: str, start: int, whole: bool = True) -> Observation:
+def tour(sub: Subject, x: Any, scheme: str, start: int, whole: bool = True,
+         session: Callable[[Any, Any], Any] | None = None,
+         read: Callable[[Any], Any] | None = None) -> Observation:
     """The tour's flow on the subject's router: upload on cpu:0, a clone, an add, a quantize;
     a shared and then a unique native move of the quantized tensor to cpu:1, a bytes move to
     the second peer, a requantize hop back to cpu:0 and a dequantize hop of a clone to cpu:1, a
     move onto the device a tensor is already on, reject and legacy, an f32 tensor moved under
-    requantize, and the last drops. Not
-    `whole`: up to the bytes move (the first visible check)."""
-    r = Router(sub, start)
+    requantize, and the last drops. Not `whole`: up to the bytes move (the first visible
+    check). `session`: each device's session (see `Router`); `read`: the last references are
+    read back with it (build-8's `into_data`) instead of dropped."""
+    r = Router(sub, start, session)
     cpu0, cpu1, peer2 = (r.clients[d] for d in DEVICES)
     seen: Observation = []
 
@@ -205,10 +231,21 @@ def tour(sub: Subject, x: Any, scheme: str, start: int, whole: bool = True) -> O
     plain = r.move(r.upload(cpu0, data), cpu1, "requantize")
     after("an f32 upload moved to cpu:1 under requantize (a plain tensor ignores the quantized "
           "policies)", plain)
-    for tensor in (hop, far, back, plain):
-        tensor.drop()
-    seen.append(("the last references dropped: every registry and copy count", r.state()))
+    if read is None:
+        for tensor in (hop, far, back, plain):
+            tensor.drop()
+        seen.append(("the last references dropped: every registry and copy count", r.state()))
+        return seen
+    seen.append(("the last references read back: the bytes, then every registry and copy count",
+                 [[data_of(read(tensor)) for tensor in (hop, far, back, plain)], r.state()]))
     return seen
+
+
+def data_of(data: Any) -> Any:
+    """A read's answer as data: its bytes (hex), shape and dtype."""
+    if not isinstance(data, TensorData):
+        return {"object": repr(data)[:80]}
+    return [bytes(data.bytes).hex(), [int(d) for d in data.shape], str(data.dtype)]
 
 
 def _labelled(label: str, seen: Observation) -> Observation:

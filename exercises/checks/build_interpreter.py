@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from ...core import (
-    NOT_INIT,
     READ_ONLY,
     READ_WRITE,
     Backend,
@@ -32,7 +31,7 @@ from ...core.fix.qtensor import QPrimitive
 from ...core.quant import quantize_dynamic
 from .base import CheckFailure, Observation, Subject, Suite, to_data
 from .build_common import Call, did, traced
-from .build_handles import ModelHandles, held
+from .build_handles import ModelHandles, handle_sequences
 
 # crates/burn-router/src/interpreter.rs:88-127, crates/burn-remote/src/server/local_comm.rs:14-79,
 # crates/burn-remote/src/server/worker.rs:280-310
@@ -246,6 +245,8 @@ def _(sub: Subject) -> Observation:
 SAME_PEER_MOVES = "seeded random tensors, dtypes and schemes moved along cpu:0 -> cpu:1 -> cpu:2"
 CONTAINER = ("the HandleContainer the interpreter keeps (build-1's): seeded random sequences of "
              "handle.rs's calls, NotInit gets and has_handle included")
+CARRIED_CASES = 60
+"""How many of build-1's sequences a checkpoint that carries the container grades again."""
 
 
 @arms.hidden(SAME_PEER_MOVES)
@@ -333,46 +334,7 @@ def _(sub: Subject) -> Observation:
 @traced
 def container_sequences(sub: Subject) -> Observation:
     """The interpreter's halves lean on the container (handle.rs:66-225), which the learner
-    carries over from build-1 into build-3 and build-4: a container that answers has_handle,
+    carries over from build-1 into build-3 and later: a container that answers has_handle,
     free or a NotInit get wrongly would hand a wrong registry to everything built on it, so
-    both grade it again."""
-    rng = random.Random(1093)
-    seen: Observation = []
-    for case in range(60):
-        c = sub.function("HandleContainer")()
-        for first in rng.sample(range(5), 3):
-            c.register_handle(TensorId(first), f"v{case}.start")
-        seen.append((f"case {case}: three registered", held(c)))
-        for step in range(rng.randint(3, 12)):
-            held_ids = sorted(int(i) for i in c.handle_ids())
-            # mostly an id the container holds: a get of a missing one ends the case
-            tid = TensorId(rng.choice(held_ids) if held_ids and rng.random() < 0.8
-                           else rng.randrange(5))
-            what = rng.choice(("register", "register", "ro", "rw", "notinit", "has", "free",
-                               "remove", "fork"))
-            label = f"case {case}, step {step}: {what} {int(tid)}"
-            if what == "register":
-                done = did(lambda c=c, t=tid, v=f"v{case}.{step}":  # type: ignore[misc]
-                           c.register_handle(t, v))
-            elif what in ("ro", "rw", "notinit"):
-                status = {"ro": READ_ONLY, "rw": READ_WRITE, "notinit": NOT_INIT}[what]
-                done = did(lambda c=c, t=tid, s=status: c.get_handle(t, s))  # type: ignore[misc]
-            elif what == "has":
-                done = did(lambda c=c, t=tid: c.has_handle(t))  # type: ignore[misc]
-            elif what == "free":
-                status = rng.choice((READ_ONLY, READ_WRITE, NOT_INIT))
-                label += f" ({status})"
-                done = did(lambda c=c, t=tid, s=status:  # type: ignore[misc]
-                           c.free(TensorIr(t, (1,), s, DType.F32)))
-            elif what == "remove":
-                done = did(lambda c=c, t=tid: c.remove_handle(t))  # type: ignore[misc]
-            else:
-                c = c.fork()
-                done = ["returned", None]
-            if done[0] == "panics":
-                # Burn's remove_entry runs before both panics (handle.rs:94-110) and the panic
-                # ends the session: the container after a panic is never observed.
-                seen.append((label, [done]))
-                break
-            seen.append((label, [done, held(c)]))
-    return seen
+    each grades it again, on the first cases of build-1's own sequences."""
+    return handle_sequences(sub, CARRIED_CASES)

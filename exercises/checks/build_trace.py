@@ -49,9 +49,11 @@ ROUTER_LOGIC = (
 """Packages and modules whose functions are the model's router: what a learner writes."""
 ALLOWED = (
     "routerlab.core.fix.qtensor:QPrimitive.",
+    "routerlab.core.fix.qtensor:QuantizeParams.",
 )
 """`module:qualname` prefixes inside `ROUTER_LOGIC` that are value types, not logic: a
-`QPrimitive` is the quantized handle a learner builds and reads."""
+`QPrimitive` is the quantized handle a learner builds and reads, `QuantizeParams` what a
+`QuantizeOp` carries besides its scheme (Burn's `QuantizationParametersIr`)."""
 
 
 @dataclass

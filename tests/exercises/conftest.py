@@ -6,6 +6,7 @@ answers give, so no test file holds a plain answer or solution either.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import Catalog, Exercise, load_catalog
 from routerlab.exercises.learner.course import Course
 from routerlab.exercises.learner.workspace import Workspace, init_workspace
+
+sys.path.insert(0, str(Path(__file__).parent))  # `build_substitutes`, shared by the build tests
 
 
 def _reference_solution(exercise: Exercise) -> str:

@@ -4,18 +4,16 @@ submission let run in its place."""
 
 from __future__ import annotations
 
-import types
 from pathlib import Path
-from typing import Any
 
 import pytest
+from build_substitutes import SUBSTITUTES, observed
 
 from routerlab.core.router import handles as model_handles
 from routerlab.core.router.handles import HandleContainer
 from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.checks import suite_for
-from routerlab.exercises.checks.base import Submission, to_data
 from routerlab.exercises.checks.build_common import TRACE
 from routerlab.exercises.checks.build_trace import watching
 from routerlab.exercises.engine.runner import Candidate, run_checks
@@ -23,126 +21,36 @@ from routerlab.exercises.engine.runner import Candidate, run_checks
 TRACK = ("build-1", "build-2", "build-3", "build-4", "build-5", "build-6")
 
 
-def _module(source: str) -> types.ModuleType:
-    module = types.ModuleType("submission")
-    exec(compile(source, "submission.py", "exec"), module.__dict__)  # noqa: S102
-    return module
-
-
-def _observed(exercise_id: str, source: str) -> tuple[list[Any], list[Any]]:
-    """Every check's observations of `source` and of the model, on the catalog's variant."""
-    exercise = load_catalog().get(exercise_id)
-    suite, params = suite_for(exercise), exercise.variant.defaults()
-    mine = Submission(_module(source), params)
-    model = suite.model_subject(params)
-    return ([_probed(c.probe, mine) for c in suite.checks if c.probe],
-            [_probed(c.probe, model) for c in suite.checks if c.probe])
-
-
-def _probed(probe: Any, subject: Any) -> Any:
-    """A probe's observations, or what the subject's code raised (the harness reports that
-    check as an error: it does not pass)."""
-    try:
-        return to_data(probe(subject))
-    except Exception as error:  # noqa: BLE001 (a submission's failure is a result here)
-        return [["raised", type(error).__name__, getattr(error, "got", None)]]
-
-
 @pytest.mark.parametrize("exercise_id", TRACK)
 def test_the_reference_solution_behaves_as_the_model_with_a_clean_trace(exercise_id: str) -> None:
-    mine, model = _observed(exercise_id, open_solution(load_catalog().get(exercise_id)))
+    mine, model = observed(exercise_id, open_solution(load_catalog().get(exercise_id)))
     assert mine == model
     assert all(seen[-1] == [TRACE, None] for seen in mine)
 
 
-MODEL_CLASSES = {
-    "build-1": ("""
-from routerlab.core.router.handles import HandleContainer as _Model
+MODEL_PIECES = [
+    ("build-1", "HandleContainer, wrapped"), ("build-2", "RouterTensor"),
+    ("build-3", "HandleContainer"), ("build-3", "TensorInterpreter"), ("build-4", "q_into_data"),
+    ("build-5", "move_quantized"), ("build-6", "RouterClient"),
+    *(("build-7", piece) for piece in (
+        "HandleContainer", "RouterTensor", "TensorInterpreter", "q_into_data",
+        "can_move_to_device", "move_quantized", "RouterClient", "to_device")),
+    *(("build-8", piece) for piece in (
+        "Session", "TensorInterpreter.register_op", "RouterClient.read_tensor")),
+]
+"""Per checkpoint, each of the learner's pieces the model's may replace (build_substitutes.py
+holds the model's, appended to the reference solution as a learner would paste it): build-7
+and build-8 run the whole router, so every piece of it is tried there."""
 
 
-class HandleContainer:
-    def __init__(self):
-        self.inner, self.counter = _Model(), 0
-
-    def __getattr__(self, name):
-        aliases = {"register_handle": "register", "get_handle": "get"}
-        return getattr(self.inner, aliases.get(name, name))
-""", "routerlab.core.router.handles:HandleContainer.__init__"),
-    "build-2": ("""
-from routerlab.core.router.tensor import RouterTensor as _Model
-from routerlab.core.router.ir import TensorIr
-
-
-class RouterTensor(_Model):
-    __slots__ = ()
-
-    def to_ir_out(self):
-        return TensorIr.uninit(self.id, self.shape, self.dtype)
-""", "routerlab.core.router.tensor:RouterTensor.__init__"),
-    "build-3": ("""
-from routerlab.core.router.handles import HandleContainer as _ModelHandles
-
-
-class HandleContainer(_ModelHandles):
-    __slots__ = ()
-    register_handle = _ModelHandles.register
-""", "routerlab.core.router.handles:HandleContainer.__init__"),
-    "build-4": ("""
-from routerlab.core.fix.qtensor import q_into_data
-""", "routerlab.core.fix.qtensor:q_into_data"),
-    "build-5": ("""
-from routerlab.core.fix.arms import carrier_for
-from routerlab.core.base.policies import Policy
-
-
-def move_quantized(policy, source, target, q):
-    carrier = carrier_for(Policy.parse(policy))
-    return carrier.put(target, carrier.take(source, q))
-""", "routerlab.core.fix.arms:carrier_for"),
-    "build-6": ("""
-from routerlab.core.router.client import RouterClient as _Model
-
-
-class RouterClient(_Model):
-    def __init__(self, session, new_id):
-        super().__init__(session, session, new_id)
-""", "routerlab.core.router.client:RouterClient.__init__"),
-}
-"""For each checkpoint, the model's class put in place of the learner's (appended to the
-reference solution, as a learner would paste it), and the function the trace must name."""
-
-
-@pytest.mark.parametrize("exercise_id", TRACK)
-def test_a_model_class_in_place_of_the_learners_fails_and_the_trace_names_it(
-        exercise_id: str) -> None:
-    code, named = MODEL_CLASSES[exercise_id]
-    mine, model = _observed(exercise_id, open_solution(load_catalog().get(exercise_id)) + code)
+@pytest.mark.parametrize(("exercise_id", "piece"), MODEL_PIECES)
+def test_a_model_piece_in_place_of_the_learners_fails_and_the_trace_names_it(
+        exercise_id: str, piece: str) -> None:
+    code, named = SUBSTITUTES[piece]
+    mine, model = observed(exercise_id, open_solution(load_catalog().get(exercise_id)) + code)
     assert mine != model
     told = [seen[-1] for seen in mine]
     assert [TRACE, named] in told or ["raised", "CheckFailure", named] in told
-
-
-def test_the_models_interpreter_in_place_of_the_learners_fails_build_3() -> None:
-    code = """
-from routerlab.core.fix.arms import QuantizedTransfers
-from routerlab.core.router.handles import HandleContainer as _ModelHandles
-from routerlab.core.router.interpreter import TensorInterpreter as _Model
-
-
-class _Handles(_ModelHandles):
-    __slots__ = ()
-    register_handle = _ModelHandles.register
-
-
-class TensorInterpreter(_Model):
-    container = _Handles
-
-    def __init__(self, backend):
-        super().__init__(backend, quantized=QuantizedTransfers())
-"""
-    mine, _model = _observed("build-3", open_solution(load_catalog().get("build-3")) + code)
-    assert [TRACE, "routerlab.core.router.interpreter:TensorInterpreter.__init__"] in [
-        seen[-1] for seen in mine]
 
 
 def test_the_models_quantized_arm_called_by_name_is_named() -> None:
@@ -154,7 +62,7 @@ def test_the_models_quantized_arm_called_by_name_is_named() -> None:
         "    def unused(self, q: QPrimitive) -> QPrimitive:\n")
     assert borrowed != solution
     code = "from routerlab.core.fix.qtensor import q_to_device\n" + borrowed
-    mine, _model = _observed("build-3", code)
+    mine, _model = observed("build-3", code)
     assert [TRACE, "routerlab.core.fix.qtensor:q_to_device"] in [seen[-1] for seen in mine]
 
 

@@ -1,27 +1,29 @@
 """build-7, the glue (issue 39 item 2): the tour's flow on the learner's whole router, every
-class theirs, beside the model's; any model class put in place of a learner's fails and the call
-trace names it; the move of a tensor already on its target device is checked; the model side
-agrees with RouterLab's Runtime on every stored word."""
+class theirs, beside the model's (test_build_track.py puts each model class in place of a
+learner's and sees the call trace name it); the move of a tensor already on its target device
+is checked; the model side agrees with RouterLab's Runtime on every stored word; the track's
+size."""
 
 from __future__ import annotations
 
-import types
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from build_substitutes import observed
 
 from routerlab.core.base.data import TensorData
 from routerlab.core.runtime import Runtime
 from routerlab.exercises.authoring.sealing import open_solution
 from routerlab.exercises.catalog import load_catalog
-from routerlab.exercises.checks import build_glue, suite_for
-from routerlab.exercises.checks.base import Submission, to_data
+from routerlab.exercises.checks import build_glue
+from routerlab.exercises.checks.base import to_data
 from routerlab.exercises.checks.build_common import TRACE
 from routerlab.exercises.engine.runner import Candidate, run_checks
 
-TRACK = ("build-1", "build-2", "build-3", "build-4", "build-5", "build-6", "build-7")
+TRACK = ("build-1", "build-2", "build-3", "build-4", "build-5", "build-6", "build-7",
+         "build-8")
 
 
 def _solution() -> str:
@@ -29,92 +31,13 @@ def _solution() -> str:
 
 
 def _observed(source: str) -> tuple[list[Any], list[Any]]:
-    """Every check's observations of `source` and of the model, on the catalog's variant; a
-    check whose probe raised is recorded as what it raised (the harness fails that check)."""
-    exercise = load_catalog().get("build-7")
-    suite, params = suite_for(exercise), exercise.variant.defaults()
-    module = types.ModuleType("submission")
-    exec(compile(source, "submission.py", "exec"), module.__dict__)  # noqa: S102
-    mine, model = Submission(module, params), suite.model_subject(params)
-
-    def probed(probe: Any, subject: Any) -> Any:
-        try:
-            return to_data(probe(subject))
-        except Exception as error:  # noqa: BLE001 (a submission's failure is a result here)
-            return [["raised", type(error).__name__, getattr(error, "got", None)]]
-
-    return ([probed(c.probe, mine) for c in suite.checks if c.probe],
-            [probed(c.probe, model) for c in suite.checks if c.probe])
+    return observed("build-7", source)
 
 
 def test_the_reference_router_runs_the_tour_as_the_model_with_a_clean_trace() -> None:
     mine, model = _observed(_solution())
     assert mine == model
     assert all(seen[-1] == [TRACE, None] for seen in mine)
-
-
-MODEL_CLASSES = {
-    "HandleContainer": ("""
-from routerlab.core.router.handles import HandleContainer as _Model
-
-
-class HandleContainer(_Model):
-    __slots__ = ()
-    register_handle = _Model.register
-""", "routerlab.core.router.handles:HandleContainer.__init__"),
-    "RouterTensor": ("""
-from routerlab.core.router.tensor import RouterTensor
-""", "routerlab.core.router.tensor:RouterTensor.__init__"),
-    "TensorInterpreter": ("""
-from routerlab.core.fix.arms import QuantizedTransfers
-from routerlab.core.router.interpreter import TensorInterpreter as _Model
-
-
-class TensorInterpreter(_Model):
-    container = HandleContainer
-
-    def __init__(self, backend):
-        super().__init__(backend, quantized=QuantizedTransfers())
-""", "routerlab.core.router.interpreter:TensorInterpreter.__init__"),
-    "q_into_data": ("""
-from routerlab.core.fix.qtensor import q_into_data
-""", "routerlab.core.fix.qtensor:q_into_data"),
-    "can_move_to_device": ("""
-from routerlab.core.fix.guard import can_move_to_device
-""", "routerlab.core.fix.guard:can_move_to_device"),
-    "move_quantized": ("""
-from routerlab.core.fix.arms import carrier_for
-from routerlab.core.base.policies import Policy
-
-
-def move_quantized(policy, source, target, q):
-    carrier = carrier_for(Policy.parse(policy))
-    return carrier.put(target, carrier.take(source, q))
-""", "routerlab.core.fix.arms:carrier_for"),
-    "RouterClient": ("""
-from routerlab.core.router.client import RouterClient as _Model
-
-
-class RouterClient(_Model):
-    def __init__(self, session, new_id):
-        super().__init__(session, session, new_id)
-""", "routerlab.core.router.client:RouterClient.__init__"),
-    "to_device": ("""
-from routerlab.exercises.checks.build_glue import model_to_device as to_device
-""", "routerlab.core.fix.guard:can_move_to_device"),
-}
-"""For each of the learner's classes and functions, the model's put in its place (appended to
-the reference solution, as a learner would paste it), and the function the trace must name."""
-
-
-@pytest.mark.parametrize("piece", sorted(MODEL_CLASSES))
-def test_any_model_class_in_place_of_the_learners_fails_and_the_trace_names_it(
-        piece: str) -> None:
-    code, named = MODEL_CLASSES[piece]
-    mine, model = _observed(_solution() + code)
-    assert mine != model
-    told = [seen[-1] for seen in mine]
-    assert [TRACE, named] in told or ["raised", "CheckFailure", named] in told
 
 
 def test_a_to_device_without_the_same_device_branch_fails() -> None:
@@ -191,14 +114,13 @@ def test_the_sandbox_passes_the_reference_and_fails_a_wrong_path(tmp_path: Path)
 
 
 def test_the_whole_tracks_own_lines_are_counted() -> None:
-    """The build track's size with the glue: the distinct non-blank lines of the reference
-    solutions that no starter gives, a class carried forward counted once. 259 with build-7
-    (217 for build-1..6); issue 39's goal of 350 is not reached, so this holds the figure as
-    measured against losing lines, not the goal."""
+    """The build track's size: the distinct non-blank lines of the reference solutions that no
+    starter gives, a class carried forward counted once: 350 with build-8, the server (264 for
+    build-1..7), issue 39's goal (docs/exercises.md, "The build track", states the figure)."""
     own: set[str] = set()
     for exercise_id in TRACK:
         exercise = load_catalog().get(exercise_id)
         starter = set((Path(str(exercise.folder)) / "starter.py").read_text().splitlines())
         own |= {line for line in open_solution(exercise).splitlines()
                 if line.strip() and line not in starter}
-    assert len(own) >= 259, len(own)
+    assert len(own) >= 350, len(own)

@@ -379,9 +379,12 @@ IMPLEMENT = [e.id for e in load_catalog() if e.kind is Kind.IMPLEMENT]
 
 
 PROVEN_ELSEWHERE = {
-    "build-7": "tests/exercises/test_build_track_glue.py: a to_device that hands the move to the "
+    "build-7": "tests/exercises/test_build_track.py: a to_device that hands the move to the "
                "model (or any model class in place of the learner's) fails, the call trace "
                "naming the model function that ran",
+    "build-8": "tests/exercises/test_build_track.py: the model's Session, its "
+               "interpreter's register_op or its client's read_tensor in place of the "
+               "learner's fails, the call trace naming the model function that ran",
 }
 """Implement exercises whose refusal of the model's own code needs a whole router to show, and
 the test that shows it."""

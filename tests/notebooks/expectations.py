@@ -48,6 +48,7 @@ EXPECTED: dict[str, Shows] = {
     "08-real-peers": Shows(tables=3, figures=0),
     "09-the-wire": Shows(tables=6, figures=1, implement=2),
     "10-capstone-router": Shows(tables=3, figures=0, implement=1),
+    "11-build-your-router": Shows(tables=0, figures=0),
 }
 """Per notebook (by stem, in series order): what it shows after a clean top-to-bottom run."""
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from routerlab.exercises.catalog import load_catalog
 
 MAX_CODE_LINES = 14
+BUILD_TRACK = "11-build-your-router"
+"""The notebook beside the series that leads the build track: one checkpoint per build-N."""
 ALLOWED_IMPORTS = ("routerlab", "numpy", "matplotlib", "IPython")
 
 
@@ -21,14 +23,16 @@ def load(path: Path) -> dict:
 
 
 def test_the_series_is_complete_and_numbered(notebook_dir: Path, series: list[str]) -> None:
-    """Every notebook is in the series, each number once, starting at 00 and ending with the
-    capstone; every one has its row of what it shows."""
+    """Every notebook is in the series, each number once, starting at 00; the capstone closes
+    the series, and only the build track's notebook comes after it, beside the series
+    (docs/notebooks.md); every one has its row of what it shows."""
     from expectations import EXPECTED
 
     assert sorted(p.stem for p in notebook_dir.glob("*.ipynb")) == series
     numbers = [int(name[:2]) for name in series]
     assert numbers[0] == 0 and len(set(numbers)) == len(numbers), numbers
-    assert series[-1].endswith("capstone-router"), "the capstone closes the series"
+    assert series[-2].endswith("capstone-router"), "the capstone closes the series"
+    assert series[-1] == BUILD_TRACK, "beside it, the build track's notebook"
     assert set(EXPECTED) == set(series)
 
 
@@ -75,12 +79,14 @@ def checkpoints(cells: list[dict]) -> dict[str, str]:
 
 def test_three_to_five_checkpoints_of_the_catalog(notebook_path: Path) -> None:
     """Three to five checkpoints (the capstone may be one: it grades every earlier piece at
-    once). Every checkpoint is a catalog exercise that names this notebook, and every exercise that
-    names this notebook is one of its checkpoints."""
+    once; the build track's notebook leads its eight, a whole class each). Every checkpoint is a
+    catalog exercise that names this notebook, and every exercise that names this notebook is
+    one of its checkpoints."""
     cells = load(notebook_path)["cells"]
     found = checkpoints(cells)
     fewest = 1 if notebook_path.stem.endswith("capstone-router") else 3  # one, of every piece
-    assert fewest <= len(found) <= 5, f"{notebook_path.stem} has {len(found)} checkpoints"
+    most = 8 if notebook_path.stem == BUILD_TRACK else 5
+    assert fewest <= len(found) <= most, f"{notebook_path.stem} has {len(found)} checkpoints"
     mine = {e.id for e in load_catalog() if e.notebook == notebook_path.stem}
     assert set(found) == mine, "checkpoints and the catalog's `notebook =` fields disagree"
     code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
