@@ -53,7 +53,7 @@ from typing import Any
 
 from ..catalog import Exercise
 from . import seccomp
-from .jail_image import Image
+from .jail_image import JAIL_PACKAGE, Image
 
 INSTALL = "sudo apt-get install bubblewrap"
 """What `recheck` tells a teacher whose machine has no bubblewrap (Debian/Ubuntu)."""
@@ -405,15 +405,15 @@ class Jail:
             raise JailDied(f"bubblewrap is not installed (`{INSTALL}`)")
         self.image = self.image.again()  # pruned from the cache meanwhile: built again
         results_read, results_write = os.pipe()
-        config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
+        config = {"path": [JAIL_PACKAGE, *_site_paths()], "results_fd": results_write,
                   "checks": self.checks, "warm": self.warm, "user": _jail_user()}
-        host = f"{JAIL_ROOT}/pkg/routerlab/exercises/engine/jailhost.py"
+        host = f"{JAIL_PACKAGE}/routerlab/exercises/engine/jailhost.py"
         try:
             filtered = seccomp.filter_fd()
         except ValueError as error:
             raise JailDied(str(error)) from None
         empty = _empty_fds()
-        argv = [found, *_mounts(empty), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
+        argv = [found, *_mounts(empty), "--ro-bind", str(self.image.root), JAIL_PACKAGE,
                 "--remount-ro", "/", "--as-pid-1", "--seccomp", str(filtered), "--", _python(),
                 "-I", "-S", "-B", host, json.dumps(config)]
         cgroup = _Cgroup()
