@@ -1,4 +1,5 @@
-"""Grading in an OS jail (bubblewrap): one jail per student, one fork per exercise.
+"""Grading in an OS jail (bubblewrap): one jail per student (a class run keeps each worker's
+jail from one student to the next, `jail_keeper`), one fork per exercise.
 
 `Jail` starts `bwrap` with:
 
@@ -373,7 +374,8 @@ class JailDied(Exception):
 
 
 class Jail:
-    """One student's jail: started on first use, restarted after a time-out or a death."""
+    """A student's jail (or a class worker's, `jail_keeper`): started on first use, restarted
+    after a time-out, leftovers or a death."""
 
     def __init__(self, image: Image, checks: list[str], limits: Limits = Limits(),
                  warm: bool = True) -> None:
