@@ -71,7 +71,7 @@ def recheck(request: RecheckRequest, progress: Progress | None = None,
     from ..engine.jail import unavailable
     from ..engine.runner import workers
     from .dask_executor import DaskExecutor
-    from .similar import find_pairs, similar_path, write_similar
+    from .similar import find_pairs, model_truth, similar_path, write_similar
 
     why = None if not request.isolation or request.scheduler else unavailable()
     if why is not None:  # a cluster: the workers' own jails
@@ -98,7 +98,8 @@ def recheck(request: RecheckRequest, progress: Progress | None = None,
                       request.fmt, request.catalog_dir, GradeOptions(isolation=request.isolation),
                       request.resume, progress, variants, catalog, course, settle)
     pairs = find_pairs(summary.results.values(), catalog,
-                       {sid: variants(sid) for sid in summary.results} if variants else None)
+                       {sid: variants(sid) for sid in summary.results} if variants else None,
+                       model_truth(course.truths_key))
     similar = write_similar(similar_path(request.out), pairs)
     seconds = time.monotonic() - started
     book, note = recorded[0]
