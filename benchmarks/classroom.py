@@ -12,27 +12,43 @@ on both sides. Goals (issue 24 §2):
    the model's own results are computed once per regrade, see "cold" below). Goal <= 15x.
 2. One `routerlab exercises check quant-1` in a fresh process (self-study). Goal <= 4x.
 3. A class of `--students` (copies of four real workspaces: solved, half solved, untouched,
-   wrong answers) regraded with `teacher recheck --roster` in a fresh process with one job per
-   core. Goal <= 3 min at a load of 4 or less on 2 cores (issue 38 §4; it was 6). Where the
-   time goes, by `python -m cProfile` of one warm student (`grade_student`, jail included):
-   about 76 % waiting on the student's jail, of which 38 % of the whole is starting that
-   student's jail (its process 1 imports the model) and the rest the forks running their code;
-   13 % judging replies (`answers.canonical`); the rest intake and scoring. A jail kept across
-   a worker's students is where the next minutes are. On their own variant (as in the class)
-   a student took 11 s at load 15 to 18: the jail 4.6 s, the model's truths for that variant
-   3.4 s and the declared mistakes' answers for it 2.2 s (`judge.mistake_of`, once per wrong
-   part), both mostly waiting on the served-peer exercises' real peers; the teacher's process
-   itself used 0.3 s of CPU. Keeping each mistake's answer per variant measured 0.998x
-   (6 paired rounds at load 8 to 10), so it was not landed. A run with fewer students is scaled to
-   200 (the model's own results are computed once, the rest grows with the class), and says
-   so. Variants are on: the class
-   belongs to a course with a secret (in a scratch `XDG_DATA_HOME`), so each student is graded
-   on their own variant, whose truth the model computes (`--course`, docs/exercises.md).
+   wrong answers) regraded with `teacher recheck --roster` in a fresh process with its default
+   workers (one per core and one more, `recheck.class_jobs`). Goal <= 3 min at a load of 4 or
+   less on 2 cores (issue 38 §4; it was 6). Variants are on: the class belongs to a course with
+   a secret (in a scratch `XDG_DATA_HOME`; a fresh secret each run, so no variant's truth in the
+   cache verifies), so each student is graded on their own variant, whose truth the model computes
+   (`--course`, docs/exercises.md). A run with fewer students is scaled to 200 (the model's own
+   results are computed once, the rest grows with the class; with variants that over-counts,
+   since a class shares an exercise's few variants), and says so.
+
+   Where the time went (issue 38 §4's profile, CPU of everything a run starts, measured in a
+   cpuacct cgroup; 40 students): 4.0 CPU-seconds a student, of which 2.4 in the student's jail
+   (0.75 starting it: its process 1 imports numpy, the model and every check module; 0.52
+   compiling, in each of 31 forks, the other exercises' functions put back; the rest the checks
+   themselves), about 0.55 in the teacher's process (judging, the truths of the student's
+   variant, their mistakes' answers) and about 1 starting the served-peer exercises' real peers
+   (0.3 s each; peers-1 has 40 variants, peers-2 24, so that part stops growing with the
+   class). What was done: each worker keeps its jail from one student to the next
+   (`engine/jail_keeper.py`; what separates two students is what separates two exercises,
+   tests/exercises/test_jail_kept.py); the restored functions are compiled once in the
+   teacher's process and sent marshalled (`jail_image.compiled`); numpy.random and the guard
+   are imported in the jail's process 1, not in fork after fork; a mistake is judged against
+   the truths already known (`judge.mistake_of`), and copy detection reads the truths grading
+   used (`similar.model_truth`), neither running the oracles (real peers) again; one worker
+   more than cores. After: 40 students 2.4 CPU-seconds a student (1.0 in the jail), 200
+   students 352 CPU-seconds (1.76 a student: jails 193, the teacher's process 96, peers 63).
+   Measured on 2 cores: 200 students in 177 s at load 1.7 to 3.3 (2.94 min, goal met; the
+   machine's load includes the run's own workers); before, 10 students took 37 s at load 6.3
+   (about 9.8 min scaled), and 40 students 432 s at load 12 to 15 against 223 s after at the
+   same load. A regrade of 12 students whose truths are in the cache went from 31 s to 13 s.
+   The CSV, similar.csv and every feedback file of a class graded before and after are the
+   same (but the time each took).
 
 4. One warm student with the model's answers kept in the teacher's process (whether the
    stored results are still the seal's, and each solution's key: `engine/judge.py`'s `_kept`)
    against the same student with them forgotten first, as every student computed them before
-   (issue 38 §4): about 0.4 s of a 2.7 s student at load 8. Goal <= 1.0x (it must help).
+   (issue 38 §4): about 0.4 s of a 2.7 s student at load 8. Goal <= 1.0x (it must help) Last
+   run: 0.97x (2.85 s vs 2.94 s) at load 1.9; goal 1 was 15.4x (min 13.6), goal 2 3.3x.
 
 5. `teacher lint` of the whole catalog (each exercise's starter, solution and wrong
    submissions in the sandbox), per exercise, once. Goal <= 30x (about the 4 s an exercise
