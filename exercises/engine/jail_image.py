@@ -17,9 +17,10 @@ same scale formula for Flex) it is built from, and they are removed too: absent 
 that grades the exercise, put back in every other one, like the graded functions themselves.
 
 The checks of exercise Y may run the model's version of exercise X's function (a transfer runs
-through the handle registry). So, per exercise, `restores(exercise)` gives the original source of
-the *other* exercises' graded functions: the fork that grades exercise Y receives them as data
-and puts them back, and never receives Y's own. See `routerlab.exercises.engine.jailhost`.
+through the handle registry). So, per exercise, `restores(exercise)` gives the *other*
+exercises' graded functions, compiled from their original source in the teacher's process
+(`compiled`): the fork that grades exercise Y receives them as data and puts them back, and never
+receives Y's own. See `routerlab.exercises.engine.jailhost`.
 
 The image is built once per RouterLab source (a content hash names its folder) and reused. Every
 use marks it; building a new one keeps the `KEEP` images used last and removes older ones (and
