@@ -40,8 +40,8 @@ on both sides. Goals (issue 24 §2):
    used (`similar.model_truth`), neither running the oracles (real peers) again; one worker
    more than cores. After: 40 students 2.4 CPU-seconds a student (1.0 in the jail), 200
    students 352 CPU-seconds (1.76 a student: jails 193, the teacher's process 96, peers 63).
-   Measured on 2 cores: 200 students in 177 s at load 1.7 to 3.3 (2.94 min, goal met; the
-   machine's load includes the run's own workers); before, 10 students took 37 s at load 6.3
+   Measured on 2 cores: 200 students in 177 s at load 1.7 to 3.3 (2.94 min), and again in 173 s
+   at load 1.9 to 3.3 (2.89 min): goal met (the machine's load includes the run's own workers); before, 10 students took 37 s at load 6.3
    (about 9.8 min scaled), and 40 students 432 s at load 12 to 15 against 223 s after at the
    same load. A regrade of 12 students whose truths are in the cache went from 31 s to 13 s.
    The CSV, similar.csv and every feedback file of a class graded before and after are the
@@ -51,7 +51,7 @@ on both sides. Goals (issue 24 §2):
    stored results are still the seal's, and each solution's key: `engine/judge.py`'s `_kept`)
    against the same student with them forgotten first, as every student computed them before
    (issue 38 §4): about 0.4 s of a 2.7 s student at load 8. Goal <= 1.0x (it must help) Last
-   run: 0.97x (2.85 s vs 2.94 s) at load 1.9; goal 1 was 15.4x (min 13.6), goal 2 3.3x.
+   run (load 2.1): 0.94x (2.02 s vs 2.13 s); goal 1 11.2x (min 10.8), goal 2 3.6x, goal 5 8.8x.
 
 5. `teacher lint` of the whole catalog (each exercise's starter, solution and wrong
    submissions in the sandbox), per exercise, once. Goal <= 30x (about the 4 s an exercise
