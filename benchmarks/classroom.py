@@ -41,11 +41,11 @@ on both sides. Goals (issue 24 §2):
    more than cores. After: 40 students 2.4 CPU-seconds a student (1.0 in the jail), 200
    students 352 CPU-seconds (1.76 a student: jails 193, the teacher's process 96, peers 63).
    Measured on 2 cores: 200 students in 177 s at load 1.7 to 3.3 (2.94 min), and again in 173 s
-   at load 1.9 to 3.3 (2.89 min): goal met (the machine's load includes the run's own
-   workers); before, 10 students took 37 s at load 6.3 (about 9.8 min scaled), and 40
-   students 432 s at load 12 to 15 against 223 s after at the same load. A regrade of 12 students whose truths are in the cache went from 31 s to 13 s.
-   The CSV, similar.csv and every feedback file of a class graded before and after are the
-   same (but the time each took).
+   at load 1.9 to 3.3 (2.89 min): goal met (the machine's load includes the run's own workers);
+   before, 10 students took 37 s at load 6.3 (about 9.8 min scaled), and 40 students 432 s at
+   load 12 to 15 against 223 s after at the same load. A regrade of 12 students whose truths are
+   in the cache went from 31 s to 13 s. The CSV, similar.csv and every feedback file of a class
+   graded before and after are the same (but the time each took).
 
 4. One warm student with the model's answers kept in the teacher's process (whether the
    stored results are still the seal's, and each solution's key: `engine/judge.py`'s `_kept`)
