@@ -15,8 +15,8 @@ RecheckFolders = Annotated[list[Path], typer.Argument(
 GradesOut = Annotated[Path, typer.Option(
     "--out", "-o", help="CSV path (a folder that does not exist yet is made).")]
 Jobs = Annotated[int | None, typer.Option(
-    "--jobs", "-j", min=1, help="Students graded side by side (default: one per core, at "
-                                "most 8).")]
+    "--jobs", "-j", min=1, help="Students graded side by side (default: one per core and one "
+                                "more, at most 8).")]
 RecheckRoster = Annotated[Path | None, typer.Option(
     "--roster", exists=True, dir_okay=False,
     help="roster.csv (id,name,email[,section,lms_id]): rows in roster order, matched on the "

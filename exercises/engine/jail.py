@@ -1,4 +1,5 @@
-"""Grading in an OS jail (bubblewrap): one jail per student, one fork per exercise.
+"""Grading in an OS jail (bubblewrap): one jail per student (a class run keeps each worker's
+jail from one student to the next, `jail_keeper`), one fork per exercise.
 
 `Jail` starts `bwrap` with:
 
@@ -53,7 +54,7 @@ from typing import Any
 
 from ..catalog import Exercise
 from . import seccomp
-from .jail_image import Image
+from .jail_image import JAIL_PACKAGE, Image
 
 INSTALL = "sudo apt-get install bubblewrap"
 """What `recheck` tells a teacher whose machine has no bubblewrap (Debian/Ubuntu)."""
@@ -373,7 +374,8 @@ class JailDied(Exception):
 
 
 class Jail:
-    """One student's jail: started on first use, restarted after a time-out or a death."""
+    """A student's jail (or a class worker's, `jail_keeper`): started on first use, restarted
+    after a time-out, leftovers or a death."""
 
     def __init__(self, image: Image, checks: list[str], limits: Limits = Limits(),
                  warm: bool = True) -> None:
@@ -405,15 +407,15 @@ class Jail:
             raise JailDied(f"bubblewrap is not installed (`{INSTALL}`)")
         self.image = self.image.again()  # pruned from the cache meanwhile: built again
         results_read, results_write = os.pipe()
-        config = {"path": [f"{JAIL_ROOT}/pkg", *_site_paths()], "results_fd": results_write,
+        config = {"path": [JAIL_PACKAGE, *_site_paths()], "results_fd": results_write,
                   "checks": self.checks, "warm": self.warm, "user": _jail_user()}
-        host = f"{JAIL_ROOT}/pkg/routerlab/exercises/engine/jailhost.py"
+        host = f"{JAIL_PACKAGE}/routerlab/exercises/engine/jailhost.py"
         try:
             filtered = seccomp.filter_fd()
         except ValueError as error:
             raise JailDied(str(error)) from None
         empty = _empty_fds()
-        argv = [found, *_mounts(empty), "--ro-bind", str(self.image.root), f"{JAIL_ROOT}/pkg",
+        argv = [found, *_mounts(empty), "--ro-bind", str(self.image.root), JAIL_PACKAGE,
                 "--remount-ro", "/", "--as-pid-1", "--seccomp", str(filtered), "--", _python(),
                 "-I", "-S", "-B", host, json.dumps(config)]
         cgroup = _Cgroup()

@@ -301,21 +301,27 @@ def judge_predict(exercise: Exercise, suite: PredictSuite, answers: Any,
                             f"{exercise.tolerance.rel:g}, absolute {exercise.tolerance.abs:g}; "
                             "give more decimals)")
             _fail(outcome, message, f"{part.name} = {_show(to_data(value))}", 2)
-            outcome.mistake = mistake_of(exercise, suite, part, value)
+            outcome.mistake = mistake_of(exercise, suite, part, value, model)
     return outcomes
 
 
-def mistake_of(exercise: Exercise, suite: PredictSuite, part: Any, value: Any) -> str:
+def mistake_of(exercise: Exercise, suite: PredictSuite, part: Any, value: Any,
+               model: dict[str, Any] | None = None) -> str:
     """The declared mistake whose answer for this variant `value` is (the first that matches),
-    `OTHER_MISTAKE` when none is; "" for an exercise that declares none."""
+    `OTHER_MISTAKE` when none is; "" for an exercise that declares none. `model`: the model's
+    answers for this variant, when the caller has them (a class's truths, read from the
+    teacher's cache): a mistake changes some parts of them, so the oracle (for the served-peer
+    exercises, real peers started) need not run again to learn the others."""
     if not suite.mistakes:
         return ""
     params = exercise.variant_params()
     given = canonical(value, part.places)
+    known = model is not None and all(p.name in model for p in suite.parts)
     for name in suite.mistakes:
         try:
-            if canonical(part.form(suite.mistaken(name, params)[part.name]),
-                         part.places) == given:
+            answers = ({**model, **suite.mistakes[name](**params)} if known and model
+                       else suite.mistaken(name, params))
+            if canonical(part.form(answers[part.name]), part.places) == given:
                 return name
         except CheckFailure:
             continue

@@ -41,7 +41,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ... import __version__
 from ..catalog import Catalog, Exercise, Kind, load_catalog
@@ -51,6 +51,10 @@ from ..report import CheckReport
 from .fingerprints import answers_digest, code_prints
 from .intake import Refused, check_folder, clean_result, read_file
 from .truths import TruthStore
+
+if TYPE_CHECKING:
+    from ..engine.jail import Jail
+    from ..engine.jail_keeper import JailKeeper
 
 RESULT_FORMAT = "routerlab-student-result"
 ISOLATED, UNISOLATED = "jail", "none"
@@ -217,10 +221,12 @@ def catalog_version(catalog: Catalog) -> str:
 def grade_student(submission: Path, catalog_dir: Path | None = None,
                   options: GradeOptions = GradeOptions(), student_id: str | None = None,
                   variants: dict[str, dict[str, Any]] | None = None,
-                  truths_key: str = "") -> StudentResult:
+                  truths_key: str = "", jails: JailKeeper | None = None) -> StudentResult:
     """Grade one student's folder from scratch; never raises (see the module's docstring).
-    `variants`: the student's own variant of each exercise that varies (a class course). Every
-    string of the result is clean Unicode (`routerlab.exercises.teacher.intake`)."""
+    `variants`: the student's own variant of each exercise that varies (a class course).
+    `jails`: the class run's kept jails (`engine.jail_keeper`; None: a jail of the student's
+    own, started and ended here). Every string of the result is clean Unicode
+    (`routerlab.exercises.teacher.intake`)."""
     started = time.monotonic()
     result = StudentResult(student_id or submission.name, str(submission),
                            isolation=ISOLATED if options.isolation else UNISOLATED,
@@ -229,7 +235,7 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
         catalog = catalog_at(catalog_dir)
         result.catalog_version = catalog_version(catalog)
         _grade_into(result, submission, catalog.with_params(variants or {}), options,
-                    truths_key)
+                    truths_key, jails)
     except Exception as error:  # noqa: BLE001 - one student's failure is that student's row
         result.error = f"{type(error).__name__}: {error}"
         result.error += "" if str(error) else " (" + traceback.format_exc(limit=-1).strip() + ")"
@@ -238,15 +244,15 @@ def grade_student(submission: Path, catalog_dir: Path | None = None,
 
 
 def _grade_into(result: StudentResult, submission: Path, catalog: Catalog,
-                options: GradeOptions, truths_key: str = "") -> None:
+                options: GradeOptions, truths_key: str = "",
+                jails: JailKeeper | None = None) -> None:
     from ..engine.runner import Candidate, run_checks
 
     root = check_folder(submission)
     truths = TruthStore.default(truths_key)  # the model's results, once per catalog version
     name, files = submission_files(submission, catalog)
     result.name = name
-    jail = _jail(catalog) if options.isolation else None
-    with jail or contextlib.nullcontext(), tempfile.TemporaryDirectory(
+    with _student_jail(catalog, options, jails) as jail, tempfile.TemporaryDirectory(
             prefix="routerlab-intake-") as staging:
         for exercise in catalog:
             path = files.get(exercise.id)
@@ -307,15 +313,27 @@ def _evidence(graded: ExerciseResult, exercise: Exercise, data: bytes) -> None:
         graded.answers = answers_digest(exercise, text)
 
 
-def _jail(catalog: Catalog) -> Any:
+@contextlib.contextmanager
+def _student_jail(catalog: Catalog, options: GradeOptions,
+                  jails: JailKeeper | None) -> Iterator[Jail | None]:
+    """The jail a student is graded in: the worker's kept one (`jails`), else one of their own,
+    ended when they are graded; None without isolation."""
     from ..engine.jail import Jail, JailDied, unavailable
     from ..engine.jail_image import build_image, graded_targets
 
+    if not options.isolation:
+        yield None
+        return
     why = unavailable()
     if why is not None:
         raise JailDied(why)
-    checks = sorted({e.checks for e in catalog})
-    return Jail(build_image(frozenset(graded_targets(catalog))), checks)
+    image, checks = build_image(frozenset(graded_targets(catalog))), sorted(
+        {e.checks for e in catalog})
+    if jails is not None:
+        yield jails.take(image, checks)
+        return
+    with Jail(image, checks) as jail:
+        yield jail
 
 
 def _missing(exercise: Exercise, why: str = "") -> ExerciseResult:
@@ -336,11 +354,12 @@ def _exercise(exercise: Exercise, report: CheckReport, points: float) -> Exercis
                           seconds=round(report.seconds, 3), output=report.output)
 
 
-def grade_job(job: GradeJob) -> StudentResult:
-    """`grade_student` for one job: what an executor (local or remote) runs."""
+def grade_job(job: GradeJob, jails: JailKeeper | None = None) -> StudentResult:
+    """`grade_student` for one job: what an executor (local or remote) runs; `jails`: the
+    executor's kept jails, if it keeps them."""
     catalog_dir = Path(job.catalog_dir) if job.catalog_dir else None
     return grade_student(Path(job.submission), catalog_dir, job.options, job.student_id,
-                         job.variants, job.truths_key)
+                         job.variants, job.truths_key, jails)
 
 
 class Executor(Protocol):
@@ -352,15 +371,19 @@ class Executor(Protocol):
 class LocalExecutor:
     """`workers` students at a time on this machine. Threads are enough: each one waits on its
     student's jail, a separate process tree, and the judging here is light; sharing one process
-    also shares the model's expected results, computed once."""
+    also shares the model's expected results, computed once. Each thread keeps its jail from
+    one student to the next (`engine.jail_keeper`: what separates two students is what already
+    separates two exercises); all of them end with the run."""
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
 
     def run(self, jobs: Sequence[GradeJob]) -> Iterator[StudentResult]:
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+        from ..engine.jail_keeper import JailKeeper
+
+        with JailKeeper() as jails, ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures: dict[Future[StudentResult], GradeJob] = {
-                pool.submit(grade_job, job): job for job in jobs}
+                pool.submit(grade_job, job, jails): job for job in jobs}
             try:
                 yield from self._arrivals(futures)
             finally:  # the caller stopped (a full disk, ^C): start no other student

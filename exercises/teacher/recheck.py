@@ -12,6 +12,7 @@ run's own outputs too: the CSV, the late students' feedback and the class report
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -64,14 +65,22 @@ class RecheckOutcome:
     class were graded."""
 
 
+def class_jobs() -> int:
+    """Students graded side by side by default: one per core and one more, at most 8. A worker
+    waits part of each student (on the model's served peers, on its jail while the teacher's
+    process judges another student's exercise), so one more keeps the cores busy: 40 students
+    on two cores at load 1 to 4 took 61 s with two workers, 53 s with three
+    (benchmarks/classroom.py)."""
+    return max(1, min(8, (os.cpu_count() or 2) + 1))
+
+
 def recheck(request: RecheckRequest, progress: Progress | None = None,
             warn: Callable[[str], None] | None = None) -> RecheckOutcome:
     """Grade the class and record it (see the module docstring); GradesError before anything
     is graded for a jail that cannot start, a plan or a secret that is refused."""
     from ..engine.jail import unavailable
-    from ..engine.runner import workers
     from .dask_executor import DaskExecutor
-    from .similar import find_pairs, similar_path, write_similar
+    from .similar import find_pairs, model_truth, similar_path, write_similar
 
     why = None if not request.isolation or request.scheduler else unavailable()
     if why is not None:  # a cluster: the workers' own jails
@@ -87,7 +96,7 @@ def recheck(request: RecheckRequest, progress: Progress | None = None,
     _make_parent(request.out)
     started = time.monotonic()
     executor = (DaskExecutor(request.scheduler) if request.scheduler
-                else LocalExecutor(request.jobs or workers()))
+                else LocalExecutor(request.jobs or class_jobs()))
     recorded: list[tuple[Path | None, str]] = []
 
     def settle(graded: Summary) -> dict[str, Late] | None:
@@ -98,7 +107,8 @@ def recheck(request: RecheckRequest, progress: Progress | None = None,
                       request.fmt, request.catalog_dir, GradeOptions(isolation=request.isolation),
                       request.resume, progress, variants, catalog, course, settle)
     pairs = find_pairs(summary.results.values(), catalog,
-                       {sid: variants(sid) for sid in summary.results} if variants else None)
+                       {sid: variants(sid) for sid in summary.results} if variants else None,
+                       model_truth(course.truths_key))
     similar = write_similar(similar_path(request.out), pairs)
     seconds = time.monotonic() - started
     book, note = recorded[0]

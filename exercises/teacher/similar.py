@@ -107,9 +107,9 @@ def find_pairs(results: Iterable[StudentResult], catalog: Catalog,
                truth: Truth | None = None) -> Pairs:
     """The pairs (see the module docstring). `variants[student][exercise]`: the parameters each
     student was graded on (absent: the catalog's own). `truth`: a variant's right answers'
-    digest (default: the model's)."""
+    digest (default: the model's, `model_truth`)."""
     variants = variants or {}
-    truth = truth or _model_truth
+    truth = truth or model_truth()
     graded = sorted((r for r in results if not r.error), key=lambda r: r.student_id)
     rows: list[Pair] = []
     chance = 0.0
@@ -192,18 +192,28 @@ def _summary(rows: list[Pair], chance: float) -> list[PairSummary]:
     return sorted(out, key=lambda s: (-s.beyond_chance, s.student_a, s.student_b))
 
 
-def _model_truth(exercise: Exercise) -> str:
-    from ..checks import suite_for
-    from ..checks.base import PredictSuite
-    from ..engine.judge import expected_for
+def model_truth(truths_key: str = "") -> Truth:
+    """A variant's right answers' digest, from the teacher's truths (`truths.TruthStore`, signed
+    with the class's `truths_key`): the ones grading just computed or read, so the model is not
+    asked again. (Asked per process, a regrade whose truths came from the cache ran every
+    variant's oracle once more here, the served-peer exercises' real peers included.)"""
+    from .truths import TruthStore
 
-    suite = suite_for(exercise)
-    if not isinstance(suite, PredictSuite):
-        return ""
-    answers = expected_for(exercise).answers
-    if any(p.name not in answers for p in suite.parts):
-        return ""
-    return values_digest({p.name: p.form(answers[p.name]) for p in suite.parts})
+    store = TruthStore.default(truths_key)
+
+    def truth(exercise: Exercise) -> str:
+        from ..checks import suite_for
+        from ..checks.base import PredictSuite
+
+        suite = suite_for(exercise)
+        if not isinstance(suite, PredictSuite):
+            return ""
+        answers = store.expected(exercise).answers
+        if any(p.name not in answers for p in suite.parts):
+            return ""
+        return values_digest({p.name: p.form(answers[p.name]) for p in suite.parts})
+
+    return truth
 
 
 def _key(params: Mapping[str, Any]) -> str:

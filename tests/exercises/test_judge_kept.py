@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from routerlab.exercises.answers import canonical, unlock_key
 from routerlab.exercises.catalog import load_catalog
 from routerlab.exercises.engine import judge
@@ -40,3 +42,38 @@ def test_the_kept_answers_stay_bounded() -> None:
     assert judge._kept("bound", judge.KEPT_MOST + 9, lambda: -1) == judge.KEPT_MOST + 9
     assert judge._kept("bound", 0, lambda: -1) == -1, "the oldest went first"
     judge.forget()
+
+
+def test_a_mistake_is_judged_against_the_known_answers_without_running_the_oracle(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class's truths come from the teacher's cache, so the oracle (for the served-peer
+    exercises, real peers) has not run in this process: each mistake changes some parts of the
+    answers already known, and the kind found is the one the oracle would give."""
+    from routerlab.exercises.catalog import load_catalog
+    from routerlab.exercises.checks import suite_for
+    from routerlab.exercises.checks.base import PredictSuite
+
+    catalog = load_catalog()
+    checked = 0
+    for exercise_id in ("transfer-2", "quant-4", "sessions-1"):
+        base = catalog.get(exercise_id)
+        suite = suite_for(base)
+        assert isinstance(suite, PredictSuite)
+        for params in list(base.variant.every())[:4]:
+            exercise = base.with_params(params)
+            model = suite.answers(params)
+            wanted = {(name, part.name): judge.mistake_of(exercise, suite, part,
+                                                          suite.mistaken(name, params)[part.name])
+                      for name in suite.mistakes for part in suite.parts}
+            with monkeypatch.context() as patched:
+                patched.setattr(suite, "answers", _never)
+                for (name, part_name), kind in wanted.items():
+                    part = next(p for p in suite.parts if p.name == part_name)
+                    value = suite.mistakes[name](**params).get(part_name, model[part_name])
+                    assert judge.mistake_of(exercise, suite, part, value, model) == kind
+                    checked += 1
+    assert checked > 50
+
+
+def _never(*args: object) -> dict[str, object]:
+    raise AssertionError("the oracle ran again")

@@ -67,3 +67,28 @@ def test_a_regrade_fills_the_teachers_store(tmp_path: Path,
     assert next(e for e in result.exercises if e.id == "flow-2").passed
     stored = list((tmp_path / "cache" / "routerlab" / "truths").glob("*/*.json"))
     assert len(stored) == 1
+
+
+def test_copy_detection_reads_a_variants_truth_from_the_store_without_the_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        count_model: Callable[[], list[str]]) -> None:
+    """`similar.model_truth` digests the answers grading used: with the class's entries in the
+    store (a regrade), the model is asked nothing, and the digest is the model's own."""
+    from routerlab.exercises.teacher.fingerprints import values_digest
+    from routerlab.exercises.teacher.similar import model_truth
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    key = truths.truths_key(b"a course secret")
+    base = load_catalog().get("flow-2")
+    variants = [base.with_params(p) for p in list(base.variant.every())[:3]]
+    store = TruthStore.default(key)
+    wanted = [store.expected(v).answers for v in variants]  # what grading computed and stored
+    asked = count_model()
+    found = [model_truth(key)(v) for v in variants]
+    assert asked == [], "copy detection asked the model again"
+    from routerlab.exercises.checks import suite_for
+
+    suite = suite_for(base)
+    assert found == [values_digest({p.name: p.form(w[p.name]) for p in suite.parts})
+                     for w in wanted]
+    assert len(set(found)) > 1  # the variants' truths, not one digest for all
