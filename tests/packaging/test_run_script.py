@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,10 +58,13 @@ def test_run_resolves_a_relative_path_from_the_callers_folder(tmp_path: Path) ->
     assert "My own tensor moves" in done.stdout
 
 
-def test_the_suite_runs_on_every_core_and_prints_the_25_slowest() -> None:
-    """`./run test` without arguments: pytest-xdist, a worker per core, a module's tests on one
-    worker (tests/conftest.py's scheduler), the 25 slowest tests printed."""
-    assert _load_run().SUITE_ARGS == ["-n", "auto", "--dist", "loadscope", "--durations=25"]
+def test_the_suite_runs_two_workers_a_core_and_prints_the_25_slowest() -> None:
+    """`./run test` without arguments: pytest-xdist, two workers a core (at most 16), a module's
+    tests on one worker (tests/conftest.py's scheduler), the 25 slowest tests printed."""
+    run = _load_run()
+    assert run.SUITE_WORKERS == min(2 * len(os.sched_getaffinity(0)), 16)
+    assert run.SUITE_ARGS == ["-n", str(run.SUITE_WORKERS), "--dist", "loadscope",
+                              "--durations=25"]
 
 
 def test_every_alone_module_shares_one_scope_and_the_others_keep_their_own(tmp_path: Path) -> None:
