@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,14 +68,19 @@ def test_the_suite_runs_two_workers_a_core_and_prints_the_25_slowest() -> None:
                               "--durations=25"]
 
 
-def test_every_alone_module_shares_one_scope_and_the_others_keep_their_own(tmp_path: Path) -> None:
-    """The scheduler's scope: `alone` for every test of a module marked `alone`, xdist's own
-    (None) for the rest, read from the module itself."""
+def _load_conftest() -> Any:
     loader = importlib.machinery.SourceFileLoader("routerlab_tests_conftest",
                                                   str(ROOT / "tests" / "conftest.py"))
     spec = importlib.util.spec_from_loader(loader.name, loader)
     conftest = importlib.util.module_from_spec(spec)
     loader.exec_module(conftest)
+    return conftest
+
+
+def test_every_alone_module_shares_one_scope_and_the_others_keep_their_own(tmp_path: Path) -> None:
+    """The scheduler's scope: `alone` for every test of a module marked `alone`, xdist's own
+    (None) for the rest, read from the module itself."""
+    conftest = _load_conftest()
     assert conftest.scope_of(ROOT, "tests/notebooks/test_browser.py::test_x[00-welcome]") == (
         "alone")
     assert conftest.scope_of(ROOT, "tests/exercises/test_jail.py::test_y") == "alone"
@@ -96,3 +102,17 @@ def test_the_alone_tests_are_marked_and_selected_by_their_marker() -> None:
                    "tests/hub/test_demo_hub.py", "tests/hub/test_dask.py",
                    "tests/exercises/test_jail.py", "tests/exercises/test_jail_kernel.py"):
         assert "pytest.mark.alone" in (ROOT / module).read_text(encoding="utf-8"), module
+
+
+def test_the_longest_work_is_handed_out_first(tmp_path: Path) -> None:
+    """The workers' order: the `alone` modules, then a module with a test marked `slow`, then
+    the rest by their number of tests, most first."""
+    sources = {"test_a.py": "", "test_b.py": "", "test_slow.py": "@pytest.mark.slow\n",
+               "test_alone.py": "pytestmark = pytest.mark.alone\n"}
+    for name, text in sources.items():
+        (tmp_path / name).write_text("import pytest\n" + text)
+    items = [tmp_path / n for n in ("test_a.py", "test_b.py", "test_b.py", "test_slow.py",
+                                    "test_alone.py")]
+    order = _load_conftest().first_order(items)
+    assert sorted(order, key=order.__getitem__) == [
+        tmp_path / n for n in ("test_alone.py", "test_slow.py", "test_b.py", "test_a.py")]
