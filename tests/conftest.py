@@ -1,6 +1,6 @@
 """Fixtures for the whole suite, and how `./run test` shares the machine between tests.
 
-`./run test` runs pytest-xdist, one worker per core, with `--dist loadscope`: a module's tests go
+`./run test` runs pytest-xdist, two workers a core, with `--dist loadscope`: a module's tests go
 to one worker (so a module-scoped fixture, the docs' command blocks or a JupyterLab, is built once),
 and every module marked `alone` (a headless browser, the demo hub, a Dask cluster, the jail's
 cgroups) joins one scope, `alone`, so those run one after another on one worker while the others
