@@ -12,7 +12,6 @@ run's own outputs too: the CSV, the late students' feedback and the class report
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -71,7 +70,9 @@ def class_jobs() -> int:
     process judges another student's exercise), so one more keeps the cores busy: 40 students
     on two cores at load 1 to 4 took 61 s with two workers, 53 s with three
     (benchmarks/classroom.py)."""
-    return max(1, min(8, (os.cpu_count() or 2) + 1))
+    from ..engine.runner import workers
+
+    return min(8, workers() + 1)
 
 
 def recheck(request: RecheckRequest, progress: Progress | None = None,
