@@ -65,13 +65,25 @@ class Watch:
 
 def is_router_logic(module: str, qualname: str) -> bool:
     """Whether a function of `module` named `qualname` is the model's router logic."""
-    if not any(module == m or module.startswith(m + ".") for m in ROUTER_LOGIC):
-        return False
-    return not any(f"{module}:{qualname}".startswith(a) for a in ALLOWED)
+    return _in_router_logic(module) and not any(f"{module}:{qualname}".startswith(a)
+                                                for a in ALLOWED)
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_router_logic(module: str) -> bool:
+    """A trace asks this of thousands of functions' modules per check: answered once per name
+    (the prefix tests were most of a build check's time in the jail)."""
+    return any(module == m or module.startswith(m + ".") for m in ROUTER_LOGIC)
+
+
+@functools.lru_cache(maxsize=4096)
+def _searched(module: str) -> bool:
+    """Whether the classes of `module` have their methods searched (a router module's)."""
+    return any(module.startswith(m) for m in ROUTER_LOGIC)
 
 
 def _logic(value: Any) -> bool:
-    return isinstance(value, types.FunctionType) and is_router_logic(
+    return type(value) is types.FunctionType and is_router_logic(
         str(value.__module__), value.__qualname__)
 
 
@@ -109,8 +121,7 @@ def watching(*learner: types.ModuleType) -> Iterator[Watch]:
             for name, value in list(vars(module).items()):
                 if _logic(value):
                     wrap(module, name, value)
-                elif isinstance(value, type) and any(
-                        str(value.__module__).startswith(m) for m in ROUTER_LOGIC):
+                elif isinstance(value, type) and _searched(str(value.__module__)):
                     classes[id(value)] = value
         for cls in classes.values():
             for name, value in list(vars(cls).items()):
