@@ -209,6 +209,9 @@ def judge_check(check: Check, want: Observation, sent: dict[str, Any],
     got = sent["observed"]
     if not isinstance(got, list):
         got = []
+    if _verbatim(want, got):
+        outcome.status = PASSED
+        return outcome
     for index, (label, value) in enumerate(want):
         entry = got[index] if index < len(got) else None
         if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == label):
@@ -223,6 +226,19 @@ def judge_check(check: Check, want: Observation, sent: dict[str, Any],
                         "model gives", close=False, tolerance=tolerance)
     outcome.status = PASSED
     return outcome
+
+
+def _verbatim(want: Observation, got: list[Any]) -> bool:
+    """Whether the process sent the model's observations exactly, as JSON text. Then every value
+    is `same`: the model's are plain data (`to_data`: no tuple, no key but a string), so equal
+    text means equal types and values, and finite ones (`allow_nan=False`: a NaN's text equals
+    another NaN's, the values do not). Most of a build check's judging was the value-by-value
+    walk of observations that match (a run's 186 kB: 32 ms walked, 5 ms compared as text)."""
+    try:
+        return json.dumps([[label, value] for label, value in want], allow_nan=False) == \
+            json.dumps(got, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
 
 
 def _where_labels_part(want: str, got: str) -> str:

@@ -77,3 +77,35 @@ def test_a_mistake_is_judged_against_the_known_answers_without_running_the_oracl
 
 def _never(*args: object) -> dict[str, object]:
     raise AssertionError("the oracle ran again")
+
+
+def _walked(want: list[tuple[str, object]], got: list[list[object]], tolerance: object) -> bool:
+    """The verdict of the value-by-value walk alone: every label in order, every value `same`."""
+    return len(want) == len(got) and all(
+        entry[0] == label and judge.same(value, entry[1], tolerance)  # type: ignore[arg-type]
+        for (label, value), entry in zip(want, got, strict=True))
+
+
+def test_text_equal_observations_pass_and_no_verdict_differs_from_the_walk() -> None:
+    """`judge_check` passes observations that are the model's as JSON text without walking them
+    (`judge._verbatim`); pairs that look alike but differ in type (True and 1, 1 and 1.0, a
+    list and a string), NaN, and close floats are walked, and every verdict is the walk's."""
+    from routerlab.exercises.checks import suite_for
+
+    exercise = load_catalog().get("quant-1")
+    check = suite_for(exercise).checks[0]
+    nan = float("nan")
+    values: list[object] = [1, 1.0, True, 0, False, None, "1", [1], [1.0], {"a": 1},
+                            {"a": 1.0}, nan, [nan], 0.1 + 0.2, 0.3, 1e20, 10 ** 20, "", [],
+                            {}, [[1, [2, {"b": [True, None]}]]], -0.0, 0.0]
+    seen = {True: 0, False: 0}
+    for want_value in values:
+        for got_value in values:
+            want = [("x", want_value), ("y", [want_value, "tail"])]
+            got = [["x", got_value], ["y", [got_value, "tail"]]]
+            verdict = judge.judge_check(check, want, {"observed": got}, exercise.tolerance).ok
+            assert verdict == _walked(want, got, exercise.tolerance), (want_value, got_value)
+            seen[verdict] += 1
+    assert seen[True] >= len(values) - 2 and seen[False] > len(values)  # both verdicts met
+    assert not judge._verbatim([("x", nan)], [["x", nan]])  # equal text, unequal values
+    assert judge._verbatim([("x", [1.5, {"k": None}])], [["x", [1.5, {"k": None}]]])
