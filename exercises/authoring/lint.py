@@ -18,14 +18,20 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..catalog import Catalog, Exercise, Kind, load_catalog
+from ..engine.jail_keeper import catalog_jails
 from ..engine.runner import Candidate, run_checks, workers
 from ..errors import CatalogError, ExerciseError
 from ..files import os_errors
 from ..report import CheckReport
 from .mutation import GOAL_EACH, MUTANT_LIMIT, MutationResult, mutation_test
 from .sealing import open_solution, open_wrong, scratch_file, wrong_problems
+from .variant_lint import check_count, lint_variants
+
+if TYPE_CHECKING:
+    from ..engine.jail import Jail
 
 
 @dataclass
@@ -38,20 +44,46 @@ class LintResult:
     seconds: float = 0.0
     mutation: MutationResult | None = None
     """How the checks fared against mutants of the solution (implement exercises only)."""
+    variants: int = 0
+    """Random variants proved (`variant_lint`; 0 for an exercise that does not vary)."""
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def lint(catalog: Catalog, only: list[str] | None = None, mutants: int = MUTANT_LIMIT
-         ) -> list[LintResult]:
+VARIANT_WORKERS = 2
+"""Threads added to lint's own (`runner.workers()`) when variants are proved too: every thread
+mostly waits on its jail's forks or on real peers, so two more keep two cores busy."""
+
+
+def lint(catalog: Catalog, only: list[str] | None = None, mutants: int = MUTANT_LIMIT,
+         variants: int = 0) -> list[LintResult]:
     """Lint the catalog (or the exercises in `only`), in catalog order; `mutants`: the most
-    mutants of each implement solution graded (0: no mutation testing)."""
+    mutants of each implement solution graded (0: no mutation testing); `variants`: random
+    variants of each exercise proved too (`variant_lint.lint_variants`).
+
+    One pool of threads takes the exercises' lints and variant proofs as they come free, each
+    thread grading in its own kept jail: proofs in a pool of their own ran on after the lints
+    were done (50 variants on two cores: 144 s; one pool and kept jails: 90 s)."""
+    check_count(variants)
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
-    with tempfile.TemporaryDirectory(prefix="routerlab-lint-") as scratch:
-        with ThreadPoolExecutor(max_workers=workers()) as pool:
-            return list(pool.map(lambda e: lint_exercise(e, Path(scratch), mutants), chosen))
+    threads = workers() + (VARIANT_WORKERS if variants else 0)
+    with tempfile.TemporaryDirectory(prefix="routerlab-lint-") as scratch, \
+            catalog_jails(catalog) as jail_of, ThreadPoolExecutor(max_workers=threads) as pool:
+        def jail() -> Jail | None:
+            return jail_of() if jail_of else None
+
+        linting = [pool.submit(lambda e: lint_exercise(e, Path(scratch), mutants, jail()), e)
+                   for e in chosen]
+        proving = [pool.submit(lambda e: lint_variants(e, variants, jail()), e)
+                   for e in chosen] if variants else []
+        results = [done.result() for done in linting]
+        for result, proof in zip(results, proving, strict=False):
+            proved = proof.result()
+            result.variants = proved.variants
+            result.problems += proved.problems
+    return results
 
 
 def mutation_score(results: list[LintResult]) -> float | None:
@@ -61,8 +93,8 @@ def mutation_score(results: list[LintResult]) -> float | None:
     return sum(len(m.killed) for m in tested) / counted if counted else None
 
 
-def lint_folder(course: Path, only: list[str] | None = None, mutants: int = MUTANT_LIMIT
-                ) -> list[LintResult]:
+def lint_folder(course: Path, only: list[str] | None = None, mutants: int = MUTANT_LIMIT,
+                variants: int = 0) -> list[LintResult]:
     """Lint a course folder as it is now: a temporary copy of it is linted, so a `teacher seal`
     writing into the folder meanwhile cannot mix two versions of an exercise in one verdict."""
     if not (course / "index.toml").is_file():
@@ -71,13 +103,15 @@ def lint_folder(course: Path, only: list[str] | None = None, mutants: int = MUTA
         copy = Path(scratch) / "catalog"
         with os_errors("copy the course folder", CatalogError):
             shutil.copytree(course, copy)
-        results = lint(load_catalog(str(copy)), only, mutants)
+        results = lint(load_catalog(str(copy)), only, mutants, variants)
         load_catalog.cache_clear()  # the copy is gone: no exercise may point into it
     return results
 
 
-def lint_exercise(exercise: Exercise, scratch: Path, mutants: int = MUTANT_LIMIT
-                  ) -> LintResult:
+def lint_exercise(exercise: Exercise, scratch: Path, mutants: int = MUTANT_LIMIT,
+                  jail: Jail | None = None) -> LintResult:
+    """Lint one exercise; every run in `jail` (a worker's kept jail, `catalog_jails`), else each
+    in a jail or sandbox of its own."""
     from ..checks import suite_for
     from ..engine import judge
 
@@ -92,7 +126,8 @@ def lint_exercise(exercise: Exercise, scratch: Path, mutants: int = MUTANT_LIMIT
     result.problems += list(judge.expected(exercise.id, exercise.catalog).problems)
     folder = Path(tempfile.mkdtemp(prefix=f"{exercise.id}-", dir=scratch))
     starter = scratch_file(folder / "starter.py", exercise.starter())
-    result.problems += _starter_problems(run_checks(exercise, Candidate(starter, "starter")))
+    result.problems += _starter_problems(run_checks(exercise, Candidate(starter, "starter"),
+                                                    jail=jail))
     try:
         solution = scratch_file(folder / "solution.py", open_solution(exercise))
         wrong = open_wrong(exercise)
@@ -101,13 +136,14 @@ def lint_exercise(exercise: Exercise, scratch: Path, mutants: int = MUTANT_LIMIT
                                f"({error})")
         result.seconds = time.monotonic() - started
         return result
-    solved = _solution_problems(run_checks(exercise, Candidate(solution, "solution")))
+    solved = _solution_problems(run_checks(exercise, Candidate(solution, "solution"),
+                                           jail=jail))
     result.problems += solved
     if mutants and not solved and exercise.kind is Kind.IMPLEMENT:
-        result.mutation = mutation_test(exercise, open_solution(exercise), mutants)
+        result.mutation = mutation_test(exercise, open_solution(exercise), mutants, jail=jail)
         result.problems += _mutation_problems(result.mutation)
     result.wrong = len(wrong)
-    result.problems += wrong_problems(exercise, wrong, folder)
+    result.problems += wrong_problems(exercise, wrong, folder, jail)
     for name in hidden:
         if not any(name in w.rejects for w in wrong):
             result.problems.append(f"no shipped wrong submission exercises the hidden check "

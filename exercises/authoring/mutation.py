@@ -36,13 +36,16 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog import Exercise, load_catalog, read_entry
 from ..engine import judge
 from ..engine.runner import Candidate, judge_reply, sandboxed
 from ..errors import CatalogError
 from .sealing import scratch_file
+
+if TYPE_CHECKING:
+    from ..engine.jail import Jail
 
 MUTANT_LIMIT = 60
 """Mutants graded per exercise: every change of a 15-line solution and most of a 30-line one
@@ -231,14 +234,15 @@ def declared_equivalent(exercise: Exercise) -> dict[str, str]:
 
 
 def mutation_test(exercise: Exercise, solution: str, limit: int = MUTANT_LIMIT,
-                  timeout: float | None = None) -> MutationResult:
-    """Grade each mutant of `solution` against `exercise`'s checks (in one warm jail)."""
+                  timeout: float | None = None, jail: Jail | None = None) -> MutationResult:
+    """Grade each mutant of `solution` against `exercise`'s checks, in forks of `jail` (else of
+    one warm jail started for them)."""
     result = MutationResult(exercise.id)
     declared = declared_equivalent(exercise)
     expected = judge.expected_for(exercise)
     limit_s = timeout or exercise.timeout
     made = mutants(solution, limit)
-    with _grader(exercise) as grade:
+    with _grader(exercise, jail) as grade:
         for mutant in made:
             passed = _passes(exercise, grade, mutant.source, limit_s, expected)
             if passed is None:
@@ -275,12 +279,16 @@ def _passes(exercise: Exercise, grade: Callable[[str, float], dict[str, Any]], s
 
 
 @contextlib.contextmanager
-def _grader(exercise: Exercise) -> Iterator[Callable[[str, float], dict[str, Any]]]:
-    """A function grading a source for `exercise`: forks of one warm jail where a jail runs,
-    else one sandbox per source."""
+def _grader(exercise: Exercise, kept: Jail | None
+            ) -> Iterator[Callable[[str, float], dict[str, Any]]]:
+    """A function grading a source for `exercise`: forks of `kept`, or of one warm jail where a
+    jail runs, else one sandbox per source."""
     from ..engine.jail import Jail, unavailable
     from ..engine.jail_image import build_image, graded_targets
 
+    if kept is not None:
+        yield lambda source, limit: kept.run(exercise, source, "mutant.py", limit)
+        return
     if not os.environ.get("ROUTERLAB_NO_JAIL") and unavailable() is None:
         image = build_image(frozenset(graded_targets(load_catalog())))
         with Jail(image, [exercise.checks]) as jail:

@@ -26,7 +26,7 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.base.safe_io import read_text
 from ..answers import SealFormatError, canonical, seal, unlock_key, unseal
@@ -37,6 +37,9 @@ from ..engine import judge
 from ..engine.runner import Candidate, run_checks
 from ..errors import CatalogError
 from ..files import os_errors, write_text
+
+if TYPE_CHECKING:
+    from ..engine.jail import Jail
 
 
 def seal_into(course: Path, exercise_id: str, solution_file: Path,
@@ -217,13 +220,15 @@ def wrong_entries(files: list[Path]) -> list[dict[str, Any]]:
     return entries
 
 
-def wrong_problems(exercise: Exercise, wrong: list[WrongSubmission], folder: Path) -> list[str]:
-    """Each wrong submission, run in the sandbox, must fail every hidden check it names."""
+def wrong_problems(exercise: Exercise, wrong: list[WrongSubmission], folder: Path,
+                   jail: Jail | None = None) -> list[str]:
+    """Each wrong submission, run in `jail` (else a jail or sandbox of its own), must fail every
+    hidden check it names."""
     hidden = {c.name for c in suite_for(exercise).checks if c.hidden}
     problems = []
     for index, submission in enumerate(wrong):
         path = scratch_file(folder / f"wrong_{index}.py", submission.source)
-        report = run_checks(exercise, Candidate(path, submission.name))
+        report = run_checks(exercise, Candidate(path, submission.name), jail=jail)
         failed = {o.name for o in report.outcomes if not o.ok}
         for name in submission.rejects:
             if name not in hidden:

@@ -15,20 +15,18 @@ answers, which is the chance that one student's copied answers pass for another.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import random
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..answers import canonical
-from ..catalog import Catalog, Exercise, Kind
+from ..catalog import Catalog, Exercise
 from ..checks import suite_for
 from ..checks.base import PredictSuite
+from ..engine.jail_keeper import catalog_jails
 from ..engine.literals import literal_reply
 from ..engine.runner import Candidate, judge_reply, run_checks
 from ..errors import CatalogError, ExerciseError
@@ -118,11 +116,12 @@ def _passes(copy: Exercise, scratch: Path, answers: dict[str, Any]) -> bool:
 
 def lint_catalog_variants(catalog: Catalog, only: list[str] | None = None, count: int = 50
                           ) -> list[VariantLint]:
-    """`lint_variants` of each exercise (implement ones share one warm jail where it runs)."""
+    """`lint_variants` of each exercise (implement ones graded in one kept jail where it runs;
+    `teacher lint` proves them beside the lint itself, `authoring.lint.lint`)."""
     check_count(count)
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
-    with _jail(catalog) as jail:
-        return [lint_variants(e, count, jail) for e in chosen]
+    with catalog_jails(catalog) as jail_of:
+        return [lint_variants(e, count, jail_of() if jail_of else None) for e in chosen]
 
 
 def check_count(count: int) -> None:
@@ -131,19 +130,6 @@ def check_count(count: int) -> None:
     if not 0 <= count <= VARIANTS_LIMIT:
         raise CatalogError(f"--variants {count}: prove 0 to {VARIANTS_LIMIT} variants per "
                            "exercise (docs/limits.md)")
-
-
-@contextlib.contextmanager
-def _jail(catalog: Catalog) -> Iterator[Any]:
-    from ..engine.jail import Jail, unavailable
-    from ..engine.jail_image import build_image, graded_targets
-
-    if os.environ.get("ROUTERLAB_NO_JAIL") or unavailable() is not None:
-        yield None
-        return
-    checks = sorted({e.checks for e in catalog if e.kind is Kind.IMPLEMENT})
-    with Jail(build_image(frozenset(graded_targets(catalog))), checks) as jail:
-        yield jail
 
 
 def agreement(exercise: Exercise, seed: int = 0) -> float | None:

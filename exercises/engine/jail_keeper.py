@@ -15,12 +15,20 @@ two students in one kept jail is what already separated two exercises of one stu
 
 A jail that could not grade (`Jail.broken`: it did not start, or ended before an exercise
 began) is closed and replaced before the next student; `close` ends every jail kept.
+
+`teacher lint` keeps jails the same way, per worker thread across exercises (`catalog_jails`):
+each exercise's starter, solution, wrong submissions and mutants were graded in a jail started
+for them, about 200 jails for the catalog, and are now graded in forks of a few.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
+from collections.abc import Callable, Iterator
 
+from ..catalog import Catalog
 from .jail import Jail
 from .jail_image import Image
 
@@ -62,3 +70,20 @@ class JailKeeper:
             jails, self._jails = self._jails, []
         for jail in jails:
             jail.close()
+
+
+@contextlib.contextmanager
+def catalog_jails(catalog: Catalog) -> Iterator[Callable[[], Jail] | None]:
+    """For the block: a function giving the calling thread its kept jail for `catalog` (every
+    check module warm), or None where no jail runs here (`ROUTERLAB_NO_JAIL`, or
+    `jail.unavailable`), so the caller uses the sandbox."""
+    from .jail import unavailable
+    from .jail_image import build_image, graded_targets
+
+    if os.environ.get("ROUTERLAB_NO_JAIL") or unavailable() is not None:
+        yield None
+        return
+    image = build_image(frozenset(graded_targets(catalog)))
+    checks = sorted({e.checks for e in catalog})
+    with JailKeeper() as keeper:
+        yield lambda: keeper.take(image, checks)

@@ -5,7 +5,6 @@ were proved per exercise (`routerlab.exercises.authoring.lint`, `.variant_lint`)
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 from ..authoring.lint import lint as lint_catalog
 from ..authoring.lint import lint_folder
 from ..authoring.secret import find_secret
-from ..authoring.variant_lint import check_count, lint_catalog_variants
+from ..authoring.variant_lint import check_count
 from .classroom import catalog_at
 
 
@@ -56,24 +55,7 @@ def lint_course(catalog_dir: Path | None, only: list[str] | None, variants: int,
     started = time.monotonic()
     if course_id is not None or secret is not None:
         find_secret(course_id or "routerlab", secret)
-    # The variants are proved beside the catalog's lint, not after it, by two workers (half the
-    # exercises each, a jail each): each mostly waits on its own processes (sandboxes, a jail),
-    # and one after the other left a core idle (50 variants on two cores: 220 s one after the
-    # other, 177 s beside it with one worker, 144 s with two; the same report).
-    catalog = catalog_at(catalog_dir)
-    ids = only or [e.id for e in catalog]
-    halves = [ids[0::2], ids[1::2]] if variants else []
-    with ThreadPoolExecutor(max_workers=2) as side:
-        proving = [side.submit(lint_catalog_variants, catalog, half, variants)
-                   for half in halves if half]
-        results = (lint_folder(catalog_dir, only) if catalog_dir is not None
-                   else lint_catalog(catalog_at(None), only))
-        checked_all = [c for p in proving for c in p.result()]
-    proved: dict[str, int] = {r.exercise.id: 0 for r in results}
-    if variants:
-        for checked in checked_all:
-            proved[checked.exercise.id] = checked.variants
-            for result in results:
-                if result.exercise.id == checked.exercise.id:
-                    result.problems += checked.problems
+    results = (lint_folder(catalog_dir, only, variants=variants) if catalog_dir is not None
+               else lint_catalog(catalog_at(None), only, variants=variants))
+    proved = {r.exercise.id: r.variants for r in results}
     return LintOutcome(results, proved, time.monotonic() - started, not only)

@@ -107,10 +107,8 @@ def test_what_a_student_leaves_in_a_kept_jail_never_reaches_the_next(tmp_path: P
     assert not first.error and not second.error
 
 
-def test_a_class_run_keeps_one_jail_per_worker_and_ends_them_all(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch
-                                                                 ) -> None:
-    """Three students on two workers: at most two jails start, none is left running."""
+def _count_jails(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[int]]:
+    """The ids of the jails started and of the running ones closed, from now on."""
     from routerlab.exercises.engine import jail as jail_module
 
     started: list[int] = []
@@ -131,12 +129,43 @@ def test_a_class_run_keeps_one_jail_per_worker_and_ends_them_all(tmp_path: Path,
 
     monkeypatch.setattr(jail_module.Jail, "_start", counted_start)
     monkeypatch.setattr(jail_module.Jail, "close", counted_close)
+    return started, closed
+
+
+def test_a_class_run_keeps_one_jail_per_worker_and_ends_them_all(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """Three students on two workers: at most two jails start, none is left running."""
+    started, closed = _count_jails(monkeypatch)
     folders = [_submission(tmp_path, f"s{n}", LOOK) for n in range(3)]
     results = list(LocalExecutor(2).run([GradeJob(f.name, str(f)) for f in folders]))
     assert sorted(r.student_id for r in results) == ["s0", "s1", "s2"]
     assert all(_points(r) == EXERCISE.points for r in results)
     assert all(_seen(r, "FOUND")["processes"] == [] for r in results)  # type: ignore[index]
     assert 1 <= len(set(started)) <= 2 and sorted(closed) == sorted(set(started))
+
+
+def test_lint_grades_every_run_in_a_jail_kept_per_thread(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """`teacher lint` with variants: each exercise's starter, solution, wrong submissions,
+    mutants and variants run in forks of its thread's kept jail (it started about 200 jails for
+    the catalog), every one ended at the end, and the verdicts are still found: a mutant that
+    passes is reported, the variants are counted."""
+    from routerlab.exercises.authoring.lint import VARIANT_WORKERS, lint
+    from routerlab.exercises.engine.runner import workers
+
+    started, closed = _count_jails(monkeypatch)
+    chosen = ["quant-3", "registry-3", "flow-2"]
+    results = lint(CATALOG, chosen, mutants=6, variants=3)
+    assert [r.exercise.id for r in results] == chosen
+    assert all(r.ok for r in results), [r.problems for r in results]
+    assert [r.variants for r in results] == [3 if CATALOG.get(i).variant.varies else 0
+                                            for i in chosen]
+    mutated = [r.mutation for r in results if r.mutation is not None]
+    assert len(mutated) == 2
+    assert all(0 < len(m.killed) + len(m.survived) + len(m.equivalent) <= 6 for m in mutated)
+    assert 1 <= len(set(started)) <= workers() + VARIANT_WORKERS
+    assert sorted(closed) == sorted(set(started))
 
 
 def test_a_broken_jail_is_replaced_before_the_next_student(tmp_path: Path) -> None:
