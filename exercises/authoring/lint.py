@@ -79,10 +79,11 @@ def lint(catalog: Catalog, only: list[str] | None = None, mutants: int = MUTANT_
         proving = [pool.submit(lambda e: lint_variants(e, variants, jail()), e)
                    for e in chosen] if variants else []
         results = [done.result() for done in linting]
-        for result, proof in zip(results, proving, strict=False):
-            proved = proof.result()
-            result.variants = proved.variants
-            result.problems += proved.problems
+        if variants:
+            for result, proof in zip(results, proving, strict=True):
+                proved = proof.result()
+                result.variants = proved.variants
+                result.problems += proved.problems
     return results
 
 

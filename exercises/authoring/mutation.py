@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 MUTANT_LIMIT = 60
 """Mutants graded per exercise: every change of a 15-line solution and most of a 30-line one
-(quant-2's `+ step - 1` is its 50th); in one warm jail 60 take about 10 s."""
+(quant-2's `+ step - 1` is its 50th); in a warm jail 60 take 2 to 6 s."""
 GOAL_EACH = 0.75
 GOAL_ALL = 0.9
 """The mutation scores `teacher lint` asks of each implement exercise and of all of them."""
