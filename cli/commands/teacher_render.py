@@ -63,12 +63,12 @@ def render_lint(outcome: Any, plain: bool, json_out: bool) -> None:
                     "mutation_score": overall,
                     "exercises": [{"id": r.exercise.id, "ok": r.ok, "problems": r.problems,
                                    "checks": r.checks, "hidden": r.hidden,
-                                   "variants_proved": outcome.proved.get(r.exercise.id, 0),
+                                   "variants_proved": r.variants,
                                    "mutation_score": r.mutation and r.mutation.score}
                                   for r in results]})
         return
     rows = [[r.exercise.id, r.exercise.kind.value, r.checks, r.hidden,
-             outcome.proved.get(r.exercise.id, 0), _mutants(r), f"{r.seconds:.1f} s",
+             r.variants, _mutants(r), f"{r.seconds:.1f} s",
              "ok" if r.ok else "; ".join(r.problems)] for r in results]
     bad = sum(not r.ok for r in results)
     console = make_console(plain)

@@ -70,10 +70,7 @@ def lint(catalog: Catalog, only: list[str] | None = None, mutants: int = MUTANT_
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
     threads = workers() + (VARIANT_WORKERS if variants else 0)
     with tempfile.TemporaryDirectory(prefix="routerlab-lint-") as scratch, \
-            catalog_jails(catalog) as jail_of, ThreadPoolExecutor(max_workers=threads) as pool:
-        def jail() -> Jail | None:
-            return jail_of() if jail_of else None
-
+            catalog_jails(catalog) as jail, ThreadPoolExecutor(max_workers=threads) as pool:
         linting = [pool.submit(lambda e: lint_exercise(e, Path(scratch), mutants, jail()), e)
                    for e in chosen]
         proving = [pool.submit(lambda e: lint_variants(e, variants, jail()), e)

@@ -120,8 +120,8 @@ def lint_catalog_variants(catalog: Catalog, only: list[str] | None = None, count
     `teacher lint` proves them beside the lint itself, `authoring.lint.lint`)."""
     check_count(count)
     chosen = [catalog.get(i) for i in only] if only else list(catalog)
-    with catalog_jails(catalog) as jail_of:
-        return [lint_variants(e, count, jail_of() if jail_of else None) for e in chosen]
+    with catalog_jails(catalog) as jail:
+        return [lint_variants(e, count, jail()) for e in chosen]
 
 
 def check_count(count: int) -> None:

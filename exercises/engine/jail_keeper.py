@@ -73,15 +73,15 @@ class JailKeeper:
 
 
 @contextlib.contextmanager
-def catalog_jails(catalog: Catalog) -> Iterator[Callable[[], Jail] | None]:
+def catalog_jails(catalog: Catalog) -> Iterator[Callable[[], Jail | None]]:
     """For the block: a function giving the calling thread its kept jail for `catalog` (every
-    check module warm), or None where no jail runs here (`ROUTERLAB_NO_JAIL`, or
-    `jail.unavailable`), so the caller uses the sandbox."""
+    check module warm); it gives None where no jail runs here (`ROUTERLAB_NO_JAIL`, or
+    `jail.unavailable`), and the caller uses the sandbox."""
     from .jail import unavailable
     from .jail_image import build_image, graded_targets
 
     if os.environ.get("ROUTERLAB_NO_JAIL") or unavailable() is not None:
-        yield None
+        yield lambda: None
         return
     image = build_image(frozenset(graded_targets(catalog)))
     checks = sorted({e.checks for e in catalog})

@@ -19,9 +19,8 @@ from .classroom import catalog_at
 @dataclass
 class LintOutcome:
     results: list[Any]
-    """`routerlab.exercises.authoring.lint`'s results, each with the variants' problems too."""
-    proved: dict[str, int]
-    """Exercise id → how many variants were proved (0 for an exercise that does not vary)."""
+    """`routerlab.exercises.authoring.lint`'s results, each with its variants proved and their
+    problems too."""
     seconds: float
     whole: bool = True
     """The whole catalog was linted (no ids named): the overall mutation goal applies."""
@@ -57,5 +56,4 @@ def lint_course(catalog_dir: Path | None, only: list[str] | None, variants: int,
         find_secret(course_id or "routerlab", secret)
     results = (lint_folder(catalog_dir, only, variants=variants) if catalog_dir is not None
                else lint_catalog(catalog_at(None), only, variants=variants))
-    proved = {r.exercise.id: r.variants for r in results}
-    return LintOutcome(results, proved, time.monotonic() - started, not only)
+    return LintOutcome(results, time.monotonic() - started, not only)
